@@ -1,0 +1,92 @@
+"""Reading and writing artifacts: atomic, schema-checked and byte-for-byte reproducible."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from memshift.errors import MemshiftError
+
+
+class ArtifactError(MemshiftError):
+    """An artifact is missing, malformed or does not match its declared schema."""
+
+
+def _atomic(path: Path, write: Callable[[Path], None]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_table(table: pa.Table, schema: pa.Schema, path: Path) -> None:
+    if not table.schema.equals(schema):
+        raise ArtifactError(
+            f"{path.name}: table schema does not match the declared schema:\n"
+            f"{table.schema}\n--- expected ---\n{schema}"
+        )
+    _atomic(
+        path,
+        lambda tmp: pq.write_table(
+            table,
+            tmp,
+            compression="zstd",
+            compression_level=3,
+            write_statistics=True,
+            use_dictionary=True,
+        ),
+    )
+
+
+def rows_to_table(rows: dict[str, list[Any]], schema: pa.Schema) -> pa.Table:
+    return pa.Table.from_pydict(rows, schema=schema)
+
+
+def read_table(path: Path, schema: pa.Schema) -> pa.Table:
+    if not path.exists():
+        raise ArtifactError(f"missing artifact {path}")
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise ArtifactError(f"cannot read {path}: {exc}") from exc
+    if not table.schema.equals(schema):
+        raise ArtifactError(
+            f"{path} does not have the expected schema (written by another "
+            f"version?); got:\n{table.schema}"
+        )
+    return table
+
+
+def write_json(data: Any, path: Path) -> None:
+    text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    _atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def read_json(path: Path) -> Any:
+    if not path.exists():
+        raise ArtifactError(f"missing artifact {path}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ArtifactError(f"{path} is not valid JSON: {exc}") from exc
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()

@@ -1,0 +1,174 @@
+"""The `memshift` command: one subcommand per stage, plus stats."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from memshift.branches import BRANCHES
+from memshift.config import parse_seeds
+from memshift.errors import ConfigError, MemshiftError
+from memshift.world.timeline import HISTORY_MONTHS
+
+
+class SeedRange(click.ParamType):
+    name = "SEEDS"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> list[int]:
+        if isinstance(value, list):
+            return value
+        try:
+            return parse_seeds(value)
+        except ConfigError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+WORLD_DIR = click.option(
+    "--world-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Directory of one world (results/worlds/w<seed>).",
+)
+BRANCH = click.option(
+    "--branch", type=click.Choice(BRANCHES), required=True, help="Which branch of the world."
+)
+
+
+@click.group()
+@click.version_option(package_name="memshift")
+def cli() -> None:
+    """memshift: does a memory of facts derived about a person stay correct when its inputs
+    change, and which step failed when it does not?"""
+
+
+@cli.command()
+@click.option("--seed", type=click.IntRange(min=0), required=True, help="World seed.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="World directory to write world.parquet and world.json into.",
+)
+@click.option(
+    "--history-months",
+    type=click.Choice([str(m) for m in HISTORY_MONTHS]),
+    default="9",
+    show_default=True,
+    help="Months of history before the fork.",
+)
+def world(seed: int, out: Path, history_months: str) -> None:
+    """Generate one world's base events (history and ordinary continuation)."""
+    from memshift.stages import world as stage
+
+    w = stage.run(seed, out, int(history_months))
+    click.echo(f"world {seed}: {len(w.events)} base events -> {out}", err=True)
+
+
+@cli.command()
+@WORLD_DIR
+@BRANCH
+def branches(world_dir: Path, branch: str) -> None:
+    """Fork a world into one branch: the base events plus that shift's events."""
+    from memshift.stages import branches as stage
+
+    b = stage.run(world_dir, branch)
+    click.echo(
+        f"{world_dir.name} {branch}: {len(b.events)} events, {len(b.shift_events)} from the "
+        f"shift, items touched: {', '.join(b.touched_items) or 'none'}",
+        err=True,
+    )
+
+
+@cli.command()
+@WORLD_DIR
+@BRANCH
+def gold(world_dir: Path, branch: str) -> None:
+    """Gold value, status and dependencies of every item at every checkpoint, classified."""
+    from memshift.stages import gold as stage
+
+    g = stage.run(world_dir, branch)
+    changed = sum(p.changed for p in g.points)
+    click.echo(
+        f"{world_dir.name} {branch}: {len(g.points)} item-times, {changed} changed, "
+        f"fidelity {g.fidelity.facts_checked} facts ok",
+        err=True,
+    )
+
+
+@cli.command()
+@WORLD_DIR
+@BRANCH
+def probes(world_dir: Path, branch: str) -> None:
+    """The probes of one branch: every item at the fork, changed and sampled item-times after."""
+    from memshift.stages import probes as stage
+
+    p = stage.run(world_dir, branch)
+    click.echo(f"{world_dir.name} {branch}: {len(p)} probes", err=True)
+
+
+@cli.command()
+@WORLD_DIR
+@click.option(
+    "--branches",
+    "branch_list",
+    required=True,
+    help="Comma-separated branches whose artifacts the manifest covers.",
+)
+def manifest(world_dir: Path, branch_list: str) -> None:
+    """Write a world's manifest.json: seed, generator version and the hash of every artifact."""
+    from memshift.stages import manifest as stage
+
+    names = tuple(b.strip() for b in branch_list.split(","))
+    unknown = [b for b in names if b not in BRANCHES]
+    if unknown:
+        raise ConfigError(f"unknown branch {unknown[0]!r}; choose from {', '.join(BRANCHES)}")
+    stage.run(world_dir, names)
+
+
+@cli.command()
+@click.option(
+    "--seeds",
+    type=SeedRange(),
+    required=True,
+    help="Seeds: '1000-1019', '0-9,900-909' or a split name (dev, calibration, test, replication).",
+)
+@click.option(
+    "--history-months",
+    type=click.Choice([str(m) for m in HISTORY_MONTHS]),
+    default="9",
+    show_default=True,
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Worlds generated in parallel.",
+)
+def stats(seeds: list[int], history_months: str, jobs: int) -> None:
+    """Change counts per shift beside the paper's figures, plus events and tokens per world."""
+    from memshift.stats import collect, render
+
+    click.echo(render(collect(seeds, int(history_months), jobs=jobs, progress=True)))
+
+
+def main() -> None:
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except MemshiftError as exc:
+        click.echo(f"memshift: error: {exc}", err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+"""The benchmark data of one world in memory: every branch with its gold and probes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memshift.branches import BRANCHES, Branch, make_branch
+from memshift.gold.branch import BranchGold, branch_gold
+from memshift.gold.compute import outcomes
+from memshift.probes import Probe, select_probes
+from memshift.world.generate import World
+
+
+@dataclass(frozen=True)
+class BranchData:
+    branch: Branch
+    gold: BranchGold
+    probes: list[Probe]
+
+
+def world_data(world: World, branches: tuple[str, ...] = BRANCHES) -> dict[str, BranchData]:
+    none = make_branch(world, "none")
+    none_gold = branch_gold(world, list(none.events), "none", None)
+    reference = outcomes(none_gold.points)
+    data: dict[str, BranchData] = {}
+    for name in branches:
+        branch = none if name == "none" else make_branch(world, name)
+        gold = (
+            none_gold
+            if name == "none"
+            else branch_gold(world, list(branch.events), name, reference)
+        )
+        data[name] = BranchData(
+            branch, gold, select_probes(gold.points, seed=world.seed, branch=name)
+        )
+    return data

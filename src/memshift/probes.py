@@ -1,0 +1,91 @@
+"""Probes: the questions asked at the fork and at each checkpoint after it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from memshift import schemas
+from memshift.definitions import definition
+from memshift.gold.compute import GoldPoint
+from memshift.gold.tables import value_json
+from memshift.items import Item
+from memshift.rng import stream
+from memshift.timeutil import fmt
+
+
+@dataclass(frozen=True)
+class Probe:
+    probe_id: str
+    point: GoldPoint
+    question: str
+    definition_text: str | None
+    sampled: bool
+
+
+def question_text(item: Item, point: GoldPoint) -> tuple[str, str | None]:
+    head = f"As of {fmt(point.time)}: "
+    if not item.is_definition:
+        return head + item.question, None
+    text = definition(item.item_id, point.gold.version).text
+    return (
+        f"{head}{item.question} under the user's current definition? {item.answer_format} "
+        f"Definition in effect: {text}",
+        text,
+    )
+
+
+def select_probes(points: Sequence[GoldPoint], *, seed: int, branch: str) -> list[Probe]:
+    """Every item at the fork; after it, every changed item-time plus as many unchanged ones
+    drawn with a fixed stream (all of them if there are fewer)."""
+    by_checkpoint: dict[int, list[GoldPoint]] = {}
+    for p in points:
+        by_checkpoint.setdefault(p.checkpoint, []).append(p)
+    chosen: list[tuple[GoldPoint, bool]] = []
+    for k in sorted(by_checkpoint):
+        here = by_checkpoint[k]
+        if k == 0:
+            chosen += [(p, False) for p in here]
+            continue
+        changed = [p for p in here if p.changed]
+        unchanged = [p for p in here if not p.changed]
+        rng = stream(seed, f"probes/{branch}/{k}")
+        picks = sorted(rng.permutation(len(unchanged))[: len(changed)])
+        chosen += [(p, False) for p in changed] + [(unchanged[int(i)], True) for i in picks]
+    probes = []
+    for p, sampled in sorted(chosen, key=lambda c: (c[0].checkpoint, c[0].item.item_id)):
+        question, text = question_text(p.item, p)
+        probe_id = f"w{seed}-{branch}-c{p.checkpoint}-{p.item.item_id}"
+        probes.append(Probe(probe_id, p, question, text, sampled))
+    return probes
+
+
+def probes_to_table(probes: Sequence[Probe], *, world: int, branch: str) -> pa.Table:
+    rows: dict[str, list[Any]] = {name: [] for name in schemas.PROBES.names}
+    for probe in probes:
+        p = probe.point
+        rows["probe_id"].append(probe.probe_id)
+        rows["world"].append(world)
+        rows["branch"].append(branch)
+        rows["checkpoint"].append(p.checkpoint)
+        rows["time"].append(p.time)
+        rows["item_id"].append(p.item.item_id)
+        rows["item_class"].append(p.item.item_class)
+        rows["value_type"].append(p.item.value_type)
+        rows["free_text"].append(p.item.free_text)
+        rows["agent"].append(p.item.agent)
+        rows["question"].append(probe.question)
+        rows["answer_format"].append(p.item.answer_format)
+        rows["definition_version"].append(p.gold.version)
+        rows["definition_text"].append(probe.definition_text)
+        rows["gold_status"].append(p.gold.status)
+        rows["gold_value"].append(value_json(p.gold.value))
+        rows["changed"].append(p.changed)
+        rows["caused_by_shift"].append(p.caused_by_shift)
+        rows["clock_alone"].append(p.clock_alone)
+        rows["last_change"].append(p.last_change)
+        rows["sampled"].append(probe.sampled)
+    return pa.Table.from_pydict(rows, schema=schemas.PROBES)

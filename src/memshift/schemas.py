@@ -1,0 +1,78 @@
+"""Every Parquet artifact's schema, declared once. Writers check tables against these."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+TIME = pa.timestamp("ms")
+
+EVENTS = pa.schema(
+    [
+        ("world", pa.int32()),
+        ("branch", pa.string()),
+        ("event_id", pa.string()),
+        ("time", TIME),
+        ("op", pa.string()),
+        ("object_id", pa.string()),
+        ("source", pa.string()),
+        ("kind", pa.string()),
+        ("revision", pa.int32()),
+        ("cluster", pa.string()),
+        ("fields", pa.string()),
+        ("text", pa.large_string()),
+        ("asserts", pa.string()),
+        ("component", pa.string()),
+        ("shift", pa.bool_()),
+        ("tokens", pa.int32()),
+    ]
+)
+
+DEP = pa.struct([("object_id", pa.string()), ("revision", pa.int32())])
+
+GOLD = pa.schema(
+    [
+        ("world", pa.int32()),
+        ("branch", pa.string()),
+        ("item_id", pa.string()),
+        ("item_class", pa.string()),
+        ("value_type", pa.string()),
+        ("free_text", pa.bool_()),
+        ("agent", pa.string()),
+        ("checkpoint", pa.int8()),
+        ("time", TIME),
+        ("definition_version", pa.int8()),
+        ("status", pa.string()),
+        ("value", pa.string()),
+        ("deps", pa.list_(DEP)),
+        ("changed", pa.bool_()),
+        ("caused_by_shift", pa.bool_()),
+        ("clock_alone", pa.bool_()),
+        ("last_change", pa.int8()),
+    ]
+)
+
+PROBES = pa.schema(
+    [
+        ("probe_id", pa.string()),
+        ("world", pa.int32()),
+        ("branch", pa.string()),
+        ("checkpoint", pa.int8()),
+        ("time", TIME),
+        ("item_id", pa.string()),
+        ("item_class", pa.string()),
+        ("value_type", pa.string()),
+        ("free_text", pa.bool_()),
+        ("agent", pa.string()),
+        ("question", pa.string()),
+        ("answer_format", pa.string()),
+        ("definition_version", pa.int8()),
+        ("definition_text", pa.string()),
+        ("gold_status", pa.string()),
+        ("gold_value", pa.string()),
+        ("changed", pa.bool_()),
+        ("caused_by_shift", pa.bool_()),
+        ("clock_alone", pa.bool_()),
+        ("last_change", pa.int8()),
+        ("sampled", pa.bool_()),
+    ]
+)

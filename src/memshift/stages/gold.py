@@ -1,0 +1,30 @@
+"""Stage `gold`: gold of every item at every checkpoint of one branch, classified and checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memshift import schemas
+from memshift.artifacts import read_table, write_table
+from memshift.gold.branch import BranchGold, branch_gold
+from memshift.gold.compute import GoldPoint, outcomes
+from memshift.gold.tables import gold_to_table, points_from_table
+from memshift.stages import paths
+from memshift.stages.world import load, load_events
+from memshift.world.generate import World
+
+
+def load_points(world_dir: Path, branch: str, world: World) -> list[GoldPoint]:
+    return points_from_table(read_table(paths.gold(world_dir, branch), schemas.GOLD), world.items)
+
+
+def run(world_dir: Path, branch: str) -> BranchGold:
+    world = load(world_dir)
+    reference = None if branch == "none" else outcomes(load_points(world_dir, "none", world))
+    gold = branch_gold(world, load_events(world_dir, branch), branch, reference)
+    write_table(
+        gold_to_table(gold.points, world=world.seed, branch=branch),
+        schemas.GOLD,
+        paths.gold(world_dir, branch),
+    )
+    return gold

@@ -1,0 +1,42 @@
+"""Where each artifact of a world lives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def world_events(world_dir: Path) -> Path:
+    return world_dir / "world.parquet"
+
+
+def world_description(world_dir: Path) -> Path:
+    return world_dir / "world.json"
+
+
+def events(world_dir: Path, branch: str) -> Path:
+    return world_dir / f"events-{branch}.parquet"
+
+
+def shift(world_dir: Path, branch: str) -> Path:
+    return world_dir / f"shift-{branch}.json"
+
+
+def gold(world_dir: Path, branch: str) -> Path:
+    return world_dir / f"gold-{branch}.parquet"
+
+
+def probes(world_dir: Path, branch: str) -> Path:
+    return world_dir / f"probes-{branch}.parquet"
+
+
+def manifest(world_dir: Path) -> Path:
+    return world_dir / "manifest.json"
+
+
+def branch_files(world_dir: Path, branch: str) -> list[Path]:
+    return [
+        events(world_dir, branch),
+        shift(world_dir, branch),
+        gold(world_dir, branch),
+        probes(world_dir, branch),
+    ]

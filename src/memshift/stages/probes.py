@@ -1,0 +1,23 @@
+"""Stage `probes`: the probes of one branch, drawn from its gold table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memshift import schemas
+from memshift.artifacts import write_table
+from memshift.probes import Probe, probes_to_table, select_probes
+from memshift.stages import paths
+from memshift.stages.gold import load_points
+from memshift.stages.world import load
+
+
+def run(world_dir: Path, branch: str) -> list[Probe]:
+    world = load(world_dir)
+    probes = select_probes(load_points(world_dir, branch, world), seed=world.seed, branch=branch)
+    write_table(
+        probes_to_table(probes, world=world.seed, branch=branch),
+        schemas.PROBES,
+        paths.probes(world_dir, branch),
+    )
+    return probes

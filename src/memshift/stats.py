@@ -1,0 +1,140 @@
+"""`memshift stats`: the generator's calibration figures beside the paper's."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+
+from memshift.branches import BRANCHES
+from memshift.dataset import world_data
+from memshift.world.generate import generate_world
+from memshift.world.records import SOURCES
+from memshift.world.timeline import Timeline
+
+# The paper's counts over 20 test worlds (48 items x 4 checkpoints x 20 worlds per shift).
+PAPER_WORLDS = 20
+PAPER = {
+    "src": {"changed": 1168, "caused": 787, "also_without": 381, "clock_alone": 72},
+    "def": {"changed": 558, "caused": 222, "also_without": 336, "clock_alone": 69},
+    "del": {"changed": 1767, "caused": 1370, "also_without": 397, "clock_alone": 75},
+}
+MEASURES = ("changed", "caused", "also_without", "clock_alone")
+
+
+@dataclass
+class WorldStats:
+    seed: int
+    events: int
+    tokens: int
+    counts: dict[str, Counter[str]]
+    touched: dict[str, tuple[str, ...]]
+    coverage: Counter[str] = field(default_factory=Counter)
+    facts: int = 0
+
+
+def world_stats(seed: int, history_months: int = 9) -> WorldStats:
+    world = generate_world(seed, Timeline(history_months))
+    results = world_data(world, BRANCHES)
+    checkpoints = world.timeline.checkpoints
+    none_events = results["none"].branch.events
+    stats = WorldStats(seed, len(none_events), sum(e.tokens for e in none_events), {}, {})
+    for name, result in results.items():
+        counts: Counter[str] = Counter()
+        for p in result.gold.points:
+            if p.checkpoint == 0 or not p.changed:
+                continue
+            counts["changed"] += 1
+            counts["caused" if p.caused_by_shift else "also_without"] += 1
+            counts["clock_alone"] += p.clock_alone
+        stats.counts[name] = counts
+        stats.touched[name] = result.branch.touched_items
+        stats.facts += result.gold.fidelity.facts_checked
+        for k in range(1, len(checkpoints)):
+            seen = {
+                e.source
+                for e in result.branch.events
+                if checkpoints[k - 1] < e.time <= checkpoints[k]
+            }
+            for source in SOURCES:
+                stats.coverage["cells"] += 1
+                stats.coverage["covered"] += source in seen
+    return stats
+
+
+def _one(args: tuple[int, int]) -> WorldStats:
+    return world_stats(*args)
+
+
+def collect(
+    seeds: list[int], history_months: int = 9, *, jobs: int = 1, progress: bool = False
+) -> list[WorldStats]:
+    tasks = [(s, history_months) for s in seeds]
+    out: list[WorldStats] = []
+    if jobs == 1:
+        iterator = map(_one, tasks)
+        pool = None
+    else:
+        pool = get_context("spawn").Pool(jobs)
+        iterator = pool.imap(_one, tasks)
+    try:
+        for index, stats in enumerate(iterator, start=1):
+            out.append(stats)
+            if progress:
+                print(
+                    f"[{index}/{len(tasks)}] world {stats.seed}: {stats.events} events",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    return out
+
+
+def totals(all_stats: list[WorldStats], branch: str) -> Counter[str]:
+    total: Counter[str] = Counter()
+    for s in all_stats:
+        total.update(s.counts[branch])
+    return total
+
+
+def render(all_stats: list[WorldStats]) -> str:
+    n = len(all_stats)
+    scale = n / PAPER_WORLDS
+    lines = [f"memshift stats over {n} worlds (paper: 20 test worlds, scaled to {n})", ""]
+    header = f"{'shift':<9}" + "".join(f"{m:>22}" for m in MEASURES)
+    lines += [header, "-" * len(header)]
+    for branch in BRANCHES[1:]:
+        total = totals(all_stats, branch)
+        cells = []
+        for m in MEASURES:
+            paper = PAPER.get(branch, {}).get(m)
+            ref = f" ({paper * scale:.0f})" if paper is not None else ""
+            cells.append(f"{total[m]:>14}{ref:>8}")
+        lines.append(f"{branch:<9}" + "".join(cells))
+    lines.append("")
+    touched = [len(s.touched["src"]) for s in all_stats]
+    lines.append(
+        f"items touched by src per world: min {min(touched)}, mean "
+        f"{sum(touched) / n:.1f}, max {max(touched)} (paper: about 10 of 48)"
+    )
+    events = [s.events for s in all_stats]
+    tokens = [s.tokens for s in all_stats]
+    lines.append(f"events per world: min {min(events)}, max {max(events)} (paper: 1,505-1,654)")
+    lines.append(f"tokens per world: min {min(tokens):,}, max {max(tokens):,} (paper: about 2.2M)")
+    covered = sum(s.coverage["covered"] for s in all_stats)
+    cells = sum(s.coverage["cells"] for s in all_stats)
+    lines.append(
+        f"(world, branch, source, interval) with at least one event: {covered}/{cells} "
+        f"({100 * covered / cells:.2f}%)"
+    )
+    lines.append(f"gold facts checked for fidelity: {sum(s.facts for s in all_stats):,}, all found")
+    per_world = "  ".join(
+        f"w{s.seed}:{'/'.join(str(s.counts[b]['changed']) for b in ('src', 'def', 'del'))}"
+        for s in all_stats
+    )
+    lines += ["", "changed item-times per world (src/def/del):", per_world]
+    return "\n".join(lines)

@@ -1,0 +1,70 @@
+"""A whole world from a seed: the cast, the person's script and every component's events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from memshift.items import Item, assign_agents, build_items
+from memshift.rng import Streams
+from memshift.world import calendar, contacts, messages, notes, tasks
+from memshift.world.cast import Cast, draw_cast
+from memshift.world.life import LifeScript, life_events
+from memshift.world.records import Event, sort_events
+from memshift.world.timeline import Timeline
+
+GENERATOR_VERSION = "1.0.0"
+
+Component = Callable[[np.random.Generator, Cast, Timeline], list[Event]]
+
+COMPONENTS: dict[str, Component] = {
+    "contacts": contacts.tracked_card_events,
+    "contacts-churn": contacts.churn_events,
+    "series": calendar.series_events,
+    "appointments": calendar.appointment_events,
+    "meetings": calendar.meeting_events,
+    "dm": messages.dm_events,
+    "workchat": messages.workchat_events,
+    "mail": messages.mail_events,
+    "routine": messages.routine_events,
+    "newsletters": messages.newsletter_events,
+    "tasks": tasks.task_events,
+    "notes": notes.note_events,
+}
+STREAM_NAMES = ("cast", "agents", "life", *COMPONENTS)
+
+
+@dataclass(frozen=True)
+class World:
+    seed: int
+    timeline: Timeline
+    cast: Cast
+    items: tuple[Item, ...]
+    script: LifeScript
+    events: tuple[Event, ...]
+
+    @property
+    def generator_version(self) -> str:
+        return GENERATOR_VERSION
+
+
+def generate_world(
+    seed: int, timeline: Timeline | None = None, salts: Mapping[str, str] | None = None
+) -> World:
+    """The base world: history and the ordinary continuation to the end of the year, shared by
+    every branch. `salts` perturbs named streams (tests use it to show that components are
+    independent)."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"a world seed must be a non-negative integer, got {seed!r}")
+    timeline = timeline or Timeline()
+    streams = Streams(seed, salts)
+    cast = draw_cast(streams("cast"))
+    items = assign_agents(build_items(cast), streams("agents"))
+    script, life = life_events(streams("life"), cast, timeline)
+    events: list[Event] = list(life)
+    for name, component in COMPONENTS.items():
+        events.extend(component(streams(name), cast, timeline))
+    inside = [e for e in events if timeline.start <= e.time <= timeline.end]
+    return World(seed, timeline, cast, items, script, tuple(sort_events(inside)))

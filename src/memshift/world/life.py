@@ -1,0 +1,159 @@
+"""The person's own script: employer, manager, home city and time zone, diet and commute.
+
+The true changes are sampled first; each value is then stated in prose (mail, chat or a note) with
+varied, implicit wording, and the calendar's time-zone setting follows every move. Nothing about
+the person changes after the fork in the ordinary continuation: changes there belong to shifts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from memshift.timeutil import days
+from memshift.world import phrasing, pools
+from memshift.world.cast import Cast, Person
+from memshift.world.emit import Emitter
+from memshift.world.prose import statement, weekday_name
+from memshift.world.records import Event
+from memshift.world.timeline import Timeline
+
+SETTINGS_ID = "cal-settings"
+SETTINGS_CLUSTER = "calendar:settings"
+
+
+@dataclass
+class AttributeTimeline:
+    """(time, value) pairs, oldest first, for one attribute."""
+
+    changes: list[tuple[datetime, str]] = field(default_factory=list)
+
+    def value_at(self, t: datetime) -> str:
+        return [v for at, v in self.changes if at <= t][-1]
+
+
+@dataclass
+class LifeScript:
+    timelines: dict[str, AttributeTimeline]
+
+    def value_at(self, attribute: str, t: datetime) -> str:
+        return self.timelines[attribute].value_at(t)
+
+
+def _choose(rng: np.random.Generator, options: tuple[str, ...], avoid: str = "") -> str:
+    pool = [o for o in options if o != avoid]
+    return pool[int(rng.integers(len(pool)))]
+
+
+def sample_script(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> LifeScript:
+    start = timeline.start
+    early_window = (start + days(20), timeline.fork - days(14))
+    lines = {
+        "employer": AttributeTimeline([(start, cast.organizations[0])]),
+        "manager": AttributeTimeline([(start, cast.managers[0].full)]),
+        "home_city": AttributeTimeline([(start, cast.cities[0][0])]),
+        "diet": AttributeTimeline([(start, _choose(rng, pools.DIETS))]),
+        "commute": AttributeTimeline([(start, _choose(rng, pools.COMMUTES))]),
+    }
+
+    def moment() -> datetime:
+        return timeline.random_time(rng, *early_window)
+
+    draws = rng.random(5)
+    if not timeline.has_room(*early_window):
+        draws[:] = 1.0
+    if draws[0] < 0.35:
+        t = moment()
+        lines["employer"].changes.append((t, cast.organizations[1]))
+        lines["manager"].changes.append((t + days(3), cast.managers[1].full))
+    elif draws[1] < 0.35:
+        lines["manager"].changes.append((moment(), cast.managers[1].full))
+    if draws[2] < 0.3:
+        lines["home_city"].changes.append((moment(), cast.cities[1][0]))
+    if draws[3] < 0.3:
+        lines["diet"].changes.append(
+            (moment(), _choose(rng, pools.DIETS, lines["diet"].changes[0][1]))
+        )
+    if draws[4] < 0.3:
+        old = lines["commute"].changes[0][1]
+        lines["commute"].changes.append((moment(), _choose(rng, pools.COMMUTES, old)))
+    for line in lines.values():
+        line.changes.sort()
+    return LifeScript(lines)
+
+
+def phrases_for(attribute: str, kind: str) -> list[phrasing.Phrase]:
+    return [p for p in phrasing.PHRASES if p.attribute == attribute and p.kind == kind]
+
+
+def state_value(
+    em: Emitter,
+    rng: np.random.Generator,
+    cast: Cast,
+    t: datetime,
+    attribute: str,
+    value: str,
+    kind: str,
+    confidant: Person,
+) -> Event:
+    options = phrases_for(attribute, kind)
+    phrase = options[int(rng.integers(len(options)))]
+    subject, body = phrasing.render(
+        phrase, value, friend=confidant.first, weekday=weekday_name(t), user=cast.user.first
+    )
+    return statement(
+        em,
+        t,
+        cast,
+        source=phrase.source,
+        subject=subject,
+        body=body,
+        friend=confidant,
+        asserts={attribute: value},
+    )
+
+
+def settings_fields(zone: str) -> dict[str, str]:
+    return {"time_zone": zone}
+
+
+def life_events(
+    rng: np.random.Generator, cast: Cast, timeline: Timeline
+) -> tuple[LifeScript, list[Event]]:
+    script = sample_script(rng, cast, timeline)
+    em = Emitter("life", "life")
+    friends = cast.friends
+    for attribute, line in script.timelines.items():
+        for index, (t, value) in enumerate(line.changes):
+            said_at = (
+                t + timedelta(minutes=int(rng.integers(30, 3 * 24 * 60)))
+                if index
+                else (timeline.random_time(rng, timeline.start, timeline.start + days(18)))
+            )
+            friend = friends[int(rng.integers(len(friends)))]
+            state_value(em, rng, cast, said_at, attribute, value, "announce", friend)
+            following = (
+                line.changes[index + 1][0] if index + 1 < len(line.changes) else timeline.fork
+            )
+            room_from = said_at + days(7)
+            for _ in range(int(rng.integers(1, 4))):
+                if following - room_from < days(2):
+                    break
+                friend = friends[int(rng.integers(len(friends)))]
+                when = timeline.random_time(rng, room_from, following - days(1))
+                state_value(em, rng, cast, when, attribute, value, "mention", friend)
+    city_line = script.timelines["home_city"]
+    first_city = city_line.changes[0][1]
+    em.insert(
+        timeline.start + timedelta(minutes=5),
+        SETTINGS_ID,
+        "calendar",
+        "settings",
+        SETTINGS_CLUSTER,
+        settings_fields(cast.city_zone(first_city)),
+    )
+    for t, city in city_line.changes[1:]:
+        em.update(t + days(1), SETTINGS_ID, settings_fields(cast.city_zone(city)))
+    return script, em.events

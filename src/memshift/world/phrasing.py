@@ -1,0 +1,465 @@
+"""Templates that state one of the person's free-text attributes inside ordinary prose.
+
+A value is never given as "my city is X": it shows up through a situation, such as a lease, an
+onboarding mail, a reply to a dinner invitation or a commuter benefit. Every template can be turned
+back into a regular expression, so the statements in any text can be found again exactly.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from memshift.world.pools import COMMUTES, DIETS
+
+ATTRIBUTES: tuple[str, ...] = ("employer", "manager", "home_city", "diet", "commute")
+SOURCES: tuple[str, ...] = ("email", "chat", "notes")
+KINDS: tuple[str, ...] = ("announce", "mention")
+WEEKDAYS: tuple[str, ...] = (
+    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
+)  # fmt: skip
+
+VALUE_SLOT = "value"
+OTHER_SLOTS: tuple[str, ...] = ("friend", "weekday", "user")
+
+_SLOT = re.compile(r"\{(\w+)\}")
+_WORD = r"[A-Z][a-z]+"
+_FIRST_NAME = r"[A-Z][A-Za-z'-]*"
+_NOT_WORD_BEFORE = r"(?<![\w'-])"
+_NOT_WORD_AFTER = r"(?![\w'-])"
+
+
+def _alternation(values: tuple[str, ...]) -> str:
+    longest_first = sorted(values, key=len, reverse=True)
+    return "(?:" + "|".join(re.escape(v) for v in longest_first) + ")"
+
+
+VALUE_PATTERNS: dict[str, str] = {
+    "employer": rf"{_WORD}(?: {_WORD}){{0,2}}",
+    "manager": rf"{_WORD}(?: {_WORD}){{1,2}}",
+    "home_city": rf"{_WORD}(?: {_WORD})?",
+    "diet": _alternation(DIETS),
+    "commute": _alternation(COMMUTES),
+}
+
+_SLOT_PATTERNS: dict[str, str] = {
+    "friend": _FIRST_NAME + "?",
+    "user": _FIRST_NAME + "?",
+    "weekday": _alternation(WEEKDAYS),
+}
+
+
+@dataclass(frozen=True)
+class Phrase:
+    attribute: str
+    source: str
+    kind: str
+    subject: str | None
+    body: str
+
+    def __post_init__(self) -> None:
+        problems = _problems(self)
+        if problems:
+            raise ValueError(f"bad phrase {self.body!r}: {'; '.join(problems)}")
+
+
+def _slots(template: str) -> list[str]:
+    return _SLOT.findall(template)
+
+
+def _problems(phrase: Phrase) -> list[str]:
+    problems = []
+    if phrase.attribute not in ATTRIBUTES:
+        problems.append(f"unknown attribute {phrase.attribute!r}")
+    if phrase.source not in SOURCES:
+        problems.append(f"unknown source {phrase.source!r}")
+    if phrase.kind not in KINDS:
+        problems.append(f"unknown kind {phrase.kind!r}")
+    if (phrase.subject is None) != (phrase.source == "chat"):
+        problems.append("chat phrases have no subject and all others have one")
+    body_slots = _slots(phrase.body)
+    if body_slots.count(VALUE_SLOT) != 1:
+        problems.append("the body must hold {value} exactly once")
+    subject_slots = _slots(phrase.subject or "")
+    if VALUE_SLOT in subject_slots:
+        problems.append("the subject must not hold {value}")
+    unknown = set(body_slots + subject_slots) - {VALUE_SLOT, *OTHER_SLOTS}
+    if unknown:
+        problems.append(f"unknown slots {sorted(unknown)}")
+    return problems
+
+
+def _p(attribute: str, source: str, kind: str, subject: str | None, body: str) -> Phrase:
+    return Phrase(attribute, source, kind, subject, body)
+
+
+_EMPLOYER: tuple[Phrase, ...] = (
+    _p(
+        "employer", "email", "announce", "Your first day with us",
+        "Hi {user}, we are delighted that you accepted our offer and will be joining {value}. "
+        "Please bring a photo ID on {weekday} so reception can print your badge. Your laptop and "
+        "accounts will be ready when you arrive.",
+    ),
+    _p(
+        "employer", "email", "announce", "Badge ready for pickup",
+        "Hello {user}, your building pass for {value} is ready at the front desk. It opens the "
+        "main entrance and your floor, and the welcome session starts right after you collect it.",
+    ),
+    _p(
+        "employer", "chat", "announce", None,
+        "guess who signed a contract this morning! starting at {value} on {weekday} and I still "
+        "can't quite believe it",
+    ),
+    _p(
+        "employer", "chat", "announce", None,
+        "{friend}, big news: I handed in my notice and I'm off to {value}. the first week is all "
+        "onboarding sessions and laptop setup, wish me luck",
+    ),
+    _p(
+        "employer", "notes", "announce", "Onboarding checklist",
+        "First week at {value}: collect badge, set up laptop, read the security handbook, book "
+        "coffee chats with the new team. Payroll form due before {weekday}.",
+    ),
+    _p(
+        "employer", "notes", "announce", "Offer accepted",
+        "Signed the offer letter today. From now on the paychecks come from {value}, so update "
+        "the tax details and the emergency contact form at the bank.",
+    ),
+    _p(
+        "employer", "email", "mention", "Re: catching up",
+        "Hi {friend}, sorry for the slow reply, things at {value} have been hectic with quarterly "
+        "planning. Could we move our call to {weekday}? Best, {user}",
+    ),
+    _p(
+        "employer", "email", "mention", "Happy to be a reference",
+        "Dear {friend}, I would be glad to act as a reference for you. Please list me with my "
+        "current title at {value}, and I will keep an eye out for their call. Kind regards, {user}",
+    ),
+    _p(
+        "employer", "chat", "mention", None,
+        "the espresso machine on our floor at {value} broke again, so I'm surviving on tea today",
+    ),
+    _p(
+        "employer", "chat", "mention", None,
+        "{friend} are you still coming to the holiday party? it's the {value} one, partners are "
+        "welcome and there's a band",
+    ),
+    _p(
+        "employer", "notes", "mention", "Expense claims",
+        "File the hotel receipts through the {value} expense portal before the end of the month. "
+        "Keep the conference invoice separate.",
+    ),
+    _p(
+        "employer", "notes", "mention", "Benefits questions",
+        "Dental cover through {value} starts after the probation period. Ask HR about the gym "
+        "discount and the pension match.",
+    ),
+)  # fmt: skip
+
+_MANAGER: tuple[Phrase, ...] = (
+    _p(
+        "manager", "email", "announce", "Looking forward to working together",
+        "Hi {user}, I'm {value}, and starting this week your team reports to me. I have put a "
+        "first one-on-one in our calendars for {weekday} so we can talk about your goals. Bring "
+        "anything that is on your mind.",
+    ),
+    _p(
+        "manager", "email", "announce", "Team changes",
+        "Hi {user}, as part of the reorganisation your reporting line has changed and you now "
+        "report to {value}. Your existing one-on-ones will be moved over by {weekday}, and nothing "
+        "else about your role changes.",
+    ),
+    _p(
+        "manager", "chat", "announce", None,
+        "just had my first one-on-one with {value} and the new boss actually listens, which is "
+        "refreshing",
+    ),
+    _p(
+        "manager", "chat", "announce", None,
+        "{friend} heads up, the reorg went through and I now report to {value}. same desk, "
+        "different boss",
+    ),
+    _p(
+        "manager", "notes", "announce", "Reorg notes",
+        "Now reporting to {value}. Topics for our first one-on-one: growth plan, the on-call "
+        "rota, and whether the team can hire this year.",
+    ),
+    _p(
+        "manager", "notes", "announce", "Questions for the new lead",
+        "Ask {value} about expectations for the first ninety days, how feedback works on this "
+        "team, and which recurring meetings I can drop.",
+    ),
+    _p(
+        "manager", "email", "mention", "Out of office on {weekday}",
+        "Hi {friend}, I will be away on {weekday}. For anything urgent, please escalate to "
+        "{value}, who signs off on everything our team ships. Thanks, {user}",
+    ),
+    _p(
+        "manager", "email", "mention", "Leave request pending",
+        "Hi {user}, your leave request is waiting for approval from {value}. Once it is approved, "
+        "it will appear in the team calendar automatically.",
+    ),
+    _p(
+        "manager", "chat", "mention", None,
+        "ugh, {value} wants the slides before our one-on-one, so I'm stuck in the deck for the "
+        "next hour",
+    ),
+    _p(
+        "manager", "chat", "mention", None,
+        "{friend} can't do lunch today, {value} pulled our weekly check-in earlier and I still "
+        "have to prep",
+    ),
+    _p(
+        "manager", "notes", "mention", "Performance review prep",
+        "Send the self-review to {value} ahead of calibration. Highlight the migration work and "
+        "the mentoring.",
+    ),
+    _p(
+        "manager", "notes", "mention", "One-on-one agenda",
+        "For {weekday} with {value}: conference budget, promotion timeline, feedback on the last "
+        "launch.",
+    ),
+)  # fmt: skip
+
+_HOME_CITY: tuple[Phrase, ...] = (
+    _p(
+        "home_city", "email", "announce", "Your lease is ready to sign",
+        "Dear {user}, attached is the lease for the apartment in {value}. Once it is signed, the "
+        "keys can be picked up from our office on {weekday}. Welcome to the building!",
+    ),
+    _p(
+        "home_city", "email", "announce", "Address change confirmed",
+        "Hello {user}, we have updated the address on your account. From now on, statements "
+        "will be posted to your new home in {value}. If you did not request this change, please "
+        "contact us.",
+    ),
+    _p(
+        "home_city", "chat", "announce", None,
+        "boxes everywhere but we made it, first night in the new place in {value}! the neighbors "
+        "already dropped off cookies",
+    ),
+    _p(
+        "home_city", "chat", "announce", None,
+        "{friend} the movers just left and I'm officially living in {value} now. come visit once "
+        "I find the kettle",
+    ),
+    _p(
+        "home_city", "notes", "announce", "After the move",
+        "To do now that I live in {value}: register at the town hall, switch the electricity "
+        "contract, find a dentist, update the address with the bank.",
+    ),
+    _p(
+        "home_city", "notes", "announce", "New apartment",
+        "Landlord says the heating in the {value} flat gets serviced every autumn. Deposit paid, "
+        "keys collected, and the internet installer comes on {weekday}.",
+    ),
+    _p(
+        "home_city", "email", "mention", "Water shut-off notice",
+        "Dear resident, the water supply to your building in {value} will be shut off for "
+        "maintenance on {weekday} morning. We apologise for the inconvenience. Property Management",
+    ),
+    _p(
+        "home_city", "email", "mention", "Visiting soon?",
+        "Hi {friend}, if you are ever passing through {value}, my spare room is yours. There is a "
+        "great market two streets from my door on weekends. Best, {user}",
+    ),
+    _p(
+        "home_city", "chat", "mention", None,
+        "rain all week here in {value}, I've forgotten what the sun looks like",
+    ),
+    _p(
+        "home_city", "chat", "mention", None,
+        "{friend} when are you next in {value}? the little bakery around the corner from my place "
+        "finally reopened",
+    ),
+    _p(
+        "home_city", "notes", "mention", "Local errands",
+        "Renew the library card at the central branch in {value}, drop off the recycling, and "
+        "pick up the dry cleaning near home.",
+    ),
+    _p(
+        "home_city", "notes", "mention", "Council tax",
+        "The council tax bill for the flat in {value} is due at the end of the quarter. Set up a "
+        "direct debit this time.",
+    ),
+)  # fmt: skip
+
+_DIET: tuple[Phrase, ...] = (
+    _p(
+        "diet", "email", "announce", "Re: Dinner on {weekday}",
+        "Hi {friend}, count me in, thank you! A quick heads-up since the last time you cooked for "
+        "me: I have changed how I eat, so please put me down as {value} these days. Happy to "
+        "bring dessert. {user}",
+    ),
+    _p(
+        "diet", "email", "announce", "Your catering preferences were updated",
+        "Hi {user}, thanks for updating your profile. Your meal preference is now set to {value}, "
+        "and the caterers have been told for all upcoming team events.",
+    ),
+    _p(
+        "diet", "chat", "announce", None,
+        "{friend} heads-up for the group order: I've changed my diet, so put me down as {value} "
+        "from now on",
+    ),
+    _p(
+        "diet", "chat", "announce", None,
+        "updated my dietary profile on the canteen app to {value} today, about time I made it "
+        "official",
+    ),
+    _p(
+        "diet", "notes", "announce", "Food changes",
+        "Starting today: {value}. Clear out the pantry, find three easy weeknight recipes, and "
+        "tell the family before the next get-together.",
+    ),
+    _p(
+        "diet", "notes", "announce", "Dietitian follow-up",
+        "The dietitian and I agreed on a new plan, and from now on it is {value} for me. Read "
+        "labels at the supermarket and ask the canteen about options.",
+    ),
+    _p(
+        "diet", "email", "mention", "Re: Team lunch",
+        "Hi {friend}, sounds great, any of those places works for me. As usual, please mark me "
+        "as {value} when you send the numbers to the restaurant. Cheers, {user}",
+    ),
+    _p(
+        "diet", "email", "mention", "Registration confirmed",
+        "Hello {user}, thank you for registering. We have noted your meal choice as {value}; it "
+        "will be printed on your badge so the catering staff can help you at lunch.",
+    ),
+    _p(
+        "diet", "chat", "mention", None,
+        "{friend} for {weekday} can you tick {value} for me on the lunch sheet? thanks!",
+    ),
+    _p(
+        "diet", "chat", "mention", None,
+        "the recipe box keeps sending the wrong stuff even though my plan is set to {value}, "
+        "third time this month",
+    ),
+    _p(
+        "diet", "notes", "mention", "Dinner party planning",
+        "Six guests. The menu has to work for me too ({value}). Buy olives, flowers and "
+        "sparkling water.",
+    ),
+    _p(
+        "diet", "notes", "mention", "Grocery rules",
+        "Stick to the {value} shopping list on the fridge and skip the snack aisle.",
+    ),
+)  # fmt: skip
+
+_COMMUTE: tuple[Phrase, ...] = (
+    _p(
+        "commute", "email", "announce", "Commuter benefit approved",
+        "Hi {user}, your commuter benefit request has been approved. You selected {value} as your "
+        "main way to reach the office, and the monthly allowance will be added to your next "
+        "payslip.",
+    ),
+    _p(
+        "commute", "email", "announce", "Travel survey confirmation",
+        "Thank you for completing the staff travel survey. Your recorded mode of travel from "
+        "{weekday} onward is {value}, which helps us plan facilities at the site.",
+    ),
+    _p(
+        "commute", "chat", "announce", None,
+        "switched to a {value} commute this week and honestly my mornings feel so much calmer",
+    ),
+    _p(
+        "commute", "chat", "announce", None,
+        "{friend} new routine starts {weekday}: I'm doing the {value} route to work from now on. "
+        "timed it last night and it's not bad at all",
+    ),
+    _p(
+        "commute", "notes", "announce", "New commute",
+        "From now on: {value} to the office. Work out the fastest route, keep a rain jacket "
+        "handy, leave ten minutes earlier.",
+    ),
+    _p(
+        "commute", "notes", "announce", "Commute decision",
+        "Tried every option for two weeks. Going with the {value} option: best on time and cost, "
+        "and it fits the gym schedule.",
+    ),
+    _p(
+        "commute", "email", "mention", "Running late",
+        "Hi {friend}, apologies, my {value} commute is slower than usual this morning, so I will "
+        "join the call ten minutes late. Please start without me. {user}",
+    ),
+    _p(
+        "commute", "email", "mention", "Re: drinks after work",
+        "Hi {friend}, count me in, but I will have to head off early because the trip home by "
+        "{value} takes a while. See you there, {user}",
+    ),
+    _p(
+        "commute", "chat", "mention", None,
+        "ugh, the {value} commute was a mess this morning, made it in just before standup",
+    ),
+    _p(
+        "commute", "chat", "mention", None,
+        "{friend} I'll be a bit late, still on my {value} commute",
+    ),
+    _p(
+        "commute", "notes", "mention", "Monthly budget",
+        "Rent, groceries, phone, {value} commute costs, savings transfer. Cut back on takeaway.",
+    ),
+    _p(
+        "commute", "notes", "mention", "Morning routine",
+        "Alarm, stretch, coffee, then the {value} commute. Podcasts for the way in.",
+    ),
+)  # fmt: skip
+
+PHRASES: tuple[Phrase, ...] = (*_EMPLOYER, *_MANAGER, *_HOME_CITY, *_DIET, *_COMMUTE)
+
+
+def _check_slot_value(slot: str, text: str, pattern: str) -> None:
+    if not re.fullmatch(pattern, text):
+        raise ValueError(f"{slot} {text!r} does not match {pattern!r}")
+
+
+def render(
+    phrase: Phrase, value: str, *, friend: str, weekday: str, user: str
+) -> tuple[str | None, str]:
+    """The (subject, body) of `phrase` with its slots filled; subject is None for chat."""
+    _check_slot_value(VALUE_SLOT, value, VALUE_PATTERNS[phrase.attribute])
+    _check_slot_value("friend", friend, _FIRST_NAME)
+    _check_slot_value("user", user, _FIRST_NAME)
+    _check_slot_value("weekday", weekday, _SLOT_PATTERNS["weekday"])
+    fill = {VALUE_SLOT: value, "friend": friend, "weekday": weekday, "user": user}
+    subject = None if phrase.subject is None else phrase.subject.format(**fill)
+    return subject, phrase.body.format(**fill)
+
+
+def _literal_pattern(text: str) -> str:
+    """Escaped literal text in which any run of whitespace matches any run of whitespace."""
+    return r"\s+".join(re.escape(piece) for piece in re.split(r"\s+", text))
+
+
+def _slot_pattern(slot: str, attribute: str) -> str:
+    if slot == VALUE_SLOT:
+        inner = f"(?P<value>{VALUE_PATTERNS[attribute]})"
+    else:
+        inner = f"(?:{_SLOT_PATTERNS[slot]})"
+    return _NOT_WORD_BEFORE + inner + _NOT_WORD_AFTER
+
+
+@functools.cache
+def compile_pattern(phrase: Phrase) -> re.Pattern[str]:
+    """A pattern that finds a rendered body of `phrase`; group "value" holds the stated value."""
+    parts: list[str] = []
+    position = 0
+    for slot in _SLOT.finditer(phrase.body):
+        parts.append(_literal_pattern(phrase.body[position : slot.start()]))
+        parts.append(_slot_pattern(slot.group(1), phrase.attribute))
+        position = slot.end()
+    parts.append(_literal_pattern(phrase.body[position:]))
+    return re.compile("".join(parts))
+
+
+def find_statements(text: str) -> list[tuple[str, str, int]]:
+    """Every (attribute, value, offset) stated in `text` by some phrase, ordered by offset.
+
+    The offset is where the matched statement begins in `text`.
+    """
+    found: dict[tuple[str, str, int], None] = {}
+    for phrase in PHRASES:
+        for match in compile_pattern(phrase).finditer(text):
+            found[(phrase.attribute, match.group(VALUE_SLOT), match.start())] = None
+    return sorted(found, key=lambda statement: (statement[2], statement[0], statement[1]))

@@ -1,0 +1,130 @@
+"""Records that carry prose: e-mails, chat messages and notes, built the same way by every
+component and shift."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from memshift.timeutil import WEEKDAYS, fmt
+from memshift.world.cast import Cast, Person
+from memshift.world.emit import Emitter
+from memshift.world.records import Event
+
+
+def dm_channel(friend: Person) -> str:
+    return f"dm:{friend.handle}"
+
+
+def email(
+    em: Emitter,
+    t: datetime,
+    *,
+    sender: Person,
+    to: list[Person],
+    subject: str,
+    body: str,
+    thread: str,
+    starred: bool = False,
+    asserts: dict[str, Any] | None = None,
+    category: str = "personal",
+) -> Event:
+    fields = {
+        "sender": sender.full,
+        "sender_address": sender.email,
+        "to": [p.full for p in to],
+        "sent": fmt(t),
+        "subject": subject,
+        "starred": starred,
+        "category": category,
+    }
+    return em.insert(t, em.new_object_id("em"), "email", "message", thread, fields, body, asserts)
+
+
+def chat(
+    em: Emitter,
+    t: datetime,
+    *,
+    channel: str,
+    channel_kind: str,
+    sender: Person,
+    body: str,
+    partner: Person | None = None,
+    asserts: dict[str, Any] | None = None,
+) -> Event:
+    fields = {
+        "channel": channel,
+        "channel_kind": channel_kind,
+        "sender": sender.full,
+        "partner": partner.full if partner else None,
+        "sent": fmt(t),
+    }
+    return em.insert(t, em.new_object_id("ch"), "chat", "message", channel, fields, body, asserts)
+
+
+def note(
+    em: Emitter,
+    t: datetime,
+    *,
+    title: str,
+    body: str,
+    notebook: str,
+    topic: str,
+    extra: dict[str, Any] | None = None,
+    asserts: dict[str, Any] | None = None,
+) -> Event:
+    fields = {"title": title, "topic": topic, **(extra or {})}
+    return em.insert(
+        t, em.new_object_id("nt"), "notes", "note", f"notebook:{notebook}", fields, body, asserts
+    )
+
+
+def weekday_name(t: datetime) -> str:
+    return WEEKDAYS[t.weekday()]
+
+
+def statement(
+    em: Emitter,
+    t: datetime,
+    cast: Cast,
+    *,
+    source: str,
+    subject: str | None,
+    body: str,
+    friend: Person,
+    asserts: dict[str, Any],
+) -> Event:
+    """A prose record in the user's voice that states a fact (the assertion is gold-only)."""
+    if source == "email":
+        return email(
+            em,
+            t,
+            sender=cast.user,
+            to=[friend],
+            subject=subject or "Quick update",
+            body=body,
+            thread=f"thread:{friend.handle}",
+            asserts=asserts,
+        )
+    if source == "chat":
+        return chat(
+            em,
+            t,
+            channel=dm_channel(friend),
+            channel_kind="personal",
+            sender=cast.user,
+            partner=friend,
+            body=body,
+            asserts=asserts,
+        )
+    if source == "notes":
+        return note(
+            em,
+            t,
+            title=subject or "Journal",
+            body=body,
+            notebook="personal",
+            topic="journal",
+            asserts=asserts,
+        )
+    raise ValueError(f"a statement cannot be rendered in source {source!r}")

@@ -1,0 +1,155 @@
+"""Typed, versioned source objects and the events that change them.
+
+A world is a log of events; each insert, update or delete changes one source object and raises its
+revision. A delete leaves a tombstone. `define` and `consent` events change no object: they tell the
+memory that a definition moved to another version or that an agent lost access to a scope.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+SOURCES = ("email", "chat", "calendar", "contacts", "tasks", "notes")
+MEMORY_SOURCE = "memory"
+OBJECT_OPS = ("insert", "update", "delete")
+MEMORY_OPS = ("define", "consent")
+METADATA_FIELDS = ("updated", "created")
+
+JsonDict = dict[str, Any]
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One change in the world. `asserts` is a generator annotation (which free-text fact a
+    record states); gold reads it, memories never see it."""
+
+    event_id: str
+    time: datetime
+    op: str
+    object_id: str
+    source: str
+    kind: str
+    revision: int
+    cluster: str
+    fields: JsonDict
+    text: str
+    component: str
+    asserts: JsonDict = field(default_factory=dict)
+    tokens: int = 0
+
+    @property
+    def sort_key(self) -> tuple[datetime, str]:
+        return (self.time, self.event_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """The live state of one source object after its latest event."""
+
+    object_id: str
+    source: str
+    kind: str
+    revision: int
+    cluster: str
+    fields: JsonDict
+    text: str
+    created: datetime
+    updated: datetime
+    asserts: JsonDict = field(default_factory=dict)
+
+    def get(self, name: str) -> Any:
+        if name == "updated":
+            return self.updated
+        if name == "created":
+            return self.created
+        return self.fields.get(name)
+
+
+@dataclass
+class LiveState:
+    """Objects alive at some time, plus what memory-level events have said so far."""
+
+    records: dict[str, Record] = field(default_factory=dict)
+    tombstones: dict[str, int] = field(default_factory=dict)
+    definition_versions: dict[str, int] = field(default_factory=dict)
+    revoked: set[tuple[str, str]] = field(default_factory=set)
+
+    def apply(self, event: Event) -> None:
+        if event.op == "insert":
+            self.records[event.object_id] = Record(
+                event.object_id,
+                event.source,
+                event.kind,
+                event.revision,
+                event.cluster,
+                event.fields,
+                event.text,
+                event.time,
+                event.time,
+                event.asserts,
+            )
+        elif event.op == "update":
+            old = self.records[event.object_id]
+            self.records[event.object_id] = Record(
+                old.object_id,
+                old.source,
+                old.kind,
+                event.revision,
+                old.cluster,
+                event.fields,
+                event.text,
+                old.created,
+                event.time,
+                event.asserts,
+            )
+        elif event.op == "delete":
+            self.records.pop(event.object_id)
+            self.tombstones[event.object_id] = event.revision
+        elif event.op == "define":
+            self.definition_versions[event.fields["item"]] = int(event.fields["version"])
+        elif event.op == "consent":
+            key = (event.fields["agent"], event.fields["scope"])
+            if event.fields["allowed"]:
+                self.revoked.discard(key)
+            else:
+                self.revoked.add(key)
+        else:
+            raise ValueError(f"unknown event op {event.op!r} in event {event.event_id}")
+
+    def copy(self) -> LiveState:
+        return LiveState(
+            dict(self.records),
+            dict(self.tombstones),
+            dict(self.definition_versions),
+            set(self.revoked),
+        )
+
+    def of_source(self, source: str) -> list[Record]:
+        return [r for r in self.records.values() if r.source == source]
+
+
+def sort_events(events: Iterable[Event]) -> list[Event]:
+    return sorted(events, key=lambda e: e.sort_key)
+
+
+def snapshots(events: list[Event], times: list[datetime]) -> Iterator[LiveState]:
+    """Live states at each of `times` (ascending); events at exactly a time are included."""
+    state = LiveState()
+    position = 0
+    for t in times:
+        while position < len(events) and events[position].time <= t:
+            state.apply(events[position])
+            position += 1
+        yield state.copy()
+
+
+def state_at(events: list[Event], t: datetime) -> LiveState:
+    return next(snapshots(events, [t]))

@@ -1,0 +1,85 @@
+"""Branches: each shares every event outside its shift with the unshifted branch."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from conftest import data, world
+from memshift.branches import BRANCHES, SHIFTS, make_branch
+from memshift.world.tables import events_to_table
+
+MANY_SEEDS = [*range(0, 10), 1000, 1013, 1027]
+
+
+@pytest.mark.parametrize("seed", MANY_SEEDS)
+def test_every_branch_equals_none_outside_its_shift(seed):
+    w = world(seed)
+    none = events_to_table(make_branch(w, "none").events, world=seed, branch="x").to_pylist()
+    for name in SHIFTS:
+        branch = make_branch(w, name)
+        rows = events_to_table(branch.events, world=seed, branch="x").to_pylist()
+        shared = [r for r in rows if not r["shift"]]
+        assert shared == none, name
+        assert len(rows) - len(shared) == len(branch.shift_events) > 0
+
+
+@pytest.mark.parametrize("name", SHIFTS)
+def test_shift_events_come_after_the_fork_within_a_week(world_1000, name):
+    fork = world_1000.timeline.fork
+    branch = make_branch(world_1000, name)
+    assert all(fork < e.time <= fork + timedelta(days=7) for e in branch.shift_events)
+
+
+def test_the_source_revision_touches_ten_items_and_changes_them(data_1000):
+    src = data_1000["src"]
+    assert len(src.branch.touched_items) == 10
+    changed = {p.item.item_id for p in src.gold.points if p.checkpoint == 1 and p.caused_by_shift}
+    assert len(changed & set(src.branch.touched_items)) >= 8
+
+
+def test_the_deletion_makes_half_the_object_items_abstain(data_1000):
+    deleted = data_1000["del"]
+    assert len(deleted.branch.touched_items) == 17
+    for p in deleted.gold.points:
+        if p.item.item_id in deleted.branch.touched_items and p.checkpoint >= 1:
+            assert p.gold.status == "abstain" and p.gold.deps == ()
+    assert {e.op for e in deleted.branch.shift_events} == {"delete"}
+
+
+def test_the_redefinition_is_an_event_the_memory_sees_and_moves_three_definitions(data_1000):
+    redefined = data_1000["def"]
+    defines = [e for e in redefined.branch.shift_events if e.op == "define"]
+    assert len(defines) == 3 and all(e.fields["version"] == 2 for e in defines)
+    assert {e.fields["item"] for e in defines} == set(redefined.branch.touched_items)
+    versions = {(p.item.item_id, p.checkpoint): p.gold.version for p in redefined.gold.points}
+    for item_id in redefined.branch.touched_items:
+        assert versions[(item_id, 0)] == 1 and versions[(item_id, 1)] == 2
+    assert not [e for e in redefined.branch.shift_events if e.op != "define"]
+
+
+def test_consent_revocation_blocks_that_agents_items_touching_the_scope(data_1000):
+    cons = data_1000["cons"]
+    (revocation,) = cons.branch.shift_events
+    assert revocation.op == "consent" and revocation.fields["allowed"] is False
+    for p in cons.gold.points:
+        blocked = p.checkpoint >= 1 and p.item.item_id in cons.branch.touched_items
+        assert (p.gold.status == "blocked") == blocked
+
+
+def test_a_conflict_between_card_and_message_makes_gold_abstain():
+    conflict = data(1003)["conflict"]
+    for p in conflict.gold.points:
+        if p.item.item_id in conflict.branch.touched_items and p.checkpoint >= 1:
+            assert p.gold.status == "abstain"
+            assert len(p.gold.deps) == 2
+
+
+def test_unknown_branch_names_the_choices(world_1000):
+    with pytest.raises(ValueError, match="unknown branch 'sideways'; choose one of none, src"):
+        make_branch(world_1000, "sideways")
+
+
+def test_branch_names():
+    assert BRANCHES == ("none", "src", "def", "del", "cons", "conflict")

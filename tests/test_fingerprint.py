@@ -1,0 +1,45 @@
+"""Code fingerprints: an edit reruns exactly the stages whose code it touches."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from memshift import fingerprint
+
+STAGES = ("world", "branches", "gold", "probes", "manifest")
+
+
+@pytest.fixture
+def package_copy(tmp_path, monkeypatch):
+    copy = tmp_path / "memshift"
+    shutil.copytree(fingerprint.ROOT, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(fingerprint, "ROOT", copy)
+    fingerprint.closure.cache_clear()
+    yield copy
+    fingerprint.closure.cache_clear()
+
+
+def prints():
+    fingerprint.closure.cache_clear()
+    return {s: fingerprint.code_fingerprint(f"memshift.stages.{s}") for s in STAGES}
+
+
+def test_closure_follows_imports_and_stops_at_the_package():
+    manifest = fingerprint.closure("memshift.stages.manifest")
+    assert "memshift.artifacts" in manifest
+    assert not any(m.startswith("memshift.world") for m in manifest)
+    assert "memshift.world.filler" in fingerprint.closure("memshift.stages.world")
+
+
+def test_editing_a_module_changes_the_stages_that_import_it_and_no_other(package_copy):
+    before = prints()
+    filler = package_copy / "world" / "filler.py"
+    filler.write_text(filler.read_text() + "\n# an edit\n")
+    after = prints()
+    assert {s for s in STAGES if before[s] != after[s]} == {"world", "branches", "gold", "probes"}
+    probes = package_copy / "probes.py"
+    probes.write_text(probes.read_text() + "\n# another edit\n")
+    last = prints()
+    assert {s for s in STAGES if after[s] != last[s]} == {"probes"}

@@ -1,0 +1,55 @@
+"""Probes: every item at the fork; changed item-times plus an equal seeded sample after it."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from memshift.definitions import definition
+from memshift.probes import probes_to_table, select_probes
+
+
+def test_every_item_is_asked_at_the_fork(data_1000):
+    fork = [p for p in data_1000["none"].probes if p.point.checkpoint == 0]
+    assert len(fork) == 48 and not any(p.sampled for p in fork)
+
+
+def test_after_the_fork_changed_item_times_and_an_equal_sample_of_unchanged_ones(data_1000):
+    for name, branch in data_1000.items():
+        for k in range(1, 5):
+            points = [p for p in branch.gold.points if p.checkpoint == k]
+            changed = sum(p.changed for p in points)
+            asked = [p for p in branch.probes if p.point.checkpoint == k]
+            assert sum(p.point.changed for p in asked) == changed, name
+            sampled = [p for p in asked if p.sampled]
+            assert len(sampled) == min(changed, len(points) - changed)
+            assert not any(p.point.changed for p in sampled)
+
+
+def test_the_sample_is_fixed_by_the_seed_and_differs_between_checkpoints(data_1000):
+    src = data_1000["src"]
+    again = select_probes(src.gold.points, seed=1000, branch="src")
+    assert [p.probe_id for p in again] == [p.probe_id for p in src.probes]
+    per_checkpoint = Counter(p.point.checkpoint for p in src.probes)
+    assert set(per_checkpoint) == {0, 1, 2, 3, 4}
+
+
+def test_questions_state_the_time_and_the_definition_in_effect(data_1000):
+    redefined = data_1000["def"]
+    moved = set(redefined.branch.touched_items)
+    for probe in redefined.probes:
+        assert probe.question.startswith(f"As of {probe.point.time:%Y-%m-%d %H:%M}: ")
+        item = probe.point.item
+        if item.is_definition:
+            version = 2 if item.item_id in moved and probe.point.checkpoint > 0 else 1
+            assert probe.point.gold.version == version
+            assert probe.question.endswith(definition(item.item_id, version).text)
+        else:
+            assert probe.definition_text is None
+
+
+def test_probe_table_rows_are_unique_and_carry_gold(data_1000):
+    table = probes_to_table(data_1000["del"].probes, world=1000, branch="del").to_pylist()
+    assert len({r["probe_id"] for r in table}) == len(table)
+    abstains = [r for r in table if r["gold_status"] == "abstain"]
+    assert abstains and all(r["gold_value"] is None for r in abstains)
+    assert all(r["gold_value"] is not None for r in table if r["gold_status"] == "answer")

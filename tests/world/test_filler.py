@@ -1,0 +1,244 @@
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memshift.tokens import count_tokens
+from memshift.world import filler, pools
+from memshift.world.phrasing import WEEKDAYS, find_statements
+
+MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
+ABBREVIATIONS = (
+    "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec",
+    "Mon", "Tue", "Tues", "Wed", "Thu", "Thur", "Thurs", "Fri", "Sat", "Sun",
+)  # fmt: skip
+CITY_NAMES = tuple(city for city, _ in pools.CITIES)
+
+CANONICAL_WORDS = re.compile(
+    r"\b(?:" + "|".join(re.escape(w) for w in (*pools.DIETS, *pools.COMMUTES)) + r")\b",
+    re.IGNORECASE,
+)
+CALENDAR_WORDS = re.compile(r"\b(?:" + "|".join((*MONTHS, *WEEKDAYS)) + r")\b", re.IGNORECASE)
+CALENDAR_ABBREVIATIONS = re.compile(r"\b(?:" + "|".join(ABBREVIATIONS) + r")\b")
+CLOCK_OR_DATE = re.compile(
+    r"\d{1,2}:\d{2}"
+    r"|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)"
+    r"|\b(?:19|20)\d{2}\b"
+    r"|\d{4}-\d{2}"
+    r"|\b\d{1,2}/\d{1,2}\b"
+    r"|\b(?:noon|midnight|o'clock)\b",
+    re.IGNORECASE,
+)
+FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|we|us|our|ours)\b", re.IGNORECASE)
+SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+NEWS_NAMES = re.compile(r"\b(?:" + "|".join((*pools.ORGANIZATIONS, *CITY_NAMES)) + r")\b")
+PERSON_NAMES = set(pools.FIRST_NAMES) | set(pools.LAST_NAMES)
+
+seeds = st.integers(0, 2**32 - 1)
+
+
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def _short_texts(seed: int) -> list[str]:
+    """One output of every renderer except the newsletter, for one seed."""
+    rng = _rng(seed)
+    subject, body = filler.routine_mail(rng, sender_first="Priya", project="Comet Pipeline")
+    personal_subject, personal_body = filler.personal_mail(rng, friend="Tobias", user="Elif")
+    title, note = filler.note_text(rng)
+    return [
+        filler.small_talk(rng, friend="Nadia"),
+        filler.work_chat(rng, colleague="Omar", project="Raven Cutover"),
+        subject,
+        body,
+        personal_subject,
+        personal_body,
+        title,
+        note,
+    ]
+
+
+def _sections(text: str) -> list[str]:
+    return text.split(filler.SECTION_SEPARATOR)
+
+
+def _assert_carries_no_gold(text: str) -> None:
+    assert text.isascii()
+    assert find_statements(text) == []
+    assert not CANONICAL_WORDS.search(text), CANONICAL_WORDS.search(text)
+    assert not CALENDAR_WORDS.search(text), CALENDAR_WORDS.search(text)
+    assert not CALENDAR_ABBREVIATIONS.search(text), CALENDAR_ABBREVIATIONS.search(text)
+    assert not CLOCK_OR_DATE.search(text), CLOCK_OR_DATE.search(text)
+
+
+# --- determinism ------------------------------------------------------------------------------
+
+RENDERERS: dict[str, Callable[[np.random.Generator], object]] = {
+    "newsletter": lambda rng: filler.newsletter_body(rng, n_sections=2),
+    "small_talk": lambda rng: filler.small_talk(rng, friend="Nadia"),
+    "work_chat": lambda rng: filler.work_chat(rng, colleague="Omar", project="Raven Cutover"),
+    "routine_mail": lambda rng: filler.routine_mail(
+        rng, sender_first="Priya", project="Comet Pipeline"
+    ),
+    "personal_mail": lambda rng: filler.personal_mail(rng, friend="Tobias", user="Elif"),
+    "note_text": filler.note_text,
+}
+
+
+@pytest.mark.parametrize("name", sorted(RENDERERS))
+@settings(max_examples=20, deadline=None)
+@given(seed=seeds)
+def test_same_seed_gives_same_text(name: str, seed: int) -> None:
+    render = RENDERERS[name]
+    assert render(_rng(seed)) == render(_rng(seed))
+
+
+@pytest.mark.parametrize("name", sorted(RENDERERS))
+def test_different_seeds_give_varied_text(name: str) -> None:
+    outputs = {repr(RENDERERS[name](_rng(seed))) for seed in range(40)}
+    assert len(outputs) >= 10
+
+
+def test_successive_calls_on_one_generator_move_on() -> None:
+    rng = _rng(3)
+    assert len({filler.small_talk(rng, friend="Nadia") for _ in range(20)}) >= 10
+
+
+# --- newsletters ------------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=seeds, n_sections=st.integers(1, 6))
+def test_newsletter_sections_have_the_promised_shape(seed: int, n_sections: int) -> None:
+    text = filler.newsletter_body(_rng(seed), n_sections=n_sections)
+    sections = _sections(text)
+    assert len(sections) == n_sections
+    for section in sections:
+        assert filler.SECTION_MIN_TOKENS <= count_tokens(section) <= filler.SECTION_MAX_TOKENS
+        headline, *paragraphs = section.split(filler.PARAGRAPH_SEPARATOR)
+        assert "\n" not in headline and not SENTENCE_END.search(headline)
+        assert 2 <= len(paragraphs) <= 4
+        for paragraph in paragraphs:
+            assert 4 <= len(SENTENCE_END.findall(paragraph)) <= 7
+        assert any(re.search(rf"\b{org}\b", section) for org in pools.ORGANIZATIONS)
+        assert any(re.search(rf"\b{city}\b", section) for city in CITY_NAMES)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=seeds)
+def test_newsletters_carry_no_gold_and_no_people(seed: int) -> None:
+    text = filler.newsletter_body(_rng(seed), n_sections=3)
+    _assert_carries_no_gold(text)
+    assert not FIRST_PERSON.search(text), FIRST_PERSON.search(text)
+    assert not set(re.findall(r"[A-Za-z]+", text)) & PERSON_NAMES
+    assert re.search(r"\d%", text) and re.search(r"\d", text)
+
+
+def test_a_long_newsletter_lands_near_its_token_budget() -> None:
+    text = filler.newsletter_body(_rng(11), n_sections=21)
+    assert 21 * filler.SECTION_MIN_TOKENS <= count_tokens(text) <= 21 * filler.SECTION_MAX_TOKENS
+
+
+def test_newsletter_needs_a_section() -> None:
+    with pytest.raises(ValueError):
+        filler.newsletter_body(_rng(0), n_sections=0)
+
+
+# --- short filler -----------------------------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=seeds)
+def test_short_filler_carries_no_gold_and_names_no_place_or_company(seed: int) -> None:
+    for text in _short_texts(seed):
+        _assert_carries_no_gold(text)
+        assert not NEWS_NAMES.search(text), NEWS_NAMES.search(text)
+
+
+def test_every_short_template_is_free_of_gold_words() -> None:
+    templates = [
+        *filler.SMALL_TALK_OPENERS,
+        *filler.SMALL_TALK_TOPICS,
+        *filler.SMALL_TALK_CLOSERS,
+        *filler.WORK_CHAT,
+        *filler.ROUTINE_GREETINGS,
+        *filler.ROUTINE_CLOSINGS,
+        *filler.PERSONAL_GREETINGS,
+        *filler.PERSONAL_CLOSINGS,
+    ]
+    for kinds in (filler.ROUTINE_MAILS, filler.PERSONAL_MAILS, filler.NOTES):
+        for titles, lines in kinds:
+            templates.extend((*titles, *lines))
+    for template in templates:
+        _assert_carries_no_gold(re.sub(r"\{\w+\}", "Name", template))
+        assert not NEWS_NAMES.search(template), template
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=seeds, friend=st.sampled_from(pools.FIRST_NAMES))
+def test_small_talk_is_one_or_two_sentences(seed: int, friend: str) -> None:
+    message = filler.small_talk(_rng(seed), friend=friend)
+    assert "\n" not in message
+    assert 1 <= len(SENTENCE_END.findall(message)) <= 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=seeds,
+    colleague=st.sampled_from(pools.FIRST_NAMES),
+    project=st.sampled_from(pools.PROJECT_NAMES),
+)
+def test_work_chat_names_the_project_and_the_colleague(
+    seed: int, colleague: str, project: str
+) -> None:
+    message = filler.work_chat(_rng(seed), colleague=colleague, project=project)
+    assert project in message and colleague in message
+    assert "\n" not in message
+
+
+def _middle(body: str) -> str:
+    greeting, middle, sign_off = body.split("\n\n")
+    assert greeting.endswith((",", "!"))
+    assert sign_off.count("\n") == 1
+    return middle
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=seeds, sender=st.sampled_from(pools.FIRST_NAMES))
+def test_routine_mail_is_three_to_six_sentences_signed_by_the_sender(
+    seed: int, sender: str
+) -> None:
+    subject, body = filler.routine_mail(_rng(seed), sender_first=sender, project="Nova Invoicing")
+    assert subject and "{" not in subject and "{" not in body
+    assert body.endswith("\n" + sender)
+    assert 3 <= len(SENTENCE_END.findall(_middle(body))) <= 6
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=seeds, friend=st.sampled_from(pools.FIRST_NAMES))
+def test_personal_mail_greets_the_user_and_is_signed_by_the_friend(seed: int, friend: str) -> None:
+    subject, body = filler.personal_mail(_rng(seed), friend=friend, user="Elif")
+    assert subject and "{" not in body
+    assert body.split("\n\n")[0] in {g.format(user="Elif") for g in filler.PERSONAL_GREETINGS}
+    assert body.endswith("\n" + friend)
+    assert 3 <= len(SENTENCE_END.findall(_middle(body))) <= 6
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=seeds)
+def test_note_is_a_titled_list_of_distinct_items(seed: int) -> None:
+    title, body = filler.note_text(_rng(seed))
+    lines = body.split("\n")
+    assert title and "\n" not in title
+    assert 4 <= len(lines) <= 8
+    assert all(line.startswith("- ") for line in lines)
+    assert len(set(lines)) == len(lines)
