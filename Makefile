@@ -28,7 +28,7 @@ test: lint
 	$(BIN)/pytest -n 2 -q
 
 bench: $(STAMP)
-	$(BIN)/python -m memshift.bench --out docs/benchmarks.md
+	$(BIN)/python -m memshift.bench --out docs/benchmarks.md --runs 3
 
 clean-results:
 	rm -rf results .snakemake

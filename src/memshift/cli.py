@@ -157,6 +157,83 @@ def stats(seeds: list[int], history_months: str, jobs: int) -> None:
     click.echo(render(collect(seeds, int(history_months), jobs=jobs, progress=True)))
 
 
+@cli.group()
+def models() -> None:
+    """Model profiles: list them and check that one works."""
+
+
+MODELS_FILE = click.option(
+    "--models-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default="config/models.yaml",
+    show_default=True,
+    help="The file that defines the model profiles.",
+)
+
+
+@models.command("list")
+@MODELS_FILE
+def models_list(models_file: Path) -> None:
+    """The profiles defined in the models file."""
+    from memshift.models.profiles import load_profiles
+
+    for name, profile in load_profiles(models_file).items():
+        where = f" at {profile.base_url}" if profile.base_url else ""
+        click.echo(f"{name}: {profile.backend} {profile.model}{where}")
+
+
+@models.command("check")
+@click.argument("profile")
+@MODELS_FILE
+@click.option("--base-url", default=None, help="Override the profile's base URL.")
+def models_check(profile: str, models_file: Path, base_url: str | None) -> None:
+    """Send one request per role through PROFILE and report what works."""
+    import dataclasses
+
+    from memshift.models.check import report, run_check
+    from memshift.models.profiles import load_profile
+
+    chosen = load_profile(models_file, profile)
+    if base_url:
+        chosen = dataclasses.replace(chosen, base_url=base_url)
+    replies = run_check(chosen)
+    click.echo(report(chosen, replies))
+    if not all(r.ok for r in replies):
+        sys.exit(1)
+
+
+@cli.group()
+def cache() -> None:
+    """The model response cache."""
+
+
+@cache.command("explain")
+@click.argument("key")
+@click.argument("other", required=False)
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default="results/cache/llm",
+    show_default=True,
+)
+def cache_explain(key: str, other: str | None, cache_dir: Path) -> None:
+    """Show what went into KEY; with OTHER, only the fields where the two keys differ (to find
+    why a call missed the cache: take both keys from calls.parquet)."""
+    from memshift.models.cache import ResponseCache, explain
+
+    store = ResponseCache(cache_dir)
+    first = store.components(key)
+    if first is None:
+        raise ConfigError(f"no cache entry {key} under {cache_dir}")
+    second = None
+    if other is not None:
+        second = store.components(other)
+        if second is None:
+            raise ConfigError(f"no cache entry {other} under {cache_dir}")
+    for line in explain(first, second) or ["the two keys have identical components"]:
+        click.echo(line)
+
+
 def main() -> None:
     try:
         cli.main(standalone_mode=False)

@@ -74,7 +74,7 @@ def schema_path() -> Path:
     return Path(str(resources.files("memshift") / "schemas" / "config.schema.yaml"))
 
 
-def _describe(error: jsonschema.ValidationError) -> str:
+def describe_error(error: jsonschema.ValidationError) -> str:
     path = [str(p) for p in error.absolute_path]
     where = ".".join(path) or "(top level)"
     if error.validator == "additionalProperties":
@@ -97,7 +97,7 @@ def check_config(config: dict[str, Any]) -> dict[str, Any]:
         key=lambda e: (len(e.absolute_path), str(list(e.absolute_path))),
     )
     if errors:
-        raise ConfigError(_describe(errors[0]))
+        raise ConfigError(describe_error(errors[0]))
     resolved = dict(config)
     resolved["seed_list"] = parse_seeds(config["worlds"]["seeds"])
     return resolved

@@ -218,9 +218,9 @@ def build_items(cast: Cast) -> tuple[Item, ...]:
     for item_id in dict.fromkeys(d.item_id for d in SIX):
         vtype, question, fmt = _DEFINITION_FORMAT[item_id]
         sources = tuple(dict.fromkeys(d.source for d in SIX if d.item_id == item_id))
-        items.append(
-            Item(item_id, "definition", vtype, sources, definition(item_id, 1).title, question, fmt)
-        )
+        title = definition(item_id, 1).title
+        label = title[0].lower() + title[1:]
+        items.append(Item(item_id, "definition", vtype, sources, label, question, fmt))
     return tuple(items)
 
 

@@ -76,3 +76,26 @@ PROBES = pa.schema(
         ("sampled", pa.bool_()),
     ]
 )
+
+CALLS = pa.schema(
+    [
+        ("run", pa.string()),
+        ("role", pa.string()),
+        ("world", pa.int32()),
+        ("branch", pa.string()),
+        ("system", pa.string()),
+        ("item", pa.string()),
+        ("checkpoint", pa.int8()),
+        ("backend", pa.string()),
+        ("model", pa.string()),
+        ("cache_key", pa.string()),
+        ("cache_hit", pa.bool_()),
+        ("attempts", pa.int16()),
+        ("tokens_in", pa.int32()),
+        ("tokens_out", pa.int32()),
+        ("latency_ms", pa.float64()),
+        ("finish_reason", pa.string()),
+        ("failure", pa.string()),
+        ("detail", pa.string()),
+    ]
+)

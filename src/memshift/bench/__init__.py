@@ -1,0 +1,1 @@
+"""`make bench`: measured speed of the pipeline, written to docs/benchmarks.md."""

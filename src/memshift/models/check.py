@@ -1,0 +1,84 @@
+"""`memshift models check PROFILE`: one request per role, and what came back."""
+
+from __future__ import annotations
+
+from memshift.gold.evaluator import evaluate
+from memshift.items import Item
+from memshift.models.client import ModelClient
+from memshift.models.profiles import Profile
+from memshift.models.replies import Reply
+from memshift.models.requests import AuditRequest, ProgramRequest, ReaderRequest, WriterRequest
+from memshift.statements import render
+from memshift.world.generate import World, generate_world
+from memshift.world.parse import record_evidence
+from memshift.world.records import Record, state_at
+
+CHECK_SEED = 0
+
+
+def _item(world: World, item_id: str) -> Item:
+    return next(i for i in world.items if i.item_id == item_id)
+
+
+def _live(world: World, sources: tuple[str, ...]) -> list[Record]:
+    state = state_at(list(world.events), world.timeline.fork)
+    records = [r for r in state.records.values() if r.source in sources]
+    return sorted(records, key=lambda r: (r.updated, r.object_id))
+
+
+def check_requests(
+    world: World | None = None,
+) -> list[WriterRequest | ReaderRequest | ProgramRequest | AuditRequest]:
+    """Small, fixed requests of every role, built from world 0 at its fork."""
+    world = world or generate_world(CHECK_SEED)
+    fork = world.timeline.fork
+    contacts = _item(world, "def.important_contacts")
+    meetings = tuple(r for r in _live(world, ("calendar",)) if r.kind == "meeting")[-40:]
+    employer = _item(world, "person.employer")
+    prose = _live(world, employer.sources)
+    gold = evaluate(employer, prose, fork)
+    holder = next(r for r in prose if r.object_id == gold.deps[0][0])
+    evidence = (
+        render(employer.label, fork.date(), gold.value, is_set=False),
+        record_evidence(holder),
+    )
+    question = f"As of {fork:%Y-%m-%d %H:%M}: {employer.question}"
+    friends = _item(world, "def.close_friends")
+    fields = (("message", ("channel", "channel_kind", "sender", "partner", "sent")),)
+    return [
+        WriterRequest(contacts, 1, fork, meetings),
+        ReaderRequest(employer, 1, fork, question, evidence),
+        ProgramRequest(friends, 1, fields),
+        AuditRequest(employer, 1, evidence[0], gold.value, holder.updated, (holder,), prose[-5:]),
+    ]
+
+
+def reader_requests(n: int, world: World | None = None) -> list[ReaderRequest]:
+    """`n` distinct, small reader requests (for load tests and benchmarks)."""
+    world = world or generate_world(CHECK_SEED)
+    items = [i for i in world.items if not i.is_definition]
+    fork = world.timeline.fork
+    return [
+        ReaderRequest(
+            items[k % len(items)], 1, fork,
+            f"As of {fork:%Y-%m-%d %H:%M}: {items[k % len(items)].question} (#{k})", (),
+        )
+        for k in range(n)
+    ]  # fmt: skip
+
+
+def run_check(profile: Profile) -> list[Reply]:
+    return ModelClient(profile, cache_dir=None).generate(check_requests())
+
+
+def report(profile: Profile, replies: list[Reply]) -> str:
+    lines = [f"profile {profile.name}: backend {profile.backend}, model {profile.model}"]
+    for reply in replies:
+        outcome = "ok" if reply.ok else f"FAILED ({reply.failure}: {reply.detail})"
+        lines.append(
+            f"  {reply.role:<8} {outcome}; {reply.attempts} attempt(s), {reply.latency_ms:.0f} ms, "
+            f"{reply.usage.tokens_in} tokens in, {reply.usage.tokens_out} out"
+        )
+    working = sum(r.ok for r in replies)
+    lines.append(f"{working} of {len(replies)} roles work")
+    return "\n".join(lines)

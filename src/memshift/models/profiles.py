@@ -1,0 +1,145 @@
+"""Model profiles: which backend, model and decoding parameters a run uses.
+
+Profiles live in `config/models.yaml`; a study names one with `llm: NAME`. API keys are never in
+a profile: `api_key_env` names the environment variable that holds one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from memshift.config import describe_error
+from memshift.errors import ConfigError
+
+BACKENDS = ("rules", "openai", "anthropic")
+OPENAI_DECODING = ("temperature", "top_p", "seed")
+
+_DECODING = {
+    "type": "object",
+    "additionalProperties": {"type": ["number", "integer", "string", "boolean"]},
+}
+PROFILE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["backend"],
+    "additionalProperties": False,
+    "properties": {
+        "backend": {"enum": list(BACKENDS)},
+        "model": {"type": "string"},
+        "revision": {"type": "string"},
+        "base_url": {"type": "string"},
+        "api_key_env": {"type": "string"},
+        "concurrency": {"type": "integer", "minimum": 1, "maximum": 1024},
+        "timeout_s": {"type": "number", "exclusiveMinimum": 0},
+        "max_attempts": {"type": "integer", "minimum": 1, "maximum": 20},
+        "decoding": _DECODING,
+        "extra_body": {"type": "object"},
+        "structured": {"enum": ["json_schema", "tool"]},
+        "thinking": {"type": "object"},
+        "roles": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                role: {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {"decoding": _DECODING},
+                }
+                for role in ("writer", "reader", "program", "auditor")
+            },
+        },
+        "error_model": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "seed": {"type": "integer"},
+                "rates": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        g: {"type": "number", "minimum": 0, "maximum": 1}
+                        for g in ("definition", "free_text", "other")
+                    },
+                },
+            },
+        },
+        "description": {"type": "string"},
+    },
+}
+FILE_SCHEMA = {
+    "type": "object",
+    "required": ["profiles"],
+    "additionalProperties": False,
+    "properties": {"profiles": {"type": "object", "additionalProperties": PROFILE_SCHEMA}},
+}
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    backend: str
+    model: str = "rules"
+    revision: str = ""
+    base_url: str = ""
+    api_key_env: str = ""
+    concurrency: int = 16
+    timeout_s: float = 600.0
+    max_attempts: int = 6
+    decoding: dict[str, Any] = field(default_factory=dict)
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    structured: str = "json_schema"
+    thinking: dict[str, Any] = field(default_factory=dict)
+    roles: dict[str, dict[str, Any]] = field(default_factory=dict)
+    error_model: dict[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+    def decoding_for(self, role: str) -> dict[str, Any]:
+        return {**self.decoding, **self.roles.get(role, {}).get("decoding", {})}
+
+
+def _check(name: str, raw: dict[str, Any]) -> Profile:
+    profile = Profile(name=name, **raw)
+    if profile.backend == "rules":
+        return profile
+    for needed in ("model", "base_url"):
+        if not raw.get(needed):
+            raise ConfigError(
+                f"model profile {name!r}: a {profile.backend} profile needs {needed!r}"
+            )
+    if "max_tokens" not in profile.decoding and "max_completion_tokens" not in profile.decoding:
+        raise ConfigError(
+            f"model profile {name!r}: decoding must set max_tokens (or "
+            "max_completion_tokens) so no server default can apply"
+        )
+    if profile.backend == "openai":
+        missing = [k for k in OPENAI_DECODING if k not in profile.decoding]
+        if missing:
+            raise ConfigError(
+                f"model profile {name!r}: decoding must set {', '.join(missing)} "
+                "explicitly so no server default can apply"
+            )
+    return profile
+
+
+def load_profiles(path: Path) -> dict[str, Profile]:
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot read model profiles {path}: {exc}") from exc
+    error = next(iter(jsonschema.Draft202012Validator(FILE_SCHEMA).iter_errors(data)), None)
+    if error is not None:
+        raise ConfigError(f"{path}: {describe_error(error)}")
+    return {name: _check(name, raw) for name, raw in data["profiles"].items()}
+
+
+def load_profile(path: Path, name: str) -> Profile:
+    profiles = load_profiles(path)
+    if name not in profiles:
+        raise ConfigError(
+            f"unknown model profile {name!r}; {path} defines {', '.join(sorted(profiles))}"
+        )
+    return profiles[name]

@@ -1,0 +1,144 @@
+"""One builder per role: typed request in, chat messages out. Every sentence is our own."""
+
+from __future__ import annotations
+
+from memshift.models.requests import (
+    AuditRequest,
+    ModelRequest,
+    ProgramRequest,
+    ReaderRequest,
+    WriterRequest,
+)
+from memshift.timeutil import fmt
+from memshift.world.parse import record_evidence
+
+Messages = list[dict[str, str]]
+PROMPT_VERSION = "1"
+
+VALUE_FORMATS = {
+    "entity": "a JSON string with the name",
+    "timezone": "a JSON string with an IANA time zone name, such as Europe/Lisbon",
+    "diet": "a JSON string of one or two words",
+    "commute": "a JSON string of one or two words",
+    "weekday_time": "a JSON string with a weekday and a 24-hour time, such as Tuesday 10:00",
+    "datetime": "a JSON string YYYY-MM-DD HH:MM",
+    "date": "a JSON string YYYY-MM-DD",
+    "time_range": "a JSON string HH:MM-HH:MM",
+    "entity_set": "a JSON array of strings ([] if there are none)",
+}
+
+STORE_SYSTEM = (
+    "You keep a store of facts about one person, who is called 'the user'. You write one fact at "
+    "a time from the user's own records and say which records you used."
+)
+
+
+def _definition_line(request: WriterRequest | ProgramRequest) -> str:
+    d = request.definition
+    return f"Definition in effect ({d.name} v{d.version}): {d.text}\n" if d else ""
+
+
+def writer(request: WriterRequest) -> Messages:
+    item = request.item
+    delta = (
+        f"Only the records added or changed since {fmt(request.delta_since)} are shown.\n"
+        if request.delta_since
+        else ""
+    )
+    records = "\n\n".join(record_evidence(r) for r in request.records) or "(no records)"
+    user = (
+        f"Item: {item.label}\n"
+        f"Value format: {VALUE_FORMATS[item.value_type]}\n"
+        f"As of: {fmt(request.as_of)}\n"
+        f"{_definition_line(request)}{delta}"
+        "Records (each begins with its id, its revision and the time of its last change):\n\n"
+        f"{records}\n\n"
+        "Task: work out the value of this item as of the time above from the most recent records "
+        "that apply. Put only the value in `value`, in the value format (not a sentence), or null "
+        "if the records do not establish a current value. Write `statement` as one or two "
+        "sentences that name the item and the date and state the value. Give at most 6 "
+        "`citations`, each with a record id, its revision and a quote of at most 25 words copied "
+        "exactly from that record. Reply with JSON only."
+    )
+    return [{"role": "system", "content": STORE_SYSTEM}, {"role": "user", "content": user}]
+
+
+READER_SYSTEM = (
+    "You answer questions about one person, who is called 'the user', using only the evidence "
+    "given. Evidence items can disagree or be out of date; prefer the most recent information "
+    "that applies at the time in the question. If the evidence does not settle the answer, "
+    "abstain."
+)
+
+
+def reader(request: ReaderRequest) -> Messages:
+    evidence = "\n".join(f"[{n}] {text}" for n, text in enumerate(request.evidence, start=1))
+    user = (
+        f"Evidence:\n{evidence or '(none)'}\n\nQuestion: {request.question}\n\n"
+        'Reply with JSON {"status": "answer" or "abstain", "value": ...}. When answering, give '
+        "only the value in the requested format: a string, or a JSON array of strings for a list "
+        "([] for an empty list). When abstaining, set value to null."
+    )
+    return [{"role": "system", "content": READER_SYSTEM}, {"role": "user", "content": user}]
+
+
+PROGRAM_SYSTEM = (
+    "You keep a store of facts about one person, who is called 'the user'. You write small, "
+    "deterministic Python functions that compute one fact from the user's typed records."
+)
+ALLOWED = (
+    "The function runs in a restricted interpreter: no imports, no attribute names that start "
+    "with an underscore, no file or network access, no clock; builtins limited to abs, all, any, "
+    "bool, dict, enumerate, float, int, len, list, max, min, range, reversed, set, sorted, str, "
+    "sum, tuple and zip; at most 2 seconds of CPU time."
+)
+
+
+def program(request: ProgramRequest) -> Messages:
+    item = request.item
+    fields = "\n".join(f"- {kind}: {', '.join(names)}" for kind, names in request.fields)
+    user = (
+        f"Item: {item.label}\nValue format: {VALUE_FORMATS[item.value_type]}\n"
+        f"{_definition_line(request)}"
+        f"Declared sources: {', '.join(item.sources)}\n"
+        "Every record is a dict with the keys object_id, source, kind, revision, updated "
+        "('YYYY-MM-DD HH:MM', its last change), cluster and text, plus the fields of its kind:\n"
+        f"{fields}\n\n"
+        "Task: write a Python function `def derive(records, as_of):` that returns the value of "
+        "the item as of `as_of` ('YYYY-MM-DD HH:MM') from `records`, the live records of the "
+        "declared sources at that time, oldest first. Return the value in the value format, as a "
+        "Python str or list of str, or None if there is no current value. "
+        f"{ALLOWED}\n"
+        'Reply with JSON only: {"code": "..."}.'
+    )
+    return [{"role": "system", "content": PROGRAM_SYSTEM}, {"role": "user", "content": user}]
+
+
+AUDITOR_SYSTEM = (
+    "You audit one stored fact about a person, who is called 'the user', against the records "
+    "that arrived after it was written. You only propose changes that a record supports; code "
+    "checks every quote you give against the records."
+)
+
+
+def auditor(request: AuditRequest) -> Messages:
+    cited = "\n\n".join(record_evidence(r) for r in request.cited) or "(none)"
+    newer = "\n\n".join(record_evidence(r) for r in request.records) or "(none)"
+    user = (
+        f"Stored item: {request.item.label}\nStored value: {request.value!r}\n"
+        f"Written at: {fmt(request.written_at)}\nStatement: {request.statement}\n\n"
+        f"Records the item cites:\n\n{cited}\n\nRecords that arrived since:\n\n{newer}\n\n"
+        "Task: list every transition that a newer record makes to this item: the dimension that "
+        "changed, the old value and the new value, a quote of the old evidence and a quote of "
+        "the new evidence (each copied exactly from one record), and the causal path as the ids "
+        "of the records from the old evidence to the new. If nothing supersedes the stored "
+        'value, return no transitions. Reply with JSON only: {"transitions": [...]}.'
+    )
+    return [{"role": "system", "content": AUDITOR_SYSTEM}, {"role": "user", "content": user}]
+
+
+BUILDERS = {"writer": writer, "reader": reader, "program": program, "auditor": auditor}
+
+
+def build(request: ModelRequest) -> Messages:
+    return BUILDERS[request.role](request)  # type: ignore[operator]

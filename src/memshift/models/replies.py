@@ -1,0 +1,45 @@
+"""What a call returns: the parsed reply, or a failure with its reason."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+FAILURES = (
+    "invalid_json",  # the content is not JSON
+    "schema_violation",  # JSON that does not follow the role's schema
+    "empty_content",  # no content at all
+    "refusal",  # the model or API refused
+    "truncated",  # cut at the token limit
+    "transport_error",  # connection failure, timeout, or an HTTP error after all retries
+)
+
+
+@dataclass(frozen=True)
+class Usage:
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+@dataclass(frozen=True)
+class Reply:
+    role: str
+    value: dict[str, Any] | None
+    failure: str | None = None
+    detail: str = ""
+    finish_reason: str = ""
+    usage: Usage = field(default_factory=Usage)
+    latency_ms: float = 0.0
+    cache_hit: bool = False
+    attempts: int = 1
+    cache_key: str = ""
+
+    def __post_init__(self) -> None:
+        if (self.value is None) == (self.failure is None):
+            raise ValueError("a reply carries either a value or a failure")
+        if self.failure is not None and self.failure not in FAILURES:
+            raise ValueError(f"unknown failure reason {self.failure!r}")
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None

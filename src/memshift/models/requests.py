@@ -1,0 +1,90 @@
+"""Typed requests, one class per role. Inputs are data; `prompts` turns them into messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import ClassVar
+
+from memshift.definitions import Definition, definition
+from memshift.gold.evaluator import Value
+from memshift.items import Item
+from memshift.world.records import Record
+
+ROLES = ("writer", "reader", "program", "auditor")
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Where a call belongs, for the call log; never part of a cache key."""
+
+    run: str = ""
+    world: int = -1
+    branch: str = ""
+    system: str = ""
+    item: str = ""
+    checkpoint: int = -1
+
+
+@dataclass(frozen=True)
+class WriterRequest:
+    """Derive one item from a selection of records of its sources (time order)."""
+
+    role: ClassVar[str] = "writer"
+    item: Item
+    version: int
+    as_of: datetime
+    records: tuple[Record, ...]
+    delta_since: datetime | None = None
+    context: CallContext = field(default=CallContext(), compare=False)
+
+    @property
+    def definition(self) -> Definition | None:
+        return definition(self.item.item_id, self.version) if self.item.is_definition else None
+
+
+@dataclass(frozen=True)
+class ReaderRequest:
+    """Answer one probe from evidence items (newest last), within the evidence budget."""
+
+    role: ClassVar[str] = "reader"
+    item: Item
+    version: int
+    as_of: datetime
+    question: str
+    evidence: tuple[str, ...]
+    context: CallContext = field(default=CallContext(), compare=False)
+
+
+@dataclass(frozen=True)
+class ProgramRequest:
+    """Write a program for one item and definition version; carries no world data."""
+
+    role: ClassVar[str] = "program"
+    item: Item
+    version: int
+    fields: tuple[tuple[str, tuple[str, ...]], ...]
+    context: CallContext = field(default=CallContext(), compare=False)
+
+    @property
+    def definition(self) -> Definition | None:
+        return definition(self.item.item_id, self.version) if self.item.is_definition else None
+
+
+@dataclass(frozen=True)
+class AuditRequest:
+    """Propose old-to-new transitions of a stored item from the records that arrived since it
+    was written (timestamped), plus the records the item cites."""
+
+    role: ClassVar[str] = "auditor"
+    item: Item
+    version: int
+    statement: str
+    value: Value
+    written_at: datetime
+    cited: tuple[Record, ...]
+    records: tuple[Record, ...]
+    context: CallContext = field(default=CallContext(), compare=False)
+
+
+ModelRequest = WriterRequest | ReaderRequest | ProgramRequest | AuditRequest

@@ -1,0 +1,1 @@
+"""The rule-based backend: deterministic, offline, and not a language model."""

@@ -1,0 +1,46 @@
+"""The rule-based reader: answers from the newest applicable evidence, or abstains.
+
+It understands two kinds of evidence: statements in memshift's own grammar (written by the
+rule-based writer or by exact recomputation) and records rendered as evidence (the baselines
+serve those). A language-model writer's free statement is neither, so the rule-based reader
+falls back to the records quoted beside it, and abstains if there are none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memshift import statements
+from memshift.gold.evaluator import Value, evaluate
+from memshift.models.requests import ReaderRequest
+from memshift.world import phrasing
+from memshift.world.parse import parse_evidence
+
+
+def _answer(value: Value) -> dict[str, Any]:
+    if value is None:
+        return {"status": "abstain", "value": None}
+    return {"status": "answer", "value": list(value) if isinstance(value, tuple) else value}
+
+
+def read(request: ReaderRequest) -> dict[str, Any]:
+    item = request.item
+    is_set = item.value_type == "entity_set"
+    stated = [
+        (when, position, value)
+        for position, text in enumerate(request.evidence)
+        for when, value in statements.parse(text, item.label, is_set=is_set)
+    ]
+    if stated:
+        return _answer(max(stated, key=lambda s: (s[0], s[1]))[2])
+    parsed = [p for p in map(parse_evidence, request.evidence) if p is not None]
+    if item.free_text:
+        found = [
+            ((p.updated, p.object_id, offset), value)
+            for p in parsed
+            for attribute, value, offset in phrasing.find_statements(p.text)
+            if attribute == item.attribute
+        ]
+        return _answer(max(found)[1] if found else None)
+    gold = evaluate(item, [p.as_record() for p in parsed], request.as_of, version=request.version)
+    return _answer(gold.value if gold.status == "answer" else None)

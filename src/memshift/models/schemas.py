@@ -1,0 +1,106 @@
+"""The JSON schema of each role's reply, and the check every reply passes through."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import fastjsonschema
+import jsonschema
+
+_VALUE = {
+    "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]
+}
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "writer": {
+        "type": "object",
+        "properties": {
+            "value": _VALUE,
+            "statement": {"type": "string"},
+            "citations": {
+                "type": "array",
+                "maxItems": 6,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "object_id": {"type": "string"},
+                        "revision": {"type": "integer"},
+                        "quote": {"type": "string"},
+                    },
+                    "required": ["object_id", "revision", "quote"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        "required": ["value", "statement", "citations"],
+        "additionalProperties": False,
+    },
+    "reader": {
+        "type": "object",
+        "properties": {"status": {"enum": ["answer", "abstain"]}, "value": _VALUE},
+        "required": ["status", "value"],
+        "additionalProperties": False,
+    },
+    "program": {
+        "type": "object",
+        "properties": {"code": {"type": "string"}},
+        "required": ["code"],
+        "additionalProperties": False,
+    },
+    "auditor": {
+        "type": "object",
+        "properties": {
+            "transitions": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "dimension": {"type": "string"},
+                        "old_value": _VALUE,
+                        "new_value": _VALUE,
+                        "old_quote": {"type": "string"},
+                        "new_quote": {"type": "string"},
+                        "causal_path": {"type": "array", "items": {"type": "string"}},
+                    },
+                    "required": [
+                        "dimension",
+                        "old_value",
+                        "new_value",
+                        "old_quote",
+                        "new_quote",
+                        "causal_path",
+                    ],
+                    "additionalProperties": False,
+                },
+            }
+        },
+        "required": ["transitions"],
+        "additionalProperties": False,
+    },
+}
+
+
+@cache
+def _validator(role: str) -> Callable[[Any], Any]:
+    # Compiled validators cost microseconds per reply, which matters when a client must keep a
+    # model server saturated; the schema is checked against the metaschema once.
+    jsonschema.Draft202012Validator.check_schema(SCHEMAS[role])
+    return fastjsonschema.compile(SCHEMAS[role])
+
+
+def check_reply(role: str, content: str | None) -> tuple[dict[str, Any] | None, str | None, str]:
+    """(value, failure reason, detail) for a reply's raw content."""
+    if content is None or not content.strip():
+        return None, "empty_content", ""
+    try:
+        value = json.loads(content)
+    except json.JSONDecodeError as exc:
+        return None, "invalid_json", f"{exc.msg} at position {exc.pos}"
+    try:
+        _validator(role)(value)
+    except fastjsonschema.JsonSchemaValueException as error:
+        return None, "schema_violation", error.message[:300]
+    return value, None, ""

@@ -1,0 +1,1 @@
+"""Running the writer's programs: helpers they may call (and, later, the restricted interpreter)."""

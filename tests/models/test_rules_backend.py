@@ -1,0 +1,164 @@
+"""The rule-based backend: honest about being no model, and exact where its input allows."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from conftest import data, world
+from memshift.gold.evaluator import evaluate
+from memshift.models.profiles import Profile
+from memshift.models.requests import ProgramRequest, ReaderRequest, WriterRequest
+from memshift.models.rules.errors import ErrorModel, corrupt, item_group
+from memshift.models.rules.programs import item_program
+from memshift.models.rules.reader import read
+from memshift.models.rules.writer import write
+from memshift.sandbox.helpers import HELPERS
+from memshift.statements import render
+from memshift.timeutil import fmt
+from memshift.world.parse import record_evidence
+from memshift.world.records import snapshots
+
+
+def item_times(seed, branches=("none", "src", "def", "del", "conflict")):
+    w, d = world(seed), data(seed)
+    for name in branches:
+        states = list(snapshots(list(d[name].branch.events), list(w.timeline.checkpoints)))
+        for p in d[name].gold.points:
+            if p.gold.status == "blocked":
+                continue
+            live = sorted(
+                (
+                    r
+                    for r in states[p.checkpoint].records.values()
+                    if r.source in p.item.gold_sources
+                ),
+                key=lambda r: (r.updated, r.object_id),
+            )
+            yield p, live
+
+
+def expected(p):
+    return p.gold.value if p.gold.status == "answer" else None
+
+
+def as_value(raw):
+    return tuple(raw) if isinstance(raw, list) else raw
+
+
+@pytest.mark.parametrize("seed", [1000, 7])
+def test_the_writer_equals_gold_whenever_its_selection_holds_every_dependency(seed):
+    rng = np.random.default_rng(seed)
+    checked = Counter()
+    for p, live in item_times(seed, ("src", "del", "conflict")):
+        deps = {oid for oid, _ in p.gold.deps}
+        keep = rng.random(len(live)) < rng.uniform(0.05, 0.6)
+        selection = tuple(r for r, k in zip(live, keep, strict=True) if k or r.object_id in deps)
+        reply = write(WriterRequest(p.item, p.gold.version, p.time, selection))
+        assert as_value(reply["value"]) == expected(p), (p.item.item_id, p.checkpoint)
+        checked[p.item.item_class] += 1
+    assert sum(checked.values()) > 600 and len(checked) == 6
+
+
+def test_the_writer_cites_exact_quotes_of_at_most_25_words():
+    for p, live in item_times(1000, ("src",)):
+        reply = write(WriterRequest(p.item, p.gold.version, p.time, tuple(live)))
+        by_id = {r.object_id: r for r in live}
+        assert len(reply["citations"]) <= 6
+        for c in reply["citations"]:
+            record = by_id[c["object_id"]]
+            assert c["revision"] == record.revision
+            assert c["quote"] in record.text and len(c["quote"].split()) <= 25
+        if reply["value"] not in (None, []):
+            assert reply["citations"], p.item.item_id
+
+
+def test_a_selection_missing_a_record_gives_a_wrong_value_not_an_error():
+    p, live = next(
+        (p, live)
+        for p, live in item_times(1000, ("none",))
+        if p.item.item_id == "def.important_contacts" and p.checkpoint == 2
+    )
+    meetings = tuple(r for r in live if r.kind == "meeting")
+    reply = write(WriterRequest(p.item, 1, p.time, meetings[-5:]))
+    assert as_value(reply["value"]) != expected(p)
+
+
+def test_the_writer_is_deterministic():
+    p, live = next(item_times(1001, ("def",)))
+    request = WriterRequest(p.item, p.gold.version, p.time, tuple(live))
+    assert write(request) == write(request)
+
+
+@pytest.mark.parametrize("seed", [1000, 1002])
+def test_generated_programs_compute_what_gold_computes(seed):
+    for p, live in item_times(seed, ("none", "def", "del")):
+        if p.item.free_text:
+            continue
+        code = item_program(ProgramRequest(p.item, p.gold.version, ()))
+        namespace = dict(HELPERS)
+        exec(code, namespace)
+        rows = [
+            {"object_id": r.object_id, "source": r.source, "kind": r.kind,
+             "revision": r.revision, "updated": fmt(r.updated), "cluster": r.cluster,
+             "text": r.text, **r.fields}
+            for r in live
+        ]  # fmt: skip
+        assert as_value(namespace["derive"](rows, fmt(p.time))) == expected(p), p.item.item_id
+
+
+def test_the_reader_answers_from_the_newest_statement():
+    w = world(1000)
+    employer = next(i for i in w.items if i.item_id == "person.employer")
+    fork = w.timeline.fork
+    old = render(employer.label, fork.date().replace(month=3), "Old Company", is_set=False)
+    new = render(employer.label, fork.date(), "New Company", is_set=False)
+    question = "As of 2026-10-01 00:00: Who is the user's employer?"
+    for evidence in ((old, new), (new, old)):
+        reply = read(ReaderRequest(employer, 1, fork, question, evidence))
+        assert reply == {"status": "answer", "value": "New Company"}
+    assert read(ReaderRequest(employer, 1, fork, question, ()))["status"] == "abstain"
+    none = render(employer.label, fork.date(), None, is_set=False)
+    assert read(ReaderRequest(employer, 1, fork, question, (old, none)))["status"] == "abstain"
+
+
+def test_the_reader_computes_from_records_when_served_records():
+    for p, live in item_times(1000, ("none", "del")):
+        deps = {oid for oid, _ in p.gold.deps}
+        evidence = tuple(record_evidence(r) for r in live if r.object_id in deps)
+        reply = read(ReaderRequest(p.item, p.gold.version, p.time, "q", evidence))
+        assert as_value(reply["value"]) == expected(p), p.item.item_id
+
+
+def test_the_error_model_strikes_at_its_rate_and_only_its_class():
+    w = world(1000)
+    model = ErrorModel({"definition": 0.3}, seed=5)
+    items = {item_group(i): i for i in w.items}
+    strikes = sum(model.strikes(items["definition"], f"write {n}") for n in range(4000))
+    assert abs(strikes / 4000 - 0.3) < 0.03
+    assert not any(model.strikes(items["other"], f"write {n}") for n in range(500))
+    with pytest.raises(ValueError, match="unknown item group"):
+        ErrorModel({"definitions": 0.1})
+
+
+def test_corrupted_values_always_differ():
+    w = world(1000)
+    for p, _ in item_times(1000, ("none",)):
+        value = expected(p)
+        assert corrupt(p.item, value) != value
+    assert w is not None
+
+
+def test_the_error_model_is_applied_by_the_backend():
+    from memshift.models.backends import RulesBackend
+
+    backend = RulesBackend(
+        Profile("weak", "rules", error_model={"seed": 1, "rates": {"definition": 1.0}})
+    )
+    p, live = next((p, live) for p, live in item_times(1000, ("none",)) if p.item.is_definition)
+    request = WriterRequest(p.item, p.gold.version, p.time, tuple(live))
+    assert as_value(backend.answer(request)["value"]) != expected(p)
+    assert as_value(write(request)["value"]) == expected(p)
+    assert evaluate(p.item, live, p.time).value == p.gold.value
