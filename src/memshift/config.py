@@ -100,6 +100,7 @@ def check_config(config: dict[str, Any]) -> dict[str, Any]:
         raise ConfigError(describe_error(errors[0]))
     resolved = dict(config)
     resolved["seed_list"] = parse_seeds(config["worlds"]["seeds"])
+    resolved["system_plan"] = study_systems(config)
     return resolved
 
 
@@ -111,3 +112,24 @@ def load_config(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"config {path} must be a mapping of keys to values")
     return check_config(data)
+
+
+DEFAULT_DETECTIONS = ["append", "source", "citation"]
+DEFAULT_REPAIRS = ["0", "1"]
+BUILTIN_BASELINES = ("bm25", "rag", "oracle")
+
+
+def study_systems(config: dict[str, Any]) -> dict[str, Any]:
+    """The systems of a study with every default filled in."""
+    systems = config.get("systems") or {}
+    holdmem = systems.get("holdmem") or {}
+    custom = dict(systems.get("custom") or {})
+    taken = [n for n in custom if n in BUILTIN_BASELINES or n.startswith("holdmem")]
+    if taken:
+        raise ConfigError(f"systems.custom: the name {taken[0]!r} is taken by a built-in system")
+    return {
+        "detections": list(holdmem.get("detections", DEFAULT_DETECTIONS)),
+        "repairs": list(holdmem.get("repairs", DEFAULT_REPAIRS)),
+        "baselines": list(systems.get("baselines", BUILTIN_BASELINES)),
+        "custom": custom,
+    }

@@ -99,3 +99,73 @@ CALLS = pa.schema(
         ("detail", pa.string()),
     ]
 )
+
+CITATION = pa.struct([("object_id", pa.string()), ("revision", pa.int32()), ("quote", pa.string())])
+
+WRITES = pa.schema(
+    [
+        ("write_id", pa.string()),
+        ("item_id", pa.string()),
+        ("checkpoint", pa.int8()),
+        ("time", TIME),
+        ("version", pa.int8()),
+        ("kind", pa.string()),
+        ("selection", pa.list_(DEP)),
+        ("value", pa.string()),
+        ("statement", pa.string()),
+        ("citations", pa.list_(CITATION)),
+        ("failure", pa.string()),
+        ("delta_since", TIME),
+    ]
+)
+
+MAINTENANCE = pa.schema(
+    [
+        ("item_id", pa.string()),
+        ("checkpoint", pa.int8()),
+        ("invalidated", pa.bool_()),
+        ("reason", pa.string()),
+        ("key_before", pa.string()),
+        ("key_after", pa.string()),
+        ("rederived", pa.bool_()),
+        ("write_id", pa.string()),
+    ]
+)
+
+SERVED = pa.schema(
+    [
+        ("checkpoint", pa.int8()),
+        ("item_id", pa.string()),
+        ("write_id", pa.string()),
+    ]
+)
+
+STORE = pa.schema(
+    [
+        ("checkpoint", pa.int8()),
+        ("item_id", pa.string()),
+        ("position", pa.int16()),
+        ("write_id", pa.string()),
+        ("origin", pa.string()),
+        ("check", pa.string()),
+        ("value", pa.string()),
+        ("text", pa.large_string()),
+    ]
+)
+
+ANSWERS = pa.schema(
+    [
+        ("probe_id", pa.string()),
+        ("world", pa.int32()),
+        ("branch", pa.string()),
+        ("system", pa.string()),
+        ("checkpoint", pa.int8()),
+        ("item_id", pa.string()),
+        ("status", pa.string()),
+        ("value", pa.string()),
+        ("failure", pa.string()),
+        ("evidence_items", pa.int16()),
+        ("evidence_tokens", pa.int32()),
+        ("evidence_hash", pa.string()),
+    ]
+)

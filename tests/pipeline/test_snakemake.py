@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -25,12 +27,15 @@ def workflow_copy(target: Path, config: dict) -> Path:
 
 
 def snakemake(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    # The custom system of the study lives beside this test; jobs import it by module name.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path])}
     return subprocess.run(
         [str(SNAKEMAKE), "--configfile", "study.yaml", "--cores", "2", *args],
         cwd=where,
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
 
 
@@ -39,6 +44,11 @@ STUDY = {
     "results": "results",
     "worlds": {"seeds": "1000", "history_months": 9},
     "branches": ["none", "src", "del", "cons"],
+    "systems": {
+        "holdmem": {"detections": ["source", "append"], "repairs": ["0", "1"]},
+        "baselines": ["bm25", "oracle"],
+        "custom": {"mine": "custom_memory:NewestRecords"},
+    },
 }
 
 
@@ -49,6 +59,13 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     manifest = json.loads((first / "results/worlds/w1000/manifest.json").read_text())
     assert len(manifest["files"]) == 2 + 4 * 4
+    runs = first / "results/runs/rules/w1000"
+    for branch in STUDY["branches"]:
+        for system in ("holdmem-d0-source", "holdmem-d1-append", "bm25", "oracle", "mine"):
+            answers = pq.read_table(runs / branch / system / "answers.parquet")
+            probes = pq.read_table(first / f"results/worlds/w1000/probes-{branch}.parquet")
+            assert answers.num_rows == probes.num_rows, (branch, system)
+    assert json.loads((runs / "fork-check.json").read_text())["identical"]
     dry = snakemake(first, "-n")
     assert dry.returncode == 0 and "Nothing to be done" in dry.stdout + dry.stderr
     second = workflow_copy(tmp_path / "b", STUDY)

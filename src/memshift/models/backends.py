@@ -10,16 +10,18 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memshift.errors import ConfigError
-from memshift.models.http import HttpReply
 from memshift.models.profiles import Profile
 from memshift.models.replies import Usage
 from memshift.models.requests import ModelRequest
 from memshift.models.retry import RETRYABLE_STATUS, TransportFailure, parse_retry_after
 from memshift.models.rules import auditor, programs, reader, writer
 from memshift.models.rules.errors import ErrorModel
+
+if TYPE_CHECKING:
+    from memshift.models.http import HttpReply
 
 Messages = list[dict[str, str]]
 

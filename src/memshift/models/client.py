@@ -103,14 +103,22 @@ class ModelClient:
 
     async def agenerate(self, requests: Sequence[ModelRequest]) -> list[Reply]:
         if self.rules is not None:
-            return [self._rules_reply(r) for r in requests]
-        backend = make_http_backend(self.profile)
-        limit = asyncio.Semaphore(self.profile.concurrency)
-        try:
-            replies = await asyncio.gather(*(self._http_reply(backend, r, limit) for r in requests))
-        finally:
-            await backend.aclose()
-        return list(replies)
+            replies = [self._rules_reply(r) for r in requests]
+            name, model = "rules", "rules"
+        else:
+            backend = make_http_backend(self.profile)
+            limit = asyncio.Semaphore(self.profile.concurrency)
+            try:
+                replies = list(
+                    await asyncio.gather(*(self._http_reply(backend, r, limit) for r in requests))
+                )
+            finally:
+                await backend.aclose()
+            name, model = backend.name, self.profile.model
+        # Logged in request order, whatever order the calls finished in.
+        for request, reply in zip(requests, replies, strict=True):
+            self.log.add(request.context, reply, backend=name, model=model)
+        return replies
 
     def _rules_reply(self, request: ModelRequest) -> Reply:
         assert self.rules is not None
@@ -118,9 +126,7 @@ class ModelClient:
         content = json.dumps(self.rules.answer(request))
         tokens_in = sum(count_tokens(m["content"]) for m in prompts.build(request))
         usage = Usage(tokens_in, count_tokens(content))
-        reply = _checked(request.role, content, "stop", usage, start, 1, "")
-        self.log.add(request.context, reply, backend="rules", model="rules")
-        return reply
+        return _checked(request.role, content, "stop", usage, start, 1, "")
 
     async def _http_reply(
         self, backend: HttpBackend, request: ModelRequest, limit: asyncio.Semaphore
@@ -139,7 +145,6 @@ class ModelClient:
                 await asyncio.get_running_loop().run_in_executor(
                     None, self._store, key, body_json, outcome[0]
                 )
-        self.log.add(request.context, reply, backend=backend.name, model=self.profile.model)
         return reply
 
     def _from_cache(self, role: str, key: str, start: float) -> Reply | None:

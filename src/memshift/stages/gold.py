@@ -19,7 +19,7 @@ def load_points(world_dir: Path, branch: str, world: World) -> list[GoldPoint]:
 
 
 def run(world_dir: Path, branch: str) -> BranchGold:
-    world = load(world_dir)
+    world = load(world_dir, with_events=False)
     reference = None if branch == "none" else outcomes(load_points(world_dir, "none", world))
     gold = branch_gold(world, load_events(world_dir, branch), branch, reference)
     write_table(

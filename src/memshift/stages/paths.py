@@ -40,3 +40,23 @@ def branch_files(world_dir: Path, branch: str) -> list[Path]:
         gold(world_dir, branch),
         probes(world_dir, branch),
     ]
+
+
+def run_world(results: Path, run: str, world: int) -> Path:
+    return results / "runs" / run / f"w{world}"
+
+
+def prefork(run_world_dir: Path) -> Path:
+    return run_world_dir / "prefork-writes.parquet"
+
+
+def system_dir(run_world_dir: Path, branch: str, system: str) -> Path:
+    return run_world_dir / branch / system
+
+
+def detection_system(detection: str) -> str:
+    return f"holdmem-{detection}"
+
+
+def cell_system(detection: str, repair: str) -> str:
+    return f"holdmem-d{repair}-{detection}"

@@ -13,7 +13,7 @@ from memshift.stages.world import load
 
 
 def run(world_dir: Path, branch: str) -> list[Probe]:
-    world = load(world_dir)
+    world = load(world_dir, with_events=False)
     probes = select_probes(load_points(world_dir, branch, world), seed=world.seed, branch=branch)
     write_table(
         probes_to_table(probes, world=world.seed, branch=branch),

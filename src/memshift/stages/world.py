@@ -29,8 +29,13 @@ def run(seed: int, world_dir: Path, history_months: int = 9) -> World:
     return world
 
 
-def load(world_dir: Path) -> World:
-    events = table_to_events(read_table(paths.world_events(world_dir), schemas.EVENTS))
+def load(world_dir: Path, *, with_events: bool = True) -> World:
+    """The world; without its base events when a stage reads a branch's events instead."""
+    events = (
+        table_to_events(read_table(paths.world_events(world_dir), schemas.EVENTS))
+        if with_events
+        else []
+    )
     return world_from_description(read_json(paths.world_description(world_dir)), events)
 
 

@@ -1,0 +1,94 @@
+rule prefork:
+    input:
+        f"{WORLDS}/w{{world}}/world.json",
+        f"{WORLDS}/w{{world}}/events-none.parquet",
+    output:
+        f"{RUNS}/w{{world}}/prefork-writes.parquet",
+        f"{RUNS}/w{{world}}/calls-prefork.parquet",
+    log:
+        f"{RUNS}/logs/prefork/w{{world}}.log",
+    benchmark:
+        f"{RUNS}/benchmarks/prefork/w{{world}}.tsv"
+    conda:
+        "../envs/memshift.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=30,
+        llm_api=1,
+    params:
+        code=stage_code("prefork"),
+        profile=profile_code(),
+        world=world_dir,
+        run=run_dir,
+        llm=config["llm"],
+        models=config["models"],
+        cache=LLM_CACHE,
+    shell:
+        "memshift prefork --world-dir {params.world} --run-dir {params.run} --llm {params.llm}"
+        " --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+
+
+rule ingest:
+    input:
+        f"{WORLDS}/w{{world}}/events-{{branch}}.parquet",
+        f"{RUNS}/w{{world}}/prefork-writes.parquet",
+    output:
+        writes=f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/writes.parquet",
+        maintenance=f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/maintenance.parquet",
+        served=f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/served.parquet",
+        calls=f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/calls.parquet",
+    log:
+        f"{RUNS}/logs/ingest/w{{world}}-{{branch}}-{{detection}}.log",
+    benchmark:
+        f"{RUNS}/benchmarks/ingest/w{{world}}-{{branch}}-{{detection}}.tsv"
+    conda:
+        "../envs/memshift.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=60,
+        llm_api=1,
+    params:
+        code=stage_code("ingest"),
+        profile=profile_code(),
+        world=world_dir,
+        run=run_dir,
+        llm=config["llm"],
+        models=config["models"],
+        cache=LLM_CACHE,
+    shell:
+        "memshift ingest --world-dir {params.world} --run-dir {params.run}"
+        " --branch {wildcards.branch} --detection {wildcards.detection} --llm {params.llm}"
+        " --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+
+
+rule audit_repair:
+    input:
+        f"{WORLDS}/w{{world}}/events-{{branch}}.parquet",
+        f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/writes.parquet",
+        f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/served.parquet",
+    output:
+        store=f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/store.parquet",
+        calls=f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/calls-programs.parquet",
+    log:
+        f"{RUNS}/logs/audit_repair/w{{world}}-{{branch}}-d{{repair}}-{{detection}}.log",
+    benchmark:
+        f"{RUNS}/benchmarks/audit_repair/w{{world}}-{{branch}}-d{{repair}}-{{detection}}.tsv"
+    conda:
+        "../envs/memshift.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=60,
+        llm_api=1,
+    params:
+        code=stage_code("audit_repair"),
+        profile=profile_code(),
+        world=world_dir,
+        run=run_dir,
+        llm=config["llm"],
+        models=config["models"],
+        cache=LLM_CACHE,
+    shell:
+        "memshift audit-repair --world-dir {params.world} --run-dir {params.run}"
+        " --branch {wildcards.branch} --detection {wildcards.detection}"
+        " --repair {wildcards.repair} --llm {params.llm} --models-file {params.models}"
+        " --cache-dir {params.cache} 2> {log}"

@@ -1,0 +1,87 @@
+rule probe_cell:
+    input:
+        f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet",
+        f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/store.parquet",
+    output:
+        answers=f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/answers.parquet",
+        calls=f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/calls-reader.parquet",
+    log:
+        f"{RUNS}/logs/probe/w{{world}}-{{branch}}-d{{repair}}-{{detection}}.log",
+    benchmark:
+        f"{RUNS}/benchmarks/probe/w{{world}}-{{branch}}-d{{repair}}-{{detection}}.tsv"
+    conda:
+        "../envs/memshift.yaml"
+    resources:
+        mem_mb=1500,
+        runtime=30,
+        llm_api=1,
+    params:
+        code=stage_code("probe"),
+        profile=profile_code(),
+        world=world_dir,
+        run=run_dir,
+        llm=config["llm"],
+        models=config["models"],
+        cache=LLM_CACHE,
+    shell:
+        "memshift probe --world-dir {params.world} --run-dir {params.run}"
+        " --branch {wildcards.branch} --system holdmem-d{wildcards.repair}-{wildcards.detection}"
+        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+
+
+rule probe_system:
+    input:
+        f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet",
+        f"{WORLDS}/w{{world}}/events-{{branch}}.parquet",
+        f"{WORLDS}/w{{world}}/gold-{{branch}}.parquet",
+    output:
+        answers=f"{RUNS}/w{{world}}/{{branch}}/{{system}}/answers.parquet",
+        calls=f"{RUNS}/w{{world}}/{{branch}}/{{system}}/calls-reader.parquet",
+    log:
+        f"{RUNS}/logs/probe/w{{world}}-{{branch}}-{{system}}.log",
+    benchmark:
+        f"{RUNS}/benchmarks/probe/w{{world}}-{{branch}}-{{system}}.tsv"
+    wildcard_constraints:
+        system="|".join([*SYSTEMS["baselines"], *SYSTEMS["custom"]]) or "(?!)",
+    conda:
+        "../envs/memshift.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=30,
+        llm_api=1,
+    params:
+        code=stage_code("probe"),
+        profile=profile_code(),
+        world=world_dir,
+        run=run_dir,
+        llm=config["llm"],
+        models=config["models"],
+        cache=LLM_CACHE,
+        spec=lambda wc: (
+            f"--spec {SYSTEMS['custom'][wc.system]}"
+            if wc.system in SYSTEMS["custom"]
+            else ""
+        ),
+        embedder=config["embedder"],
+        vectors=lambda wc: f"{RESULTS}/cache/embeddings/w{wc.world}",
+    shell:
+        "memshift probe --world-dir {params.world} --run-dir {params.run}"
+        " --branch {wildcards.branch} --system {wildcards.system} {params.spec}"
+        " --embedder {params.embedder} --embedding-cache {params.vectors}"
+        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+
+
+rule fork_check:
+    input:
+        lambda wc: cell_answers(wc.world),
+    output:
+        f"{RUNS}/w{{world}}/fork-check.json",
+    log:
+        f"{RUNS}/logs/fork_check/w{{world}}.log",
+    localrule: True
+    conda:
+        "../envs/memshift.yaml"
+    params:
+        code=stage_code("fork_check"),
+    shell:
+        "memshift fork-check {input} --out {output} 2> {log}"

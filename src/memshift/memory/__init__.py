@@ -1,0 +1,1 @@
+"""Memory systems: the seven-method interface, the reference memory HoldMem, baselines."""

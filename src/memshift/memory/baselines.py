@@ -1,0 +1,107 @@
+"""Baselines that keep no derived items: BM25 over the live records at query time, dense
+retrieval over them, and the oracle context (exactly the gold dependency records)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+
+from memshift.errors import MemshiftError
+from memshift.memory.interface import Cost, Question
+from memshift.memory.selection import EVIDENCE_BUDGET, Selector, record_tokens
+from memshift.world.parse import record_evidence
+from memshift.world.records import Event, LiveState, Record
+
+
+class LiveRecords:
+    """The part every baseline shares: it follows the events and keeps the live records."""
+
+    def __init__(self) -> None:
+        self.state = LiveState()
+        self._cost = Cost()
+
+    def ingest(self, events: Sequence[Event], now: datetime) -> None:
+        for e in events:
+            self.state.apply(e)
+
+    def define(self, item_id: str, version: int, text: str) -> None:
+        """Definitions reach a baseline through the question, which names the one in effect."""
+
+    def consent(self, agent: str, scope: str, allowed: bool) -> None:
+        """Baselines serve every agent alike; consent probes are not part of their study."""
+
+    def set_writer(self, writer: object) -> None:
+        """Baselines derive nothing, so there is no writer to switch."""
+
+    def export(self, path: Path) -> None:
+        raise MemshiftError(f"{type(self).__name__} keeps no store to export")
+
+    def import_(self, path: Path) -> None:
+        raise MemshiftError(f"{type(self).__name__} keeps no store to import into")
+
+    def cost(self) -> Cost:
+        return self._cost
+
+    def _as_evidence(self, records: Sequence[Record]) -> list[str]:
+        ordered = sorted(records, key=lambda r: (r.updated, r.object_id))
+        return [record_evidence(r) for r in ordered]
+
+
+class NoStoreBM25(LiveRecords):
+    name = "bm25"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._selector: Selector | None = None
+
+    def ingest(self, events: Sequence[Event], now: datetime) -> None:
+        super().ingest(events, now)
+        self._selector = None
+
+    def query(self, question: Question) -> list[str]:
+        if self._selector is None:
+            self._selector = Selector(list(self.state.records.values()))
+        return self._as_evidence(self._selector.select(question.question, EVIDENCE_BUDGET))
+
+
+class OracleContext(LiveRecords):
+    """Exactly the records the gold value depends on (a control no memory can be)."""
+
+    name = "oracle"
+
+    def __init__(self, dependencies: Mapping[str, Sequence[tuple[str, int]]]) -> None:
+        super().__init__()
+        self.dependencies = dependencies
+
+    def query(self, question: Question) -> list[str]:
+        records = [
+            self.state.records[oid]
+            for oid, _ in self.dependencies[question.probe_id]
+            if oid in self.state.records
+        ]
+        budget, kept = EVIDENCE_BUDGET, []
+        for record in sorted(records, key=lambda r: (r.updated, r.object_id), reverse=True):
+            if record_tokens(record) <= budget:
+                kept.append(record)
+                budget -= record_tokens(record)
+        return self._as_evidence(kept)
+
+
+class PlainRAG(LiveRecords):
+    """Dense retrieval over the live records with an embedder that runs offline."""
+
+    name = "rag"
+
+    def __init__(self, rank: Callable[[str, Sequence[Record]], list[Record]]) -> None:
+        super().__init__()
+        self.rank = rank
+
+    def query(self, question: Question) -> list[str]:
+        ranked = self.rank(question.question, list(self.state.records.values()))
+        budget, kept = EVIDENCE_BUDGET, []
+        for record in ranked:
+            if record_tokens(record) <= budget:
+                kept.append(record)
+                budget -= record_tokens(record)
+        return self._as_evidence(kept)

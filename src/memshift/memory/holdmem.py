@@ -1,0 +1,277 @@
+"""HoldMem's detection side: writes, keys, invalidation and re-derivation at each checkpoint.
+
+One write per item at the fork from the full history is shared by every cell. After the fork, at
+each checkpoint, the memory ingests the interval's events and then, by its detection policy:
+
+- `append` (B=0): derives a new item from the delta, the records of the item's sources that
+  arrived since its last write, and never invalidates; nothing is written if the delta is empty;
+- `source`, `citation`, `oracle`, `scope` (B=1): invalidates an item whose key changed and
+  re-derives it from a fresh selection with the current writer;
+- `refresh`: re-derives when the source key changes but keeps the old item beside the new;
+- `upsert`: writes like `append`, but a new item retires the slot's older ones.
+
+Repair (D) is applied later, to these same writes, by `repair.py`, so D cannot change detection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memshift.items import Item
+from memshift.memory.keys import (
+    DETECTIONS,
+    EventCounts,
+    citation_key,
+    oracle_key,
+    scope_key,
+    source_key,
+)
+from memshift.memory.queries import item_query
+from memshift.memory.selection import Selector
+from memshift.models.client import ModelClient
+from memshift.models.replies import Reply
+from memshift.models.requests import CallContext, WriterRequest
+from memshift.world.records import Event, LiveState, Record
+
+
+@dataclass(frozen=True)
+class WriteRecord:
+    """One writer output: shared by every D arm of a cell."""
+
+    write_id: str
+    item_id: str
+    checkpoint: int
+    time: datetime
+    version: int
+    kind: str  # prefork | rederive | delta | refresh
+    selection: tuple[tuple[str, int], ...]
+    value: Any
+    statement: str
+    citations: tuple[dict[str, Any], ...]
+    failure: str | None
+    delta_since: datetime | None = None
+
+
+@dataclass(frozen=True)
+class MaintenanceRow:
+    item_id: str
+    checkpoint: int
+    invalidated: bool
+    reason: str
+    key_before: str
+    key_after: str
+    rederived: bool
+    write_id: str
+
+
+@dataclass
+class Slot:
+    served: list[str] = field(default_factory=list)
+    key: str = ""
+    last_write: datetime | None = None
+    cited: tuple[str, ...] = ()
+
+
+def writer_id(client: ModelClient) -> str:
+    p = client.profile
+    return f"{p.name}:{p.model}@{p.revision}"
+
+
+class HoldMemDetector:
+    def __init__(
+        self, items: Sequence[Item], detection: str, client: ModelClient, context: CallContext
+    ) -> None:
+        if detection not in DETECTIONS:
+            raise ValueError(f"unknown detection {detection!r}; choose one of {DETECTIONS}")
+        self.items = list(items)
+        self.detection = detection
+        self.client = client
+        self.context = context
+        self.writer = writer_id(client)
+        self.state = LiveState()
+        self.counts = EventCounts()
+        self.slots: dict[str, Slot] = {i.item_id: Slot() for i in self.items}
+        self.writes: list[WriteRecord] = []
+        self.maintenance: list[MaintenanceRow] = []
+        self.served: dict[int, dict[str, tuple[str, ...]]] = {}
+
+    # ---- events ------------------------------------------------------------------------------
+
+    def ingest(self, events: Sequence[Event]) -> None:
+        for e in events:
+            self.state.apply(e)
+            if e.op in ("insert", "update", "delete"):
+                self.counts.add(e.source, e.cluster, e.object_id)
+
+    def version(self, item: Item) -> int:
+        return self.state.definition_versions.get(item.item_id, 1)
+
+    # ---- keys --------------------------------------------------------------------------------
+
+    def key(self, item: Item, now: datetime, cited: Sequence[str]) -> str:
+        version = self.version(item)
+        if self.detection == "citation":
+            return citation_key(cited, self.counts, version, self.writer)
+        if self.detection == "oracle":
+            return oracle_key(item, self.state, now, version)
+        if self.detection == "scope" and item.is_definition:
+            return scope_key(item, self.state, now, version)
+        return source_key(item, self.counts, version, self.writer)
+
+    # ---- writing -----------------------------------------------------------------------------
+
+    def _live(self, item: Item) -> list[Record]:
+        records = [r for r in self.state.records.values() if r.source in item.sources]
+        return sorted(records, key=lambda r: (r.updated, r.object_id))
+
+    def _requests(
+        self,
+        plans: list[tuple[Item, str, list[Record] | None, datetime | None]],
+        now: datetime,
+        checkpoint: int,
+    ) -> list[WriterRequest]:
+        selectors: dict[tuple[str, ...], Selector] = {}
+        requests = []
+        for item, _, delta, since in plans:
+            if delta is None:
+                sources = item.sources
+                if sources not in selectors:
+                    selectors[sources] = Selector(self._live(item))
+                selection = selectors[sources].select(item_query(item, self.version(item)))
+            else:
+                selection = Selector(delta).select(item_query(item, self.version(item)))
+            context = CallContext(
+                self.context.run,
+                self.context.world,
+                self.context.branch,
+                self.context.system,
+                item.item_id,
+                checkpoint,
+            )
+            requests.append(WriterRequest(item, self.version(item), now, selection, since, context))
+        return requests
+
+    def _record(
+        self, request: WriterRequest, reply: Reply, kind: str, checkpoint: int
+    ) -> WriteRecord:
+        value = (reply.value or {}).get("value")
+        write = WriteRecord(
+            write_id=f"{request.item.item_id}@{checkpoint}:{kind}",
+            item_id=request.item.item_id,
+            checkpoint=checkpoint,
+            time=request.as_of,
+            version=request.version,
+            kind=kind,
+            selection=tuple((r.object_id, r.revision) for r in request.records),
+            value=value,
+            statement=(reply.value or {}).get("statement", ""),
+            citations=tuple((reply.value or {}).get("citations", ())),
+            failure=reply.failure,
+            delta_since=request.delta_since,
+        )
+        self.writes.append(write)
+        return write
+
+    def write_all(
+        self,
+        plans: list[tuple[Item, str, list[Record] | None, datetime | None]],
+        now: datetime,
+        checkpoint: int,
+    ) -> list[WriteRecord]:
+        requests = self._requests(plans, now, checkpoint)
+        replies = self.client.generate(requests)
+        return [
+            self._record(q, a, plan[1], checkpoint)
+            for q, a, plan in zip(requests, replies, plans, strict=True)
+        ]
+
+    # ---- the fork and the checkpoints ----------------------------------------------------------
+
+    def adopt_prefork(self, writes: Sequence[WriteRecord], now: datetime) -> None:
+        """Start from the shared pre-fork store (identical for every cell of a world)."""
+        for write in writes:
+            slot = self.slots[write.item_id]
+            item = next(i for i in self.items if i.item_id == write.item_id)
+            self.writes.append(write)
+            slot.served = [write.write_id]
+            slot.last_write = now
+            slot.cited = tuple(c["object_id"] for c in write.citations)
+            slot.key = self.key(item, now, slot.cited)
+        self._freeze(0)
+
+    def prefork_writes(self, now: datetime) -> list[WriteRecord]:
+        return self.write_all([(i, "prefork", None, None) for i in self.items], now, 0)
+
+    def checkpoint(self, now: datetime, checkpoint: int) -> None:
+        plans: list[tuple[Item, str, list[Record] | None, datetime | None]] = []
+        keys_before: dict[str, str] = {}
+        reasons: dict[str, str] = {}
+        for item in self.items:
+            slot = self.slots[item.item_id]
+            keys_before[item.item_id] = slot.key
+            if self.detection in ("append", "upsert"):
+                since = slot.last_write
+                delta = [r for r in self._live(item) if since is None or r.updated > since]
+                if delta:
+                    plans.append((item, "delta", delta, since))
+                    reasons[item.item_id] = f"{len(delta)} new or changed records"
+                continue
+            current = self.key(item, now, slot.cited)
+            if self.detection == "refresh":
+                current = source_key(item, self.counts, self.version(item), self.writer)
+            if current != slot.key:
+                kind = "refresh" if self.detection == "refresh" else "rederive"
+                plans.append((item, kind, None, None))
+                reasons[item.item_id] = "key changed"
+        written = {w.item_id: w for w in self.write_all(plans, now, checkpoint)}
+        for item in self.items:
+            self._maintain(
+                item,
+                written.get(item.item_id),
+                keys_before[item.item_id],
+                reasons.get(item.item_id, ""),
+                now,
+                checkpoint,
+            )
+        self._freeze(checkpoint)
+
+    def _maintain(
+        self,
+        item: Item,
+        write: WriteRecord | None,
+        key_before: str,
+        reason: str,
+        now: datetime,
+        checkpoint: int,
+    ) -> None:
+        slot = self.slots[item.item_id]
+        invalidated = (
+            self.detection in ("source", "citation", "oracle", "scope") and write is not None
+        )
+        if write is not None:
+            cited = tuple(c["object_id"] for c in write.citations)
+            if self.detection == "upsert" or invalidated:
+                slot.served = [write.write_id]
+            else:
+                slot.served = [*slot.served, write.write_id]
+            slot.last_write = now
+            slot.cited = cited
+            slot.key = self.key(item, now, cited)
+        self.maintenance.append(
+            MaintenanceRow(
+                item.item_id,
+                checkpoint,
+                invalidated,
+                reason,
+                key_before,
+                slot.key,
+                write is not None,
+                write.write_id if write else "",
+            )
+        )
+
+    def _freeze(self, checkpoint: int) -> None:
+        self.served[checkpoint] = {i: tuple(s.served) for i, s in self.slots.items()}

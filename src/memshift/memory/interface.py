@@ -1,0 +1,118 @@
+"""The interface every memory system implements, and what it is asked.
+
+Seven methods: `ingest`, `define`, `consent`, `set_writer`, `query`, `export` / `import_`
+(`import` is a Python keyword) and `cost`. A system that also reports which items it invalidated
+and re-derived gets the detection/repair decomposition; any other system gets Update and
+Stability. A system offering only add and search runs through `SearchAdapter`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from memshift.errors import MemshiftError
+from memshift.items import Item
+from memshift.world.records import Event
+
+
+@dataclass(frozen=True)
+class Question:
+    """One probe as a memory sees it: no gold."""
+
+    probe_id: str
+    item: Item
+    version: int
+    time: datetime
+    agent: str
+    question: str
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """What `query` returns when the asking agent may not see the item's sources."""
+
+    reason: str
+
+
+@dataclass
+class Cost:
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+@runtime_checkable
+class MemorySystem(Protocol):
+    def ingest(self, events: Sequence[Event], now: datetime) -> None:
+        """Events in time order, all at or before `now`; `now` is a checkpoint."""
+
+    def define(self, item_id: str, version: int, text: str) -> None: ...
+
+    def consent(self, agent: str, scope: str, allowed: bool) -> None: ...
+
+    def set_writer(self, writer: object) -> None: ...
+
+    def query(self, question: Question) -> list[str] | Blocked:
+        """Evidence items for the shared reader, newest last."""
+
+    def export(self, path: Path) -> None: ...
+
+    def import_(self, path: Path) -> None: ...
+
+    def cost(self) -> Cost: ...
+
+
+class AddSearch(Protocol):
+    """The smallest memory API in the wild: add text, search text."""
+
+    def add(self, text: str, metadata: dict[str, str]) -> None: ...
+
+    def search(self, query: str, limit: int) -> list[str]: ...
+
+
+class SearchAdapter:
+    """Runs an add/search system through the interface: every event is added in time order
+    (a deletion as a tombstone note), and a query returns what search retrieves."""
+
+    def __init__(self, backend: AddSearch, limit: int = 20) -> None:
+        self.backend = backend
+        self.limit = limit
+        self._cost = Cost()
+
+    def ingest(self, events: Sequence[Event], now: datetime) -> None:
+        for e in events:
+            if e.op in ("insert", "update"):
+                self.backend.add(e.text, {"object_id": e.object_id, "revision": str(e.revision)})
+            elif e.op == "delete":
+                self.backend.add(f"Record {e.object_id} was deleted.", {"object_id": e.object_id})
+            elif e.op == "define":
+                self.backend.add(
+                    f"Definition {e.fields['name']} is now version "
+                    f"{e.fields['version']}: {e.fields['text']}",
+                    {},
+                )
+
+    def define(self, item_id: str, version: int, text: str) -> None:
+        """Definitions reach an add/search system as text through `ingest`."""
+
+    def consent(self, agent: str, scope: str, allowed: bool) -> None:
+        """An add/search system has no notion of agents; consent is not modelled."""
+
+    def set_writer(self, writer: object) -> None:
+        """An add/search system has no writer to switch."""
+
+    def query(self, question: Question) -> list[str]:
+        return list(reversed(self.backend.search(question.question, self.limit)))
+
+    def export(self, path: Path) -> None:
+        raise MemshiftError("an add/search system has nothing to export")
+
+    def import_(self, path: Path) -> None:
+        raise MemshiftError("an add/search system cannot import a bundle")
+
+    def cost(self) -> Cost:
+        return self._cost

@@ -1,0 +1,161 @@
+"""Asking: every probe goes to the system, its evidence is packed into the reader's budget, and
+one shared reader call answers it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import pyarrow as pa
+
+from memshift import schemas
+from memshift.errors import MemshiftError
+from memshift.items import Item
+from memshift.memory.interface import Blocked, Cost, MemorySystem, Question
+from memshift.memory.selection import pack_evidence
+from memshift.models.client import ModelClient
+from memshift.models.requests import CallContext, ReaderRequest
+from memshift.tokens import count_tokens
+from memshift.world.records import Event
+
+
+@dataclass(frozen=True)
+class Asked:
+    question: Question
+    checkpoint: int
+    evidence: tuple[str, ...] | None  # None: blocked
+
+
+def questions(probes: pa.Table, items: Sequence[Item]) -> list[tuple[int, Question]]:
+    by_id = {i.item_id: i for i in items}
+    c = probes.to_pydict()
+    return [
+        (
+            c["checkpoint"][n],
+            Question(
+                c["probe_id"][n],
+                by_id[c["item_id"][n]],
+                c["definition_version"][n],
+                c["time"][n],
+                c["agent"][n],
+                c["question"][n],
+            ),
+        )
+        for n in range(probes.num_rows)
+    ]
+
+
+def drive(
+    system: MemorySystem,
+    events: Sequence[Event],
+    checkpoints: Sequence[datetime],
+    asked: Sequence[tuple[int, Question]],
+) -> list[Asked]:
+    """Feed the system each interval's events, then ask that checkpoint's probes."""
+    out: list[Asked] = []
+    previous: datetime | None = None
+    for k, t in enumerate(checkpoints):
+        interval = [e for e in events if (previous is None or e.time > previous) and e.time <= t]
+        for e in interval:
+            if e.op == "define":
+                system.define(e.fields["item"], int(e.fields["version"]), e.fields["text"])
+            elif e.op == "consent":
+                system.consent(e.fields["agent"], e.fields["scope"], bool(e.fields["allowed"]))
+        system.ingest(interval, t)
+        for checkpoint, question in asked:
+            if checkpoint == k:
+                reply = system.query(question)
+                evidence = None if isinstance(reply, Blocked) else pack_evidence(reply)
+                out.append(Asked(question, k, evidence))
+        previous = t
+    return out
+
+
+def evidence_hash(evidence: Sequence[str]) -> str:
+    return hashlib.sha256("\x1e".join(evidence).encode()).hexdigest()
+
+
+def answer(
+    asked: Sequence[Asked], reader: ModelClient, *, world: int, branch: str, system: str, run: str
+) -> pa.Table:
+    to_read = [a for a in asked if a.evidence is not None]
+    requests = [
+        ReaderRequest(
+            a.question.item,
+            a.question.version,
+            a.question.time,
+            a.question.question,
+            a.evidence or (),
+            CallContext(run, world, branch, system, a.question.item.item_id, a.checkpoint),
+        )
+        for a in to_read
+    ]
+    replies = dict(
+        zip((a.question.probe_id for a in to_read), reader.generate(requests), strict=True)
+    )
+    rows: dict[str, list[Any]] = {name: [] for name in schemas.ANSWERS.names}
+    for a in asked:
+        reply = replies.get(a.question.probe_id)
+        if a.evidence is None:
+            status, value, failure = "blocked", None, None
+        elif reply is not None and reply.ok and reply.value is not None:
+            status, value, failure = reply.value["status"], reply.value["value"], None
+        else:
+            status, value, failure = "failed", None, reply.failure if reply else "no reply"
+        evidence = a.evidence or ()
+        rows["probe_id"].append(a.question.probe_id)
+        rows["world"].append(world)
+        rows["branch"].append(branch)
+        rows["system"].append(system)
+        rows["checkpoint"].append(a.checkpoint)
+        rows["item_id"].append(a.question.item.item_id)
+        rows["status"].append(status)
+        rows["value"].append(None if value is None else json.dumps(value))
+        rows["failure"].append(failure)
+        rows["evidence_items"].append(len(evidence))
+        rows["evidence_tokens"].append(sum(count_tokens(t) for t in evidence))
+        rows["evidence_hash"].append(evidence_hash(evidence))
+    return pa.Table.from_pydict(rows, schema=schemas.ANSWERS)
+
+
+class StoreServer:
+    """A HoldMem cell at probing time: it serves, per checkpoint and item, the statements its
+    store holds after maintenance and repair, and refuses items whose sources an agent lost."""
+
+    def __init__(
+        self, evidence: Mapping[tuple[int, str], Sequence[str]], checkpoints: Sequence[datetime]
+    ) -> None:
+        self.evidence = evidence
+        self.checkpoints = list(checkpoints)
+        self.revoked: set[tuple[str, str]] = set()
+
+    def ingest(self, events: Sequence[Event], now: datetime) -> None:
+        """The store was built by the ingest and audit/repair stages; nothing to do here."""
+
+    def define(self, item_id: str, version: int, text: str) -> None:
+        """Definition changes were handled when the store was built."""
+
+    def consent(self, agent: str, scope: str, allowed: bool) -> None:
+        (self.revoked.discard if allowed else self.revoked.add)((agent, scope))
+
+    def set_writer(self, writer: object) -> None:
+        """The writer only matters while the store is built."""
+
+    def query(self, question: Question) -> list[str] | Blocked:
+        if any((question.agent, s) in self.revoked for s in question.item.sources):
+            return Blocked(f"agent {question.agent} may not read {question.item.sources}")
+        k = self.checkpoints.index(question.time)
+        return list(self.evidence.get((k, question.item.item_id), ()))
+
+    def export(self, path: object) -> None:
+        raise MemshiftError("a probing-time view of a store cannot export; export from the cell")
+
+    def import_(self, path: object) -> None:
+        raise MemshiftError("a probing-time view of a store cannot import")
+
+    def cost(self) -> Cost:
+        return Cost()

@@ -1,0 +1,227 @@
+"""Repair (D) applied to a cell's writes; detection is already fixed by then.
+
+- D=0: every write is served as the writer wrote it.
+- D=1: the writer's value is checked against the live records through the quotes it cites (for a
+  definition item, against the evaluator that computes gold). If the check fails, exact
+  recomputation supplies the value, stated with a fixed template naming the definition version;
+  free-text items have no recomputation rule, so a failed check leaves them unverifiable and
+  unserved.
+- D=m: the writer's own programs, one per item and definition version, run on typed records in
+  the restricted interpreter. A definition item's value passes if it equals its program's output,
+  else the output replaces it; other items keep the span check of D=1 and the output replaces a
+  failed value; a program that fails when its output is needed leaves the item unverifiable.
+
+The pre-fork store is served as written in every cell, so before any shift every cell shows the
+reader the same context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memshift import statements
+from memshift.gold.evaluator import Value, evaluate
+from memshift.items import Item
+from memshift.memory.holdmem import WriteRecord
+from memshift.timeutil import fmt
+from memshift.world.records import LiveState, Record
+
+REPAIRS = ("0", "1", "m")
+
+
+@dataclass(frozen=True)
+class StoredItem:
+    write_id: str
+    item_id: str
+    origin: str  # writer | recomputed | program
+    served: bool
+    check: str  # not_checked | passed | failed | program_agreed | program_replaced | program_failed
+    value: Value
+    text: str
+
+
+def as_value(raw: Any) -> Value:
+    return tuple(sorted(raw)) if isinstance(raw, list) else raw
+
+
+def _facts(value: Value) -> list[str]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, tuple) else [value]
+
+
+def render_written(item: Item, write: WriteRecord) -> str:
+    evidence = "; ".join(
+        f'{c["object_id"]} r{c["revision"]}: "{c["quote"]}"' for c in write.citations
+    )
+    tail = f" Evidence: {evidence}" if evidence else ""
+    return f"[{item.label} | written {write.time:%Y-%m-%d}] {write.statement}{tail}"
+
+
+def render_computed(
+    item: Item,
+    when: datetime,
+    value: Value,
+    version: int,
+    sources: Sequence[tuple[str, int]],
+    how: str,
+) -> str:
+    definition = f"{item.item_id.removeprefix('def.')} v{version}" if item.is_definition else None
+    body = statements.render(
+        item.label,
+        when.date(),
+        value,
+        is_set=item.value_type == "entity_set",
+        definition=definition,
+    )
+    cited = "; ".join(f"{oid} r{rev}" for oid, rev in list(sources)[:6]) or "no records"
+    return f"[{item.label} | written {when:%Y-%m-%d}] {body} ({how} from {cited})"
+
+
+def span_check(item: Item, write: WriteRecord, state: LiveState) -> bool:
+    """Every fact of the value lies in a quote that is found verbatim in its cited live record."""
+    value = as_value(write.value)
+    if write.failure or value is None or not write.citations:
+        return False
+    located = [
+        c["quote"]
+        for c in write.citations
+        if c["object_id"] in state.records and c["quote"] in state.records[c["object_id"]].text
+    ]
+    return bool(located) and all(any(f in q for q in located) for f in _facts(value))
+
+
+ProgramRunner = Callable[[Item, int, Sequence[Record], datetime], tuple[bool, Value, str]]
+
+
+class Repairer:
+    def __init__(
+        self, items: Sequence[Item], repair: str, programs: ProgramRunner | None = None
+    ) -> None:
+        if repair not in REPAIRS:
+            raise ValueError(f"unknown repair {repair!r}; choose one of {REPAIRS}")
+        if repair == "m" and programs is None:
+            raise ValueError("repair m needs a program runner")
+        self.items = {i.item_id: i for i in items}
+        self.repair = repair
+        self.programs = programs
+
+    def apply(self, write: WriteRecord, state: LiveState) -> StoredItem:
+        item = self.items[write.item_id]
+        written = StoredItem(
+            write.write_id,
+            item.item_id,
+            "writer",
+            write.failure is None,
+            "not_checked",
+            as_value(write.value),
+            render_written(item, write),
+        )
+        if write.kind == "prefork" or self.repair == "0":
+            return written
+        if self.repair == "1":
+            return self._exact(item, write, state, written)
+        return self._programs(item, write, state, written)
+
+    def _exact(
+        self, item: Item, write: WriteRecord, state: LiveState, written: StoredItem
+    ) -> StoredItem:
+        if item.is_definition:
+            gold = evaluate(item, state.records.values(), write.time, version=write.version)
+            passed = write.failure is None and as_value(write.value) == (
+                gold.value if gold.status == "answer" else None
+            )
+        else:
+            passed = span_check(item, write, state)
+        if passed:
+            return _checked(written, "passed")
+        if item.free_text:
+            return _unverifiable(written, "failed")
+        gold = evaluate(item, state.records.values(), write.time, version=write.version)
+        value = gold.value if gold.status == "answer" else None
+        text = render_computed(
+            item, write.time, value, write.version, gold.deps, "programmatic extraction"
+        )
+        return StoredItem(write.write_id, item.item_id, "recomputed", True, "failed", value, text)
+
+    def _programs(
+        self, item: Item, write: WriteRecord, state: LiveState, written: StoredItem
+    ) -> StoredItem:
+        if item.free_text:
+            return (
+                _checked(written, "passed")
+                if span_check(item, write, state)
+                else (_unverifiable(written, "failed"))
+            )
+        if not item.is_definition and span_check(item, write, state):
+            return _checked(written, "passed")
+        assert self.programs is not None
+        live = sorted(
+            (r for r in state.records.values() if r.source in item.sources),
+            key=lambda r: (r.updated, r.object_id),
+        )
+        ok, value, _ = self.programs(item, write.version, live, write.time)
+        if not ok:
+            return _unverifiable(written, "program_failed")
+        if item.is_definition and write.failure is None and as_value(write.value) == value:
+            return _checked(written, "program_agreed")
+        used = [(r.object_id, r.revision) for r in live]
+        text = render_computed(
+            item,
+            write.time,
+            value,
+            write.version,
+            used[-6:],
+            "computed by the writer's own program",
+        )
+        return StoredItem(
+            write.write_id, item.item_id, "program", True, "program_replaced", value, text
+        )
+
+
+def _checked(stored: StoredItem, check: str) -> StoredItem:
+    return StoredItem(
+        stored.write_id,
+        stored.item_id,
+        stored.origin,
+        stored.served,
+        check,
+        stored.value,
+        stored.text,
+    )
+
+
+def _unverifiable(stored: StoredItem, check: str) -> StoredItem:
+    return StoredItem(
+        stored.write_id, stored.item_id, stored.origin, False, check, stored.value, stored.text
+    )
+
+
+def typed_rows(records: Sequence[Record]) -> list[dict[str, Any]]:
+    """Records as a program sees them: metadata and typed fields, plus the rendered text."""
+    return [
+        {
+            "object_id": r.object_id,
+            "source": r.source,
+            "kind": r.kind,
+            "revision": r.revision,
+            "updated": fmt(r.updated),
+            "cluster": r.cluster,
+            "text": r.text,
+            **r.fields,
+        }
+        for r in records
+    ]
+
+
+def serve(
+    served: Mapping[int, Mapping[str, Sequence[str]]], stored: Mapping[str, StoredItem]
+) -> dict[int, dict[str, list[StoredItem]]]:
+    """For each checkpoint and item, the stored items the reader may see, oldest first."""
+    return {
+        k: {item: [stored[w] for w in ids if stored[w].served] for item, ids in slots.items()}
+        for k, slots in served.items()
+    }

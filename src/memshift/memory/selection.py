@@ -1,0 +1,54 @@
+"""What the writer reads and what the reader is shown, within their token budgets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memshift.retrieval.bm25 import BM25Index, TermCountCache, select_within_budget
+from memshift.tokens import count_tokens
+from memshift.world.parse import record_evidence
+from memshift.world.records import Record
+
+WRITER_BUDGET = 6000
+EVIDENCE_BUDGET = 4096
+
+_TOKENS: dict[tuple[str, int], int] = {}
+_TERMS = TermCountCache()
+
+
+def record_tokens(record: Record) -> int:
+    """Tokens of a record as the writer sees it (header and text), cached per revision."""
+    key = (record.object_id, record.revision)
+    if key not in _TOKENS:
+        _TOKENS[key] = count_tokens(record_evidence(record))
+    return _TOKENS[key]
+
+
+class Selector:
+    """BM25 over one set of records, reused by every item that reads the same sources at the
+    same time."""
+
+    def __init__(self, records: Sequence[Record]) -> None:
+        self.records = {r.object_id: r for r in records}
+        self.index = BM25Index.from_records(records, cache=_TERMS)
+
+    def select(self, query: str, budget: int = WRITER_BUDGET) -> tuple[Record, ...]:
+        """Records taken by rank until the budget is full, then presented in time order."""
+        ranked = self.index.rank(query)
+        tokens = {oid: record_tokens(self.records[oid]) for oid in ranked}
+        chosen = select_within_budget(ranked, tokens, budget)
+        picked = [self.records[oid] for oid in chosen]
+        return tuple(sorted(picked, key=lambda r: (r.updated, r.object_id)))
+
+
+def pack_evidence(items: Sequence[str], budget: int = EVIDENCE_BUDGET) -> tuple[str, ...]:
+    """The newest items (last) that fit the reader's evidence budget, in their given order."""
+    kept: list[str] = []
+    used = 0
+    for text in reversed(items):
+        size = count_tokens(text)
+        if used + size > budget:
+            continue
+        kept.append(text)
+        used += size
+    return tuple(reversed(kept))

@@ -1,0 +1,122 @@
+"""HoldMem's records as rows of its artifacts, and back."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from memshift import schemas
+from memshift.gold.tables import value_json
+from memshift.memory.holdmem import MaintenanceRow, WriteRecord
+from memshift.memory.repair import StoredItem, as_value
+
+
+def _columns(schema: pa.Schema) -> dict[str, list[Any]]:
+    return {name: [] for name in schema.names}
+
+
+def writes_to_table(writes: Sequence[WriteRecord]) -> pa.Table:
+    rows = _columns(schemas.WRITES)
+    for w in writes:
+        rows["write_id"].append(w.write_id)
+        rows["item_id"].append(w.item_id)
+        rows["checkpoint"].append(w.checkpoint)
+        rows["time"].append(w.time)
+        rows["version"].append(w.version)
+        rows["kind"].append(w.kind)
+        rows["selection"].append([{"object_id": o, "revision": r} for o, r in w.selection])
+        rows["value"].append(None if w.value is None else json.dumps(w.value))
+        rows["statement"].append(w.statement)
+        rows["citations"].append(
+            [
+                {
+                    "object_id": str(c.get("object_id", "")),
+                    "revision": int(c.get("revision", 0)),
+                    "quote": str(c.get("quote", "")),
+                }
+                for c in w.citations
+            ]
+        )
+        rows["failure"].append(w.failure)
+        rows["delta_since"].append(w.delta_since)
+    return pa.Table.from_pydict(rows, schema=schemas.WRITES)
+
+
+def table_to_writes(table: pa.Table) -> list[WriteRecord]:
+    c = table.to_pydict()
+    return [
+        WriteRecord(
+            c["write_id"][n],
+            c["item_id"][n],
+            c["checkpoint"][n],
+            c["time"][n],
+            c["version"][n],
+            c["kind"][n],
+            tuple((d["object_id"], d["revision"]) for d in c["selection"][n]),
+            None if c["value"][n] is None else json.loads(c["value"][n]),
+            c["statement"][n],
+            tuple(c["citations"][n]),
+            c["failure"][n],
+            c["delta_since"][n],
+        )
+        for n in range(table.num_rows)
+    ]
+
+
+def maintenance_to_table(rows_in: Sequence[MaintenanceRow]) -> pa.Table:
+    rows = _columns(schemas.MAINTENANCE)
+    for m in rows_in:
+        for name in schemas.MAINTENANCE.names:
+            rows[name].append(getattr(m, name))
+    return pa.Table.from_pydict(rows, schema=schemas.MAINTENANCE)
+
+
+def served_to_table(served: Mapping[int, Mapping[str, Sequence[str]]]) -> pa.Table:
+    rows = _columns(schemas.SERVED)
+    for k in sorted(served):
+        for item_id in sorted(served[k]):
+            for write_id in served[k][item_id]:
+                rows["checkpoint"].append(k)
+                rows["item_id"].append(item_id)
+                rows["write_id"].append(write_id)
+    return pa.Table.from_pydict(rows, schema=schemas.SERVED)
+
+
+def table_to_served(table: pa.Table) -> dict[int, dict[str, list[str]]]:
+    served: dict[int, dict[str, list[str]]] = {}
+    for k, item_id, write_id in zip(
+        *(table.column(n).to_pylist() for n in schemas.SERVED.names), strict=True
+    ):
+        served.setdefault(k, {}).setdefault(item_id, []).append(write_id)
+    return served
+
+
+def store_to_table(store: Mapping[int, Mapping[str, Sequence[StoredItem]]]) -> pa.Table:
+    rows = _columns(schemas.STORE)
+    for k in sorted(store):
+        for item_id in sorted(store[k]):
+            for position, s in enumerate(store[k][item_id]):
+                rows["checkpoint"].append(k)
+                rows["item_id"].append(item_id)
+                rows["position"].append(position)
+                rows["write_id"].append(s.write_id)
+                rows["origin"].append(s.origin)
+                rows["check"].append(s.check)
+                rows["value"].append(value_json(as_value(s.value)))
+                rows["text"].append(s.text)
+    return pa.Table.from_pydict(rows, schema=schemas.STORE)
+
+
+def table_to_evidence(table: pa.Table) -> dict[tuple[int, str], list[str]]:
+    evidence: dict[tuple[int, str], list[str]] = {}
+    for k, item_id, text in zip(
+        table.column("checkpoint").to_pylist(),
+        table.column("item_id").to_pylist(),
+        table.column("text").to_pylist(),
+        strict=True,
+    ):
+        evidence.setdefault((k, item_id), []).append(text)
+    return evidence

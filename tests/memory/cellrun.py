@@ -1,0 +1,66 @@
+"""Running HoldMem cells in memory for the tests (the stages do the same through files)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+from conftest import data, world
+from memshift.memory.cells import ProgramRunner, prefork_writes, run_detection, run_repair
+from memshift.memory.reading import StoreServer, answer, drive, questions
+from memshift.models.client import ModelClient
+from memshift.models.profiles import Profile
+from memshift.models.requests import CallContext
+from memshift.probes import probes_to_table
+
+RULES = Profile("rules", "rules")
+WEAK = Profile("weak", "rules", error_model={"seed": 3, "rates": {"definition": 0.3}})
+PROFILES = {"rules": RULES, "weak": WEAK}
+
+
+def client(profile: Profile = RULES) -> ModelClient:
+    return ModelClient(profile)
+
+
+@cache
+def prefork(seed: int, profile: str = "rules"):
+    return tuple(prefork_writes(world(seed), data(seed)["none"].branch.events,
+                                client(PROFILES[profile]),
+                                CallContext(world=seed)))  # fmt: skip
+
+
+@cache
+def detect(seed: int, branch: str, detection: str, profile: str = "rules"):
+    events = list(data(seed)[branch].branch.events)
+    return run_detection(world(seed), events, detection, client(PROFILES[profile]),
+                         prefork(seed, profile),
+                         CallContext(world=seed, branch=branch))  # fmt: skip
+
+
+def cell_answers(seed: int, branch: str, detection: str, repair: str, profile: str = "rules"):
+    w, events = world(seed), list(data(seed)[branch].branch.events)
+    detector = detect(seed, branch, detection, profile)
+    model = client(PROFILES[profile])
+    programs = ProgramRunner(w.items, model, CallContext()) if repair == "m" else None
+    store = run_repair(w, events, detector.writes, detector.served, repair, programs)
+    evidence = {(k, i): [s.text for s in items] for k, slots in store.items()
+                for i, items in slots.items()}  # fmt: skip
+    probes = probes_to_table(data(seed)[branch].probes, world=seed, branch=branch)
+    asked = drive(StoreServer(evidence, w.timeline.checkpoints), events, w.timeline.checkpoints,
+                  questions(probes, w.items))  # fmt: skip
+    return answer(asked, model, world=seed, branch=branch,
+                  system=f"holdmem-d{repair}-{detection}", run="test").to_pylist()  # fmt: skip
+
+
+def gold_points(seed: int, branch: str):
+    return {(p.item.item_id, p.checkpoint): p for p in data(seed)[branch].gold.points}
+
+
+def correct(row, point) -> bool:
+    if row["status"] != point.gold.status:
+        return False
+    if point.gold.status != "answer":
+        return True
+    value = json.loads(row["value"]) if row["value"] is not None else None
+    value = tuple(sorted(value)) if isinstance(value, list) else value
+    return value == point.gold.value

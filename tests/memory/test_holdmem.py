@@ -1,0 +1,175 @@
+"""HoldMem's detection and repair, measured against gold on real worlds."""
+
+from __future__ import annotations
+
+import pytest
+from cellrun import cell_answers, correct, detect, gold_points
+
+from conftest import data
+from memshift.memory.keys import citation_key
+from memshift.memory.tables import maintenance_to_table
+from memshift.stages.fork_check import ForkContextMismatch
+from memshift.stages.fork_check import run as fork_check
+
+SEEDS = (1000, 1001, 1002)
+BRANCHES = ("src", "def", "del")
+
+
+def invalidated(seed, branch, detection):
+    return {
+        (m.item_id, m.checkpoint): m.invalidated
+        for m in detect(seed, branch, detection).maintenance
+    }
+
+
+@pytest.mark.parametrize("branch", BRANCHES)
+def test_every_cell_shows_the_reader_the_same_context_at_the_fork(branch):
+    hashes = {}
+    for detection in ("append", "source", "citation"):
+        for repair in ("0", "1"):
+            rows = cell_answers(1000, branch, detection, repair)
+            hashes[(detection, repair)] = {r["probe_id"]: r["evidence_hash"] for r in rows
+                                           if r["checkpoint"] == 0}  # fmt: skip
+    first = next(iter(hashes.values()))
+    assert len(first) == 48 and all(h == first for h in hashes.values())
+
+
+def test_the_fork_check_stops_the_run_on_a_mismatch(tmp_path):
+    import pyarrow as pa
+
+    from memshift import schemas
+    from memshift.artifacts import write_table
+
+    rows = [r for r in cell_answers(1000, "src", "source", "0") if r["checkpoint"] == 0]
+    paths = []
+    for cell, digest in (("a", None), ("b", "0" * 64)):
+        table_rows = [dict(r, evidence_hash=digest or r["evidence_hash"]) for r in rows]
+        path = tmp_path / cell / "answers.parquet"
+        write_table(pa.Table.from_pylist(table_rows, schema=schemas.ANSWERS), schemas.ANSWERS, path)
+        paths.append(path)
+    assert fork_check(paths[:1], tmp_path / "ok.json") == 48
+    with pytest.raises(ForkContextMismatch, match="differs between a and b"):
+        fork_check(paths, tmp_path / "bad.json")
+
+
+@pytest.mark.parametrize("detection", ["source", "citation", "append"])
+def test_repair_never_changes_detection(detection):
+    detector = detect(1001, "src", detection)
+    before = maintenance_to_table(detector.maintenance)
+    served = dict(detector.served)
+    for repair in ("0", "1", "m"):
+        cell_answers(1001, "src", detection, repair)
+    assert maintenance_to_table(detector.maintenance).equals(before)
+    assert detector.served == served
+    if detection == "citation":
+        for m in detector.maintenance:
+            if m.rederived:
+                write = next(w for w in detector.writes if w.write_id == m.write_id)
+                cited = [c["object_id"] for c in write.citations]
+                expected = citation_key(cited, detector.counts, write.version, detector.writer)
+                assert m.key_after.startswith('{"groups":') and expected.startswith('{"groups":')
+
+
+def test_append_only_never_invalidates():
+    for seed in SEEDS:
+        for branch in BRANCHES:
+            assert not any(invalidated(seed, branch, "append").values())
+
+
+def test_the_source_key_invalidates_nearly_every_unchanged_item_time():
+    hits = total = 0
+    for seed in SEEDS:
+        for branch in BRANCHES:
+            gold = gold_points(seed, branch)
+            for (item, k), flag in invalidated(seed, branch, "source").items():
+                if k >= 1 and not gold[(item, k)].changed:
+                    total += 1
+                    hits += flag
+    assert total > 300 and hits / total >= 0.99
+
+
+def missed(seed, branch, detection):
+    flags = invalidated(seed, branch, detection)
+    out = []
+    for (item, k), p in gold_points(seed, branch).items():
+        if k >= 1 and p.changed and not any(flags[(item, j)] for j in range(p.last_change, k + 1)):
+            out.append((item, k))
+    return out
+
+
+def test_the_oracle_key_misses_no_changed_item_time():
+    for seed in SEEDS:
+        for branch in BRANCHES:
+            assert missed(seed, branch, "oracle") == []
+
+
+def test_the_citation_key_misses_records_that_joined_after_the_write():
+    seed = next(s for s in range(1000, 1020)
+                if "def.important_contacts" in data(s)["src"].branch.touched_items)  # fmt: skip
+    gold = gold_points(seed, "src")
+    assert gold[("def.important_contacts", 1)].caused_by_shift
+    assert ("def.important_contacts", 1) in missed(seed, "src", "citation")
+    assert ("def.important_contacts", 1) not in missed(seed, "src", "source")
+    maintenance = {
+        (m.item_id, m.checkpoint): m for m in detect(seed, "src", "citation").maintenance
+    }
+    row = maintenance[("def.important_contacts", 1)]
+    assert not row.invalidated and row.key_before == row.key_after
+
+
+def update(seed, branch, detection, repair, *, definitions_only=False, profile="rules"):
+    gold = gold_points(seed, branch)
+    rows = [r for r in cell_answers(seed, branch, detection, repair, profile)
+            if r["checkpoint"] >= 1 and gold[(r["item_id"], r["checkpoint"])].changed
+            and (not definitions_only or r["item_id"].startswith("def."))]  # fmt: skip
+    return sum(correct(r, gold[(r["item_id"], r["checkpoint"])]) for r in rows), len(rows)
+
+
+def test_exact_recomputation_with_the_source_key_gets_changed_definition_items_right():
+    right = total = 0
+    for seed in SEEDS:
+        for branch in BRANCHES:
+            r, n = update(seed, branch, "source", "1", definitions_only=True)
+            right, total = right + r, total + n
+    assert total > 100 and right / total >= 0.99
+
+
+def test_the_writers_programs_repair_definition_items_like_exact_recomputation():
+    for branch in BRANCHES:
+        assert update(1002, branch, "source", "m", definitions_only=True) == update(
+            1002, branch, "source", "1", definitions_only=True
+        )
+
+
+def rederived_definitions_right(seed, branch, repair, profile):
+    gold = gold_points(seed, branch)
+    flags = {
+        (m.item_id, m.checkpoint): m.rederived
+        for m in detect(seed, branch, "source", profile).maintenance
+    }
+    rows = [r for r in cell_answers(seed, branch, "source", repair, profile)
+            if r["item_id"].startswith("def.") and r["checkpoint"] >= 1
+            and flags[(r["item_id"], r["checkpoint"])]]  # fmt: skip
+    return sum(correct(r, gold[(r["item_id"], r["checkpoint"])]) for r in rows), len(rows)
+
+
+def test_a_known_writer_error_rate_shows_in_repair_at_d0_and_not_at_d1():
+    sums = {
+        ("0", "rules"): [0, 0],
+        ("0", "weak"): [0, 0],
+        ("1", "rules"): [0, 0],
+        ("1", "weak"): [0, 0],
+    }
+    for seed in SEEDS:
+        for branch in BRANCHES:
+            for repair in ("0", "1"):
+                for profile in ("rules", "weak"):
+                    r, n = rederived_definitions_right(seed, branch, repair, profile)
+                    sums[(repair, profile)][0] += r
+                    sums[(repair, profile)][1] += n
+    share = {k: r / n for k, (r, n) in sums.items()}
+    n = sums[("0", "weak")][1]
+    relative_drop = 1 - share[("0", "weak")] / share[("0", "rules")]
+    assert n > 150
+    assert abs(relative_drop - 0.3) < 3 * (0.3 * 0.7 / n) ** 0.5 + 0.02
+    assert share[("1", "weak")] == share[("1", "rules")]

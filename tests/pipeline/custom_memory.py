@@ -1,0 +1,44 @@
+"""A user's own memory system, as a test names it in a study config: it keeps the live records
+and answers with the newest few records of the asked item's sources."""
+
+from __future__ import annotations
+
+from memshift.memory.interface import Cost, Question
+from memshift.world.parse import record_evidence
+from memshift.world.records import LiveState
+
+
+class NewestRecords:
+    def __init__(self) -> None:
+        self.state = LiveState()
+        self.asked = 0
+
+    def ingest(self, events, now) -> None:
+        for event in events:
+            self.state.apply(event)
+
+    def define(self, item_id: str, version: int, text: str) -> None:
+        self.state.definition_versions[item_id] = version
+
+    def consent(self, agent: str, scope: str, allowed: bool) -> None:
+        """Not modelled by this system."""
+
+    def set_writer(self, writer: object) -> None:
+        """This system has no writer."""
+
+    def query(self, question: Question) -> list[str]:
+        self.asked += 1
+        records = sorted(
+            (r for r in self.state.records.values() if r.source in question.item.sources),
+            key=lambda r: (r.updated, r.object_id),
+        )
+        return [record_evidence(r) for r in records[-5:]]
+
+    def export(self, path) -> None:
+        raise ValueError("nothing to export")
+
+    def import_(self, path) -> None:
+        raise ValueError("nothing to import")
+
+    def cost(self) -> Cost:
+        return Cost(calls=self.asked)
