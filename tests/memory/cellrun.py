@@ -24,17 +24,27 @@ def client(profile: Profile = RULES) -> ModelClient:
 
 @cache
 def prefork(seed: int, profile: str = "rules"):
-    return tuple(prefork_writes(world(seed), data(seed)["none"].branch.events,
-                                client(PROFILES[profile]),
-                                CallContext(world=seed)))  # fmt: skip
+    return tuple(
+        prefork_writes(
+            world(seed),
+            data(seed)["none"].branch.events,
+            client(PROFILES[profile]),
+            CallContext(world=seed),
+        )
+    )
 
 
 @cache
 def detect(seed: int, branch: str, detection: str, profile: str = "rules"):
     events = list(data(seed)[branch].branch.events)
-    return run_detection(world(seed), events, detection, client(PROFILES[profile]),
-                         prefork(seed, profile),
-                         CallContext(world=seed, branch=branch))  # fmt: skip
+    return run_detection(
+        world(seed),
+        events,
+        detection,
+        client(PROFILES[profile]),
+        prefork(seed, profile),
+        CallContext(world=seed, branch=branch),
+    )
 
 
 def cell_answers(seed: int, branch: str, detection: str, repair: str, profile: str = "rules"):
@@ -43,13 +53,19 @@ def cell_answers(seed: int, branch: str, detection: str, repair: str, profile: s
     model = client(PROFILES[profile])
     programs = ProgramRunner(w.items, model, CallContext()) if repair == "m" else None
     store = run_repair(w, events, detector.writes, detector.served, repair, programs)
-    evidence = {(k, i): [s.text for s in items] for k, slots in store.items()
-                for i, items in slots.items()}  # fmt: skip
+    evidence = {
+        (k, i): [s.text for s in items] for k, slots in store.items() for i, items in slots.items()
+    }
     probes = probes_to_table(data(seed)[branch].probes, world=seed, branch=branch)
-    asked = drive(StoreServer(evidence, w.timeline.checkpoints), events, w.timeline.checkpoints,
-                  questions(probes, w.items))  # fmt: skip
-    return answer(asked, model, world=seed, branch=branch,
-                  system=f"holdmem-d{repair}-{detection}", run="test").to_pylist()  # fmt: skip
+    asked = drive(
+        StoreServer(evidence, w.timeline.checkpoints),
+        events,
+        w.timeline.checkpoints,
+        questions(probes, w.items),
+    )
+    return answer(
+        asked, model, world=seed, branch=branch, system=f"holdmem-d{repair}-{detection}", run="test"
+    ).to_pylist()
 
 
 def gold_points(seed: int, branch: str):

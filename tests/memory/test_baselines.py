@@ -19,8 +19,14 @@ def run(system):
     w, d = world(SEED), data(SEED)[BRANCH]
     probes = probes_to_table(d.probes, world=SEED, branch=BRANCH)
     asked = drive(system, list(d.branch.events), w.timeline.checkpoints, questions(probes, w.items))
-    return answer(asked, ModelClient(Profile("rules", "rules")), world=SEED, branch=BRANCH,
-                  system="x", run="test").to_pylist()  # fmt: skip
+    return answer(
+        asked,
+        ModelClient(Profile("rules", "rules")),
+        world=SEED,
+        branch=BRANCH,
+        system="x",
+        run="test",
+    ).to_pylist()
 
 
 def accuracy(rows):

@@ -28,8 +28,9 @@ def test_every_cell_shows_the_reader_the_same_context_at_the_fork(branch):
     for detection in ("append", "source", "citation"):
         for repair in ("0", "1"):
             rows = cell_answers(1000, branch, detection, repair)
-            hashes[(detection, repair)] = {r["probe_id"]: r["evidence_hash"] for r in rows
-                                           if r["checkpoint"] == 0}  # fmt: skip
+            hashes[(detection, repair)] = {
+                r["probe_id"]: r["evidence_hash"] for r in rows if r["checkpoint"] == 0
+            }
     first = next(iter(hashes.values()))
     assert len(first) == 48 and all(h == first for h in hashes.values())
 
@@ -104,8 +105,11 @@ def test_the_oracle_key_misses_no_changed_item_time():
 
 
 def test_the_citation_key_misses_records_that_joined_after_the_write():
-    seed = next(s for s in range(1000, 1020)
-                if "def.important_contacts" in data(s)["src"].branch.touched_items)  # fmt: skip
+    seed = next(
+        s
+        for s in range(1000, 1020)
+        if "def.important_contacts" in data(s)["src"].branch.touched_items
+    )
     gold = gold_points(seed, "src")
     assert gold[("def.important_contacts", 1)].caused_by_shift
     assert ("def.important_contacts", 1) in missed(seed, "src", "citation")
@@ -119,9 +123,13 @@ def test_the_citation_key_misses_records_that_joined_after_the_write():
 
 def update(seed, branch, detection, repair, *, definitions_only=False, profile="rules"):
     gold = gold_points(seed, branch)
-    rows = [r for r in cell_answers(seed, branch, detection, repair, profile)
-            if r["checkpoint"] >= 1 and gold[(r["item_id"], r["checkpoint"])].changed
-            and (not definitions_only or r["item_id"].startswith("def."))]  # fmt: skip
+    rows = [
+        r
+        for r in cell_answers(seed, branch, detection, repair, profile)
+        if r["checkpoint"] >= 1
+        and gold[(r["item_id"], r["checkpoint"])].changed
+        and (not definitions_only or r["item_id"].startswith("def."))
+    ]
     return sum(correct(r, gold[(r["item_id"], r["checkpoint"])]) for r in rows), len(rows)
 
 
@@ -147,9 +155,13 @@ def rederived_definitions_right(seed, branch, repair, profile):
         (m.item_id, m.checkpoint): m.rederived
         for m in detect(seed, branch, "source", profile).maintenance
     }
-    rows = [r for r in cell_answers(seed, branch, "source", repair, profile)
-            if r["item_id"].startswith("def.") and r["checkpoint"] >= 1
-            and flags[(r["item_id"], r["checkpoint"])]]  # fmt: skip
+    rows = [
+        r
+        for r in cell_answers(seed, branch, "source", repair, profile)
+        if r["item_id"].startswith("def.")
+        and r["checkpoint"] >= 1
+        and flags[(r["item_id"], r["checkpoint"])]
+    ]
     return sum(correct(r, gold[(r["item_id"], r["checkpoint"])]) for r in rows), len(rows)
 
 

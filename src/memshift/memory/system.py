@@ -1,0 +1,116 @@
+"""HoldMem as one object with the seven-method interface.
+
+The pipeline runs HoldMem in stages (pre-fork store, detection, repair, probing) so each can be
+cached and rerun alone; this class does the same work in one process, for users who want the
+reference memory as a library or as a template for their own system.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from memshift.errors import MemshiftError
+from memshift.items import Item
+from memshift.memory.cells import ProgramRunner
+from memshift.memory.holdmem import HoldMemDetector, writer_id
+from memshift.memory.interface import Blocked, Cost, Question
+from memshift.memory.repair import Repairer, StoredItem
+from memshift.models.client import ModelClient
+from memshift.models.profiles import Profile
+from memshift.models.requests import CallContext
+from memshift.world.records import Event
+
+BUNDLE_FORMAT = "memshift-holdmem-1"
+
+
+class HoldMem:
+    def __init__(
+        self,
+        items: Sequence[Item],
+        *,
+        detection: str = "source",
+        repair: str = "1",
+        client: ModelClient | None = None,
+        context: CallContext | None = None,
+    ) -> None:
+        self.client = client or ModelClient(Profile("rules", "rules"))
+        context = context or CallContext()
+        self.detector = HoldMemDetector(items, detection, self.client, context)
+        programs = ProgramRunner(items, self.client, context) if repair == "m" else None
+        self.repairer = Repairer(items, repair, programs)
+        self.stored: dict[str, StoredItem] = {}
+        self.checkpoint = -1
+        self.revoked: set[tuple[str, str]] = set()
+        self.imported: dict[str, list[str]] | None = None
+
+    def ingest(self, events: Sequence[Event], now: datetime) -> None:
+        """The first call must bring the history up to the fork; each later call one interval."""
+        self.detector.ingest(events)
+        self.checkpoint += 1
+        if self.checkpoint == 0:
+            self.detector.adopt_prefork(self.detector.prefork_writes(now), now)
+        else:
+            self.detector.checkpoint(now, self.checkpoint)
+        for write in self.detector.writes:
+            if write.write_id not in self.stored:
+                self.stored[write.write_id] = self.repairer.apply(write, self.detector.state)
+
+    def define(self, item_id: str, version: int, text: str) -> None:
+        """Definition versions arrive as `define` events through `ingest`; keys carry them."""
+
+    def consent(self, agent: str, scope: str, allowed: bool) -> None:
+        (self.revoked.discard if allowed else self.revoked.add)((agent, scope))
+
+    def set_writer(self, writer: object) -> None:
+        if not isinstance(writer, ModelClient):
+            raise MemshiftError("HoldMem's writer is a memshift.models.client.ModelClient")
+        self.client = writer
+        self.detector.client = writer
+        self.detector.writer = writer_id(writer)
+
+    def query(self, question: Question) -> list[str] | Blocked:
+        if any((question.agent, s) in self.revoked for s in question.item.sources):
+            return Blocked(f"agent {question.agent} may not read {question.item.sources}")
+        if self.imported is not None:
+            return list(self.imported.get(question.item.item_id, ()))
+        served = self.detector.served.get(self.checkpoint, {}).get(question.item.item_id, ())
+        return [self.stored[w].text for w in served if self.stored[w].served]
+
+    def export(self, path: Path) -> None:
+        slots = {
+            item: [self.stored[w].text for w in ids if self.stored[w].served]
+            for item, ids in self.detector.served.get(self.checkpoint, {}).items()
+        }
+        bundle = {
+            "format": BUNDLE_FORMAT,
+            "detection": self.detector.detection,
+            "repair": self.repairer.repair,
+            "writer": self.detector.writer,
+            "slots": slots,
+        }
+        Path(path).write_text(json.dumps(bundle, indent=2, sort_keys=True))
+
+    def import_(self, path: Path) -> None:
+        try:
+            bundle = json.loads(Path(path).read_text())
+        except (OSError, ValueError) as exc:
+            raise MemshiftError(f"cannot read HoldMem bundle {path}: {exc}") from exc
+        if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
+            raise MemshiftError(f"{path} is not a HoldMem bundle ({BUNDLE_FORMAT})")
+        slots = bundle.get("slots")
+        if not isinstance(slots, dict) or not all(
+            isinstance(v, list) and all(isinstance(t, str) for t in v) for v in slots.values()
+        ):
+            raise MemshiftError(f"{path}: 'slots' must map item ids to lists of statements")
+        self.imported = slots
+
+    def cost(self) -> Cost:
+        rows = self.client.log.rows
+        return Cost(
+            len(rows),
+            sum(int(r["tokens_in"]) for r in rows),
+            sum(int(r["tokens_out"]) for r in rows),
+        )
