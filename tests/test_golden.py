@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from memshift.artifacts import sha256
-from memshift.branches import BRANCHES
-from memshift.stages import branches, gold, manifest, probes, world
+from memshift.stages.chain import build_world
 from memshift.world.generate import GENERATOR_VERSION
 
 GOLDEN = Path(__file__).parent / "data" / "golden-worlds.json"
@@ -23,12 +22,7 @@ SEEDS = (0, 1000)
 
 def build(seed: int, root: Path) -> dict[str, str]:
     world_dir = root / f"w{seed}"
-    world.run(seed, world_dir)
-    for branch in BRANCHES:
-        branches.run(world_dir, branch)
-        gold.run(world_dir, branch)
-        probes.run(world_dir, branch)
-    manifest.run(world_dir, BRANCHES)
+    build_world(seed, world_dir)
     return {p.name: sha256(p) for p in sorted(world_dir.iterdir())}
 
 

@@ -68,6 +68,16 @@ def cell_answers(seed: int, branch: str, detection: str, repair: str, profile: s
     ).to_pylist()
 
 
+def answers_of(system, seed: int, branch: str, name: str = "x"):
+    """Drive any memory system through a branch and answer its probes with the rules reader."""
+    w, d = world(seed), data(seed)[branch]
+    probes = probes_to_table(d.probes, world=seed, branch=branch)
+    asked = drive(system, list(d.branch.events), w.timeline.checkpoints, questions(probes, w.items))
+    return answer(
+        asked, client(RULES), world=seed, branch=branch, system=name, run="test"
+    ).to_pylist()
+
+
 def gold_points(seed: int, branch: str):
     return {(p.item.item_id, p.checkpoint): p for p in data(seed)[branch].gold.points}
 

@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-from cellrun import correct, gold_points
+from cellrun import answers_of, correct, gold_points
 
 from conftest import data, world
 from memshift.memory.baselines import NoStoreBM25, OracleContext, PlainRAG
 from memshift.memory.dense import dense_ranker
-from memshift.memory.reading import answer, drive, questions
-from memshift.models.client import ModelClient
-from memshift.models.profiles import Profile
-from memshift.probes import probes_to_table
 
 SEED, BRANCH = 1000, "del"
 
 
 def run(system):
-    w, d = world(SEED), data(SEED)[BRANCH]
-    probes = probes_to_table(d.probes, world=SEED, branch=BRANCH)
-    asked = drive(system, list(d.branch.events), w.timeline.checkpoints, questions(probes, w.items))
-    return answer(
-        asked,
-        ModelClient(Profile("rules", "rules")),
-        world=SEED,
-        branch=BRANCH,
-        system="x",
-        run="test",
-    ).to_pylist()
+    return answers_of(system, SEED, BRANCH)
 
 
 def accuracy(rows):
@@ -55,3 +41,18 @@ def test_plain_rag_ranks_with_the_configured_embedder(tmp_path):
     assert all(r["evidence_tokens"] <= 4096 for r in rows)
     assert list(tmp_path.glob("*.npz"))
     assert 0.2 <= accuracy(rows) <= 1.0
+
+
+def test_retrieval_caches_do_not_mix_worlds_whose_object_ids_coincide():
+    from memshift.memory.selection import Selector
+    from memshift.world.records import state_at
+
+    def selection(seed):
+        w = world(seed)
+        records = list(state_at(list(w.events), w.timeline.fork).records.values())
+        chosen = Selector(records).select("Which city does the contact live in? city contact")
+        return [(r.object_id, r.text) for r in chosen]
+
+    first = selection(1000)
+    selection(1001)
+    assert selection(1000) == first

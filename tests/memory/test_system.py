@@ -5,32 +5,18 @@ from __future__ import annotations
 import json
 
 import pytest
-from cellrun import cell_answers
+from cellrun import answers_of, cell_answers
 
-from conftest import data, world
+from conftest import world
 from memshift.errors import MemshiftError
 from memshift.memory.interface import Blocked, MemorySystem, Question
-from memshift.memory.reading import answer, drive, questions
 from memshift.memory.system import HoldMem
-from memshift.models.client import ModelClient
-from memshift.models.profiles import Profile
-from memshift.probes import probes_to_table
 
 SEED, BRANCH = 1001, "src"
 
 
 def run(system):
-    w, d = world(SEED), data(SEED)[BRANCH]
-    probes = probes_to_table(d.probes, world=SEED, branch=BRANCH)
-    asked = drive(system, list(d.branch.events), w.timeline.checkpoints, questions(probes, w.items))
-    return answer(
-        asked,
-        ModelClient(Profile("rules", "rules")),
-        world=SEED,
-        branch=BRANCH,
-        system=f"holdmem-d1-{system.detector.detection}",
-        run="test",
-    ).to_pylist()
+    return answers_of(system, SEED, BRANCH, f"holdmem-d1-{system.detector.detection}")
 
 
 @pytest.mark.parametrize("detection", ["source", "append", "refresh", "upsert"])

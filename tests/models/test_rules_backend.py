@@ -9,6 +9,7 @@ import pytest
 
 from conftest import data, world
 from memshift.gold.evaluator import evaluate
+from memshift.memory.repair import typed_rows
 from memshift.models.profiles import Profile
 from memshift.models.requests import ProgramRequest, ReaderRequest, WriterRequest
 from memshift.models.rules.errors import ErrorModel, corrupt, item_group
@@ -100,12 +101,7 @@ def test_generated_programs_compute_what_gold_computes(seed):
         code = item_program(ProgramRequest(p.item, p.gold.version, ()))
         namespace = dict(HELPERS)
         exec(code, namespace)
-        rows = [
-            {"object_id": r.object_id, "source": r.source, "kind": r.kind,
-             "revision": r.revision, "updated": fmt(r.updated), "cluster": r.cluster,
-             "text": r.text, **r.fields}
-            for r in live
-        ]  # fmt: skip
+        rows = typed_rows(live)  # fmt: skip
         assert as_value(namespace["derive"](rows, fmt(p.time))) == expected(p), p.item.item_id
 
 

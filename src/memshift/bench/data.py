@@ -8,7 +8,7 @@ from pathlib import Path
 from memshift.bench.common import median, runs_text, timed
 from memshift.branches import BRANCHES
 from memshift.dataset import world_data
-from memshift.stages import branches, gold, manifest, probes, world
+from memshift.stages.chain import build_world
 from memshift.world.generate import GENERATOR_VERSION, generate_world
 
 WORLD_BUDGET_S = 5.0
@@ -16,13 +16,7 @@ WORLD_BUDGET_S = 5.0
 
 def through_files(seed: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        world_dir = Path(tmp) / f"w{seed}"
-        world.run(seed, world_dir)
-        for branch in BRANCHES:
-            branches.run(world_dir, branch)
-            gold.run(world_dir, branch)
-            probes.run(world_dir, branch)
-        manifest.run(world_dir, BRANCHES)
+        build_world(seed, Path(tmp) / f"w{seed}")
 
 
 def section(runs: int) -> list[str]:

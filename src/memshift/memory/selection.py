@@ -12,13 +12,14 @@ from memshift.world.records import Record
 WRITER_BUDGET = 6000
 EVIDENCE_BUDGET = 4096
 
-_TOKENS: dict[tuple[str, int], int] = {}
+_TOKENS: dict[tuple[str, int, str], int] = {}
 _TERMS = TermCountCache()
 
 
 def record_tokens(record: Record) -> int:
-    """Tokens of a record as the writer sees it (header and text), cached per revision."""
-    key = (record.object_id, record.revision)
+    """Tokens of a record as the writer sees it (header and text), cached per revision (with the
+    text in the key: object ids repeat across worlds)."""
+    key = (record.object_id, record.revision, record.text)
     if key not in _TOKENS:
         _TOKENS[key] = count_tokens(record_evidence(record))
     return _TOKENS[key]

@@ -14,6 +14,10 @@ from memshift.world.records import Record
 ROLES = ("writer", "reader", "program", "auditor")
 
 
+def definition_in_effect(item: Item, version: int) -> Definition | None:
+    return definition(item.item_id, version) if item.is_definition else None
+
+
 @dataclass(frozen=True)
 class CallContext:
     """Where a call belongs, for the call log; never part of a cache key."""
@@ -40,7 +44,7 @@ class WriterRequest:
 
     @property
     def definition(self) -> Definition | None:
-        return definition(self.item.item_id, self.version) if self.item.is_definition else None
+        return definition_in_effect(self.item, self.version)
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,7 @@ class ProgramRequest:
 
     @property
     def definition(self) -> Definition | None:
-        return definition(self.item.item_id, self.version) if self.item.is_definition else None
+        return definition_in_effect(self.item, self.version)
 
 
 @dataclass(frozen=True)

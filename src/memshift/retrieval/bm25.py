@@ -151,14 +151,18 @@ class BM25Index:
         *,
         cache: TermCountCache | None = None,
     ) -> BM25Index:
-        """An index over records' texts under their object ids, cached by (object_id, revision),
+        """An index over records' texts under their object ids, cached by object id, revision and
+        text (ids repeat across worlds; a string's hash is computed once, so the text is cheap),
         placed oldest first so that ties rank newest first, then by object_id."""
         cache = cache if cache is not None else TermCountCache()
         ordered = oldest_first(records)
         index = cls.__new__(cls)
         index._init(
             [record.object_id for record in ordered],
-            [cache.terms((record.object_id, record.revision), record.text) for record in ordered],
+            [
+                cache.terms((record.object_id, record.revision, record.text), record.text)
+                for record in ordered
+            ],
             k1,
             b,
             cache,
