@@ -60,8 +60,12 @@ class ShiftContext:
         self.em = Emitter(f"shift:{name}", name, revisions)
         self._after_fork = {e.object_id for e in world.events if e.time > world.timeline.fork}
 
+    def untouched_after_fork(self, object_id: str) -> bool:
+        """Whether the ordinary continuation leaves this object alone after the fork."""
+        return object_id not in self._after_fork
+
     def record(self, object_id: str) -> Record:
-        if object_id in self._after_fork:
+        if not self.untouched_after_fork(object_id):
             raise AssertionError(
                 f"shift {self.name} may not touch {object_id}: the ordinary "
                 "continuation changes it after the fork"
@@ -185,7 +189,7 @@ def _appointment_change(kind: str) -> SrcOp:
                 and r.fields["appointment_type"] == kind
                 and r.fields["status"] == "booked"
                 and r.fields["start"] > fmt(fork)
-                and r.object_id not in ctx._after_fork
+                and ctx.untouched_after_fork(r.object_id)
             ),
             key=lambda r: r.fields["start"],
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -228,6 +229,6 @@ def assign_agents(items: tuple[Item, ...], rng: np.random.Generator) -> tuple[It
     """Which agent asks about each item: half the assistant, the rest split between the others."""
     draws = rng.choice(len(AGENTS), size=len(items), p=[0.5, 0.25, 0.25])
     return tuple(
-        Item(**{**item.__dict__, "agent": AGENTS[int(k)]})
+        dataclasses.replace(item, agent=AGENTS[int(k)])
         for item, k in zip(items, draws, strict=True)
     )
