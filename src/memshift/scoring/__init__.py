@@ -1,0 +1,1 @@
+"""Deterministic scoring of reader answers against gold answers, without any model."""
