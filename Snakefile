@@ -50,6 +50,7 @@ include: "rules/gold.smk"
 include: "rules/probes.smk"
 include: "rules/memory.smk"
 include: "rules/probe.smk"
+include: "rules/score.smk"
 
 
 rule all:
@@ -58,4 +59,5 @@ rule all:
         expand(f"{WORLDS}/w{{world}}/manifest.json", world=SEEDS),
         [answers for world in SEEDS for answers in all_answers(world)],
         expand(f"{RUNS}/w{{world}}/fork-check.json", world=SEEDS),
+        f"{RUNS}/scores.parquet",
     localrule: True

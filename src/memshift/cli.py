@@ -328,6 +328,23 @@ def fork_check(answers: tuple[Path, ...], out: Path) -> None:
     click.echo(f"{n} fork probes checked, identical across {len(answers)} cells", err=True)
 
 
+@cli.command()
+@click.argument("answers", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--worlds-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="The directory holding w<seed>/probes-<branch>.parquet.",
+)
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
+def score(answers: tuple[Path, ...], worlds_dir: Path, out: Path) -> None:
+    """Score every answer against its probe's gold with the deterministic typed scorer."""
+    from memshift.stages import score as stage
+
+    n = stage.run(list(answers), worlds_dir, out)
+    click.echo(f"{n} answers scored -> {out}", err=True)
+
+
 @cli.group()
 def models() -> None:
     """Model profiles: list them and check that one works."""

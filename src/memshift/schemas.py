@@ -169,3 +169,26 @@ ANSWERS = pa.schema(
         ("evidence_hash", pa.string()),
     ]
 )
+
+SCORES = pa.schema(
+    [
+        ("probe_id", pa.string()),
+        ("world", pa.int32()),
+        ("branch", pa.string()),
+        ("system", pa.string()),
+        ("checkpoint", pa.int8()),
+        ("item_id", pa.string()),
+        ("item_class", pa.string()),
+        ("value_type", pa.string()),
+        ("free_text", pa.bool_()),
+        ("changed", pa.bool_()),
+        ("caused_by_shift", pa.bool_()),
+        ("clock_alone", pa.bool_()),
+        ("last_change", pa.int8()),
+        ("sampled", pa.bool_()),
+        ("gold_status", pa.string()),
+        ("status", pa.string()),
+        ("correct", pa.bool_()),
+        ("reason", pa.string()),
+    ]
+)

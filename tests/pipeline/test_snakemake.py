@@ -66,6 +66,10 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
             probes = pq.read_table(first / f"results/worlds/w1000/probes-{branch}.parquet")
             assert answers.num_rows == probes.num_rows, (branch, system)
     assert json.loads((runs / "fork-check.json").read_text())["identical"]
+    scores = pq.read_table(first / "results/runs/rules/scores.parquet").to_pylist()
+    assert len(scores) == sum(pq.read_table(p).num_rows for p in runs.glob("*/*/answers.parquet"))
+    cell = [s for s in scores if s["system"] == "holdmem-d1-source" and s["branch"] == "del"]
+    assert all(s["correct"] for s in cell if s["changed"] and s["checkpoint"] > 0)
     dry = snakemake(first, "-n")
     assert dry.returncode == 0 and "Nothing to be done" in dry.stdout + dry.stderr
     second = workflow_copy(tmp_path / "b", STUDY)

@@ -1,0 +1,65 @@
+"""Stage `score`: every answer of a run scored against its probe's gold, deterministically."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from memshift import schemas
+from memshift.artifacts import read_table, write_table
+from memshift.errors import MemshiftError
+from memshift.scoring.scorer import score
+
+COPIED = (
+    "item_class",
+    "value_type",
+    "free_text",
+    "changed",
+    "caused_by_shift",
+    "clock_alone",
+    "last_change",
+    "sampled",
+    "gold_status",
+)
+
+
+def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
+    probes: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}
+    rows: dict[str, list[Any]] = {name: [] for name in schemas.SCORES.names}
+    for path in sorted(answer_files):
+        for answer in read_table(path, schemas.ANSWERS).to_pylist():
+            key = (answer["world"], answer["branch"])
+            if key not in probes:
+                table = read_table(
+                    worlds_dir / f"w{key[0]}" / f"probes-{key[1]}.parquet", schemas.PROBES
+                )
+                probes[key] = {p["probe_id"]: p for p in table.to_pylist()}
+            probe = probes[key].get(answer["probe_id"])
+            if probe is None:
+                raise MemshiftError(f"{path}: answer to unknown probe {answer['probe_id']}")
+            result = score(
+                probe["value_type"],
+                probe["gold_status"],
+                probe["gold_value"],
+                answer["status"],
+                answer["value"],
+            )
+            for name in (
+                "probe_id",
+                "world",
+                "branch",
+                "system",
+                "checkpoint",
+                "item_id",
+                "status",
+            ):
+                rows[name].append(answer[name])
+            for name in COPIED:
+                rows[name].append(probe[name])
+            rows["correct"].append(result.correct)
+            rows["reason"].append(result.reason)
+    write_table(pa.Table.from_pydict(rows, schema=schemas.SCORES), schemas.SCORES, out)
+    return len(rows["probe_id"])
