@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import pyarrow as pa
 
@@ -64,7 +63,7 @@ def select_probes(points: Sequence[GoldPoint], *, seed: int, branch: str) -> lis
 
 
 def probes_to_table(probes: Sequence[Probe], *, world: int, branch: str) -> pa.Table:
-    rows: dict[str, list[Any]] = {name: [] for name in schemas.PROBES.names}
+    rows = schemas.empty_columns(schemas.PROBES)
     for probe in probes:
         p = probe.point
         rows["probe_id"].append(probe.probe_id)

@@ -170,25 +170,31 @@ ANSWERS = pa.schema(
     ]
 )
 
+# A score row is an answer's identity, its probe's classification, and the verdict; the copied
+# columns take their types from the schemas that own them.
+SCORE_ANSWER_FIELDS = ("probe_id", "world", "branch", "system", "checkpoint", "item_id")
+SCORE_PROBE_FIELDS = (
+    "item_class",
+    "value_type",
+    "free_text",
+    "changed",
+    "caused_by_shift",
+    "clock_alone",
+    "last_change",
+    "sampled",
+    "gold_status",
+)
 SCORES = pa.schema(
     [
-        ("probe_id", pa.string()),
-        ("world", pa.int32()),
-        ("branch", pa.string()),
-        ("system", pa.string()),
-        ("checkpoint", pa.int8()),
-        ("item_id", pa.string()),
-        ("item_class", pa.string()),
-        ("value_type", pa.string()),
-        ("free_text", pa.bool_()),
-        ("changed", pa.bool_()),
-        ("caused_by_shift", pa.bool_()),
-        ("clock_alone", pa.bool_()),
-        ("last_change", pa.int8()),
-        ("sampled", pa.bool_()),
-        ("gold_status", pa.string()),
-        ("status", pa.string()),
+        *(ANSWERS.field(name) for name in SCORE_ANSWER_FIELDS),
+        *(PROBES.field(name) for name in SCORE_PROBE_FIELDS),
+        ANSWERS.field("status"),
         ("correct", pa.bool_()),
         ("reason", pa.string()),
     ]
 )
+
+
+def empty_columns(schema: pa.Schema) -> dict[str, list[object]]:
+    """Column lists to fill row by row before building a table of `schema`."""
+    return {name: [] for name in schema.names}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 import pyarrow as pa
 
@@ -22,7 +21,7 @@ def value_json(value: Value) -> str | None:
 
 
 def gold_to_table(points: Sequence[GoldPoint], *, world: int, branch: str) -> pa.Table:
-    rows: dict[str, list[Any]] = {name: [] for name in schemas.GOLD.names}
+    rows = schemas.empty_columns(schemas.GOLD)
     for p in points:
         rows["world"].append(world)
         rows["branch"].append(branch)

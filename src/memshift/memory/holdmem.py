@@ -23,6 +23,7 @@ from typing import Any
 from memshift.items import Item
 from memshift.memory.keys import (
     DETECTIONS,
+    KEYED,
     EventCounts,
     citation_key,
     oracle_key,
@@ -248,9 +249,7 @@ class HoldMemDetector:
         checkpoint: int,
     ) -> None:
         slot = self.slots[item.item_id]
-        invalidated = (
-            self.detection in ("source", "citation", "oracle", "scope") and write is not None
-        )
+        invalidated = self.detection in KEYED and write is not None
         if write is not None:
             cited = tuple(c["object_id"] for c in write.citations)
             if self.detection == "upsert" or invalidated:

@@ -8,7 +8,6 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import pyarrow as pa
 
@@ -97,7 +96,7 @@ def answer(
     replies = dict(
         zip((a.question.probe_id for a in to_read), reader.generate(requests), strict=True)
     )
-    rows: dict[str, list[Any]] = {name: [] for name in schemas.ANSWERS.names}
+    rows = schemas.empty_columns(schemas.ANSWERS)
     for a in asked:
         reply = replies.get(a.question.probe_id)
         if a.evidence is None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pyarrow as pa
 
@@ -14,12 +13,8 @@ from memshift.memory.holdmem import MaintenanceRow, WriteRecord
 from memshift.memory.repair import StoredItem, as_value
 
 
-def _columns(schema: pa.Schema) -> dict[str, list[Any]]:
-    return {name: [] for name in schema.names}
-
-
 def writes_to_table(writes: Sequence[WriteRecord]) -> pa.Table:
-    rows = _columns(schemas.WRITES)
+    rows = schemas.empty_columns(schemas.WRITES)
     for w in writes:
         rows["write_id"].append(w.write_id)
         rows["item_id"].append(w.item_id)
@@ -67,7 +62,7 @@ def table_to_writes(table: pa.Table) -> list[WriteRecord]:
 
 
 def maintenance_to_table(rows_in: Sequence[MaintenanceRow]) -> pa.Table:
-    rows = _columns(schemas.MAINTENANCE)
+    rows = schemas.empty_columns(schemas.MAINTENANCE)
     for m in rows_in:
         for name in schemas.MAINTENANCE.names:
             rows[name].append(getattr(m, name))
@@ -75,7 +70,7 @@ def maintenance_to_table(rows_in: Sequence[MaintenanceRow]) -> pa.Table:
 
 
 def served_to_table(served: Mapping[int, Mapping[str, Sequence[str]]]) -> pa.Table:
-    rows = _columns(schemas.SERVED)
+    rows = schemas.empty_columns(schemas.SERVED)
     for k in sorted(served):
         for item_id in sorted(served[k]):
             for write_id in served[k][item_id]:
@@ -95,7 +90,7 @@ def table_to_served(table: pa.Table) -> dict[int, dict[str, list[str]]]:
 
 
 def store_to_table(store: Mapping[int, Mapping[str, Sequence[StoredItem]]]) -> pa.Table:
-    rows = _columns(schemas.STORE)
+    rows = schemas.empty_columns(schemas.STORE)
     for k in sorted(store):
         for item_id in sorted(store[k]):
             for position, s in enumerate(store[k][item_id]):

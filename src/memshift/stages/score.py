@@ -13,22 +13,10 @@ from memshift.artifacts import read_table, write_table
 from memshift.errors import MemshiftError
 from memshift.scoring.scorer import score
 
-COPIED = (
-    "item_class",
-    "value_type",
-    "free_text",
-    "changed",
-    "caused_by_shift",
-    "clock_alone",
-    "last_change",
-    "sampled",
-    "gold_status",
-)
-
 
 def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
     probes: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}
-    rows: dict[str, list[Any]] = {name: [] for name in schemas.SCORES.names}
+    rows = schemas.empty_columns(schemas.SCORES)
     for path in sorted(answer_files):
         for answer in read_table(path, schemas.ANSWERS).to_pylist():
             key = (answer["world"], answer["branch"])
@@ -47,17 +35,9 @@ def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
                 answer["status"],
                 answer["value"],
             )
-            for name in (
-                "probe_id",
-                "world",
-                "branch",
-                "system",
-                "checkpoint",
-                "item_id",
-                "status",
-            ):
+            for name in (*schemas.SCORE_ANSWER_FIELDS, "status"):
                 rows[name].append(answer[name])
-            for name in COPIED:
+            for name in schemas.SCORE_PROBE_FIELDS:
                 rows[name].append(probe[name])
             rows["correct"].append(result.correct)
             rows["reason"].append(result.reason)

@@ -21,7 +21,7 @@ from memshift.world.timeline import Timeline
 
 
 def events_to_table(events: Sequence[Event], *, world: int, branch: str) -> pa.Table:
-    rows: dict[str, list[Any]] = {name: [] for name in schemas.EVENTS.names}
+    rows = schemas.empty_columns(schemas.EVENTS)
     for e in events:
         rows["world"].append(world)
         rows["branch"].append(branch)
