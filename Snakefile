@@ -1,4 +1,5 @@
-# memshift: worlds -> branches -> gold -> probes (later: memory, audit/repair, reader, scorer, report).
+# memshift: worlds -> branches -> gold -> probes -> memory -> audit/repair -> reader -> scorer
+# -> report.
 # Rules only wire artifacts; every stage is a `memshift` subcommand with its logic in src/memshift.
 import sys
 
@@ -51,6 +52,7 @@ include: "rules/probes.smk"
 include: "rules/memory.smk"
 include: "rules/probe.smk"
 include: "rules/score.smk"
+include: "rules/report.smk"
 
 
 rule all:
@@ -60,4 +62,5 @@ rule all:
         [answers for world in SEEDS for answers in all_answers(world)],
         expand(f"{RUNS}/w{{world}}/fork-check.json", world=SEEDS),
         f"{RUNS}/scores.parquet",
+        f"{RUNS}/report/report.md",
     localrule: True

@@ -57,3 +57,11 @@ def all_answers(world):
         for branch in BRANCHES
         for system in others
     ]
+
+
+def maintenance_logs(world):
+    return [
+        f"{RUNS}/w{world}/{branch}/holdmem-{detection}/maintenance.parquet"
+        for branch in BRANCHES
+        for detection in SYSTEMS["detections"]
+    ]

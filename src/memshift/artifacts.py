@@ -20,7 +20,8 @@ class ArtifactError(MemshiftError):
     """An artifact is missing, malformed or does not match its declared schema."""
 
 
-def _atomic(path: Path, write: Callable[[Path], None]) -> None:
+def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    """Let `write` fill a temporary file beside `path`, then rename it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
@@ -38,7 +39,7 @@ def write_table(table: pa.Table, schema: pa.Schema, path: Path) -> None:
             f"{path.name}: table schema does not match the declared schema:\n"
             f"{table.schema}\n--- expected ---\n{schema}"
         )
-    _atomic(
+    write_atomically(
         path,
         lambda tmp: pq.write_table(
             table,
@@ -73,8 +74,7 @@ def read_table(path: Path, schema: pa.Schema) -> pa.Table:
 
 
 def write_json(data: Any, path: Path) -> None:
-    text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    _atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", path)
 
 
 def read_json(path: Path) -> Any:
@@ -92,3 +92,7 @@ def sha256(path: Path) -> str:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def write_text(text: str, path: Path) -> None:
+    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))

@@ -345,6 +345,93 @@ def score(answers: tuple[Path, ...], worlds_dir: Path, out: Path) -> None:
     click.echo(f"{n} answers scored -> {out}", err=True)
 
 
+@cli.command()
+@click.option(
+    "--scores",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="The run's scores.parquet.",
+)
+@click.argument("maintenance", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--worlds-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="The directory holding w<seed>/ of every scored world.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Report directory (report.md, tables/, figures/).",
+)
+@LLM
+@MODELS
+@click.option("--study", default="study", show_default=True, help="Study name for the title.")
+@click.option(
+    "--draws", type=click.IntRange(min=1), default=2000, show_default=True, help="Bootstrap draws."
+)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+def report(
+    scores: Path,
+    maintenance: tuple[Path, ...],
+    worlds_dir: Path,
+    out: Path,
+    llm: str,
+    models_file: Path,
+    study: str,
+    draws: int,
+    seed: int,
+) -> None:
+    """Measures, contrasts and diagnostic tests of a run, with world-bootstrap intervals.
+
+    MAINTENANCE are the run's holdmem-<detection>/maintenance.parquet logs; every scored HoldMem
+    cell needs the log of its detection."""
+    from memshift.analysis.bootstrap import Resampling
+    from memshift.stages import report as stage
+
+    path = stage.run(
+        scores,
+        list(maintenance),
+        worlds_dir,
+        out,
+        _profile(llm, models_file),
+        study,
+        Resampling(draws=draws, seed=seed),
+    )
+    click.echo(f"report -> {path}", err=True)
+
+
+@cli.command()
+@click.option(
+    "--results",
+    type=click.Path(path_type=Path, file_okay=False),
+    default="results",
+    show_default=True,
+    help="The study's results directory (worlds/ and runs/).",
+)
+@LLM
+@click.option("--world", type=click.IntRange(min=0), required=True, help="World seed.")
+@BRANCH
+@click.option(
+    "--system", required=True, help="bm25, rag, oracle, holdmem-d<D>-<B> or a custom name."
+)
+@click.option("--item", required=True, help="Item id, e.g. contact03.city.")
+@click.option("--checkpoint", type=click.IntRange(min=0), required=True, help="Probed checkpoint.")
+def explain(
+    results: Path, llm: str, world: int, branch: str, system: str, item: str, checkpoint: int
+) -> None:
+    """Drill into one score: the probe and its gold dependencies, what a HoldMem cell stored,
+    maintained and repaired, the evidence the reader saw (recomputed and checked against the
+    stored hash), the answer and its score."""
+    from memshift.explain import Target, render
+    from memshift.explain import explain as gather
+
+    click.echo(
+        render(gather(results, llm, Target(world, branch, system, item, checkpoint))), nl=False
+    )
+
+
 @cli.group()
 def models() -> None:
     """Model profiles: list them and check that one works."""

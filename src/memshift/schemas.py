@@ -172,7 +172,15 @@ ANSWERS = pa.schema(
 
 # A score row is an answer's identity, its probe's classification, and the verdict; the copied
 # columns take their types from the schemas that own them.
-SCORE_ANSWER_FIELDS = ("probe_id", "world", "branch", "system", "checkpoint", "item_id")
+SCORE_ANSWER_FIELDS = (
+    "probe_id",
+    "world",
+    "branch",
+    "system",
+    "checkpoint",
+    "item_id",
+    "evidence_tokens",
+)
 SCORE_PROBE_FIELDS = (
     "item_class",
     "value_type",
@@ -198,3 +206,64 @@ SCORES = pa.schema(
 def empty_columns(schema: pa.Schema) -> dict[str, list[object]]:
     """Column lists to fill row by row before building a table of `schema`."""
     return {name: [] for name in schema.names}
+
+
+# Report tables, one row per estimate: a share (or a difference of shares) with its 95%
+# world-bootstrap interval. Undefined estimates (an empty denominator) are null.
+ESTIMATE = [
+    ("estimate", pa.float64()),
+    ("low", pa.float64()),
+    ("high", pa.float64()),
+]
+MEASURES = pa.schema(
+    [
+        ("system", pa.string()),
+        ("branch", pa.string()),
+        ("item_class", pa.string()),
+        ("cause", pa.string()),
+        ("measure", pa.string()),
+        *ESTIMATE,
+        ("numerator", pa.int64()),
+        ("n", pa.int64()),
+        ("worlds", pa.int32()),
+    ]
+)
+MEASURES_BY_CHECKPOINT = pa.schema(
+    [
+        ("system", pa.string()),
+        ("branch", pa.string()),
+        ("checkpoint", pa.int8()),
+        ("measure", pa.string()),
+        *ESTIMATE,
+        ("numerator", pa.int64()),
+        ("n", pa.int64()),
+        ("worlds", pa.int32()),
+    ]
+)
+CONTRASTS = pa.schema(
+    [
+        ("contrast", pa.string()),
+        ("detection", pa.string()),
+        ("setting", pa.string()),
+        ("branch", pa.string()),
+        ("item_class", pa.string()),
+        ("measure", pa.string()),
+        *ESTIMATE,
+        ("p_one_sided", pa.float64()),
+        ("n", pa.int64()),
+        ("in_family", pa.bool_()),
+        ("holm", pa.bool_()),
+        ("bh", pa.bool_()),
+    ]
+)
+DIAGNOSTICS = pa.schema(
+    [
+        ("test", pa.string()),
+        ("system", pa.string()),
+        ("reference", pa.string()),
+        *ESTIMATE,
+        ("threshold", pa.float64()),
+        ("passed", pa.bool_()),
+        ("note", pa.string()),
+    ]
+)

@@ -49,7 +49,17 @@ STUDY = {
         "baselines": ["bm25", "oracle"],
         "custom": {"mine": "custom_memory:NewestRecords"},
     },
+    "report": {"draws": 200},
 }
+REPORT_FILES = (
+    "report.md",
+    "tables/measures.parquet",
+    "tables/contrasts.parquet",
+    "tables/diagnostics.parquet",
+    "figures/update_stability.png",
+    "figures/changed_outcomes.png",
+    "figures/contrasts_by_class.png",
+)
 
 
 @pytest.mark.slow
@@ -70,12 +80,21 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     assert len(scores) == sum(pq.read_table(p).num_rows for p in runs.glob("*/*/answers.parquet"))
     cell = [s for s in scores if s["system"] == "holdmem-d1-source" and s["branch"] == "del"]
     assert all(s["correct"] for s in cell if s["changed"] and s["checkpoint"] > 0)
+    report = (first / "results/runs/rules/report/report.md").read_text()
+    assert "rule-based backend" in report and "| mine |" in report
+    assert "holdmem-d1-source" in report and "B×D" in report
+    html = snakemake(first, "--report", "report.html")
+    assert html.returncode == 0, html.stderr[-2000:]
+    assert "Update (share correct on changed item-times)" in (first / "report.html").read_text()
     dry = snakemake(first, "-n")
     assert dry.returncode == 0 and "Nothing to be done" in dry.stdout + dry.stderr
     second = workflow_copy(tmp_path / "b", STUDY)
     assert snakemake(second).returncode == 0
     again = json.loads((second / "results/worlds/w1000/manifest.json").read_text())
     assert again == manifest
+    for name in REPORT_FILES:
+        path = Path("results/runs/rules/report") / name
+        assert (first / path).read_bytes() == (second / path).read_bytes(), name
 
 
 def test_a_bad_config_stops_with_one_line(tmp_path):

@@ -6,7 +6,7 @@ import argparse
 import shutil
 from pathlib import Path
 
-from memshift.bench import data, models
+from memshift.bench import data, models, statistics
 from memshift.bench.common import machine, peak_rss_mb
 
 
@@ -27,6 +27,7 @@ def main() -> None:
         "",
         *data.section(args.runs),
         *models.section(args.runs, args.scratch),
+        *statistics.section(args.runs),
         f"Peak resident memory of the benchmark process: {peak_rss_mb():.0f} MB.",
         "",
     ]

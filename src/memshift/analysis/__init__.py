@@ -1,0 +1,1 @@
+"""Measures, contrasts, bootstrap intervals and diagnostic tests over scored item-times."""

@@ -1,0 +1,121 @@
+"""The world bootstrap: resampling weights, and intervals computed in DuckDB.
+
+A draw resamples the study's worlds with replacement; each world's weight is how often it was
+drawn, so a draw's estimate of a ratio is a weighted sum of per-world numerators over the same
+weighted sum of denominators. A product sample also resamples a second unit (the items, for the
+writer's programs, which are one set shared by every world) independently of the worlds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from memshift.analysis.sqlfiles import identifiers, run
+from memshift.rng import stream
+
+
+@dataclass(frozen=True)
+class Resampling:
+    draws: int = 2000
+    level: float = 0.95
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.draws < 1:
+            raise ValueError(f"bootstrap draws must be at least 1, got {self.draws}")
+        if not 0 < self.level < 1:
+            raise ValueError(f"interval level must lie strictly between 0 and 1, got {self.level}")
+
+
+def multinomial_weights(units: int, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """(draws, units) counts: how often each unit was picked in `units` picks with replacement."""
+    if units == 0:
+        return np.zeros((draws, 0), dtype=np.int64)
+    return rng.multinomial(units, np.full(units, 1.0 / units), size=draws)
+
+
+def weight_matrix(units: Sequence[object], resampling: Resampling, name: str) -> np.ndarray:
+    """The weights of `units` (in their sorted order) for every draw, from a named stream."""
+    rng = stream(resampling.seed, f"bootstrap-{name}")
+    return multinomial_weights(len(units), resampling.draws, rng)
+
+
+def _weight_table(units: Sequence[object], weights: np.ndarray, unit_type: pa.DataType) -> pa.Table:
+    draws, picked = np.nonzero(weights)
+    return pa.table(
+        {
+            "draw": pa.array(draws, pa.int32()),
+            "unit": pa.array([units[i] for i in picked], unit_type),
+            "weight": pa.array(weights[draws, picked], pa.int32()),
+        }
+    )
+
+
+def register_weights(
+    con: duckdb.DuckDBPyConnection,
+    worlds: Sequence[int],
+    units: Sequence[str],
+    resampling: Resampling,
+) -> None:
+    """Create the tables world_weights(draw, world, weight), unit_weights(draw, unit, weight),
+    world_positions(world, pos) and world_vectors(draw, weights): one draw's world weights as a
+    list in the order of the positions."""
+    world_list = sorted(worlds)
+    unit_list = sorted(units)
+    world_matrix = weight_matrix(world_list, resampling, "worlds")
+    world_table = _weight_table(world_list, world_matrix, pa.int32()).rename_columns(
+        ["draw", "world", "weight"]
+    )
+    positions = pa.table(
+        {
+            "world": pa.array(world_list, pa.int32()),
+            "pos": pa.array(range(len(world_list)), pa.int32()),
+        }
+    )
+    vectors = pa.table(
+        {
+            "draw": pa.array(range(resampling.draws), pa.int32()),
+            "weights": pa.array(world_matrix.astype(np.float64).tolist(), pa.list_(pa.float64())),
+        }
+    )
+    unit_table = _weight_table(
+        unit_list, weight_matrix(unit_list, resampling, "units"), pa.string()
+    )
+    for name, table in (
+        ("world_weights", world_table),
+        ("unit_weights", unit_table),
+        ("world_positions", positions),
+        ("world_vectors", vectors),
+    ):
+        con.register(f"{name}_arrow", table)
+        con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM {name}_arrow")
+        con.unregister(f"{name}_arrow")
+
+
+def summarize(
+    con: duckdb.DuckDBPyConnection,
+    ratios: str,
+    keys: Sequence[str],
+    out: str,
+    resampling: Resampling,
+) -> None:
+    """Table `out`: per group of `keys`, the pooled ratio, its percentile interval, a one-sided
+    bootstrap p-value against zero, and the pooled numerator, denominator and world count."""
+    quoted = [identifiers([key]) for key in keys]
+    tail = round((1 - resampling.level) / 2, 12)  # 0.025, not 0.025000000000000022
+    run(
+        con,
+        "bootstrap",
+        out=identifiers([out]),
+        ratios=identifiers([ratios]),
+        keys=identifiers(list(keys)),
+        key_values=", ".join(f"any_value({name}) AS {name}" for name in quoted),
+        low_q=repr(tail),
+        high_q=repr(1 - tail),
+        draws=str(resampling.draws),
+    )

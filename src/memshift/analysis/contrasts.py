@@ -1,0 +1,152 @@
+"""Paired contrasts of HoldMem cells: the B effect, the D effect and their interaction B×D.
+
+A contrast is a signed sum of systems' correctness on the changed item-times that all of them
+answered (paired by probe, so by item and checkpoint): B = key minus append-only at one D,
+D = a repair minus the writer's own re-derivation (D=0) at one B, and B×D = the B effect at
+D=1 (or D=m) minus the B effect at D=0.
+
+The family for the multiple-comparison corrections is every contrast over all item classes on
+the branches where B and D can differ from zero by construction (src, def, del). p-values are
+one-sided in the direction of the estimate, so the corrections run at half the two-sided level:
+without correction a rejection is exactly a 95% interval that excludes zero.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from memshift import schemas
+from memshift.analysis.bootstrap import Resampling, summarize
+from memshift.analysis.multiple import benjamini_hochberg, holm
+from memshift.analysis.sqlfiles import identifiers, run
+
+NO_KEY = "append"
+FAMILY_BRANCHES = ("src", "def", "del")
+ONE_SIDED_LEVEL = 0.025
+CELL = re.compile(r"^holdmem-d([^-]+)-(.+)$")
+
+
+@dataclass(frozen=True)
+class Contrast:
+    contrast: str
+    detection: str
+    setting: str
+    terms: tuple[tuple[str, int], ...]
+
+
+def cell(repair: str, detection: str) -> str:
+    return f"holdmem-d{repair}-{detection}"
+
+
+def declare(systems: Iterable[str]) -> list[Contrast]:
+    """Every B, D and B×D contrast the study's HoldMem cells allow."""
+    cells = {(m[1], m[2]) for s in systems if (m := CELL.match(s))}
+    repairs = sorted({repair for repair, _ in cells})
+    keys = sorted({detection for _, detection in cells if detection != NO_KEY})
+    found: list[Contrast] = []
+
+    def have(*pairs: tuple[str, str]) -> bool:
+        return all(pair in cells for pair in pairs)
+
+    for key in keys:
+        for repair in repairs:
+            if have((repair, key), (repair, NO_KEY)):
+                found.append(
+                    Contrast(
+                        "B",
+                        key,
+                        f"D={repair}",
+                        ((cell(repair, key), 1), (cell(repair, NO_KEY), -1)),
+                    )
+                )
+    for detection in [NO_KEY, *keys]:
+        for repair in repairs:
+            if repair != "0" and have((repair, detection), ("0", detection)):
+                at = f"B={detection}" if repair == "1" else f"B={detection}, D=m"
+                found.append(
+                    Contrast(
+                        "D",
+                        detection,
+                        at,
+                        ((cell(repair, detection), 1), (cell("0", detection), -1)),
+                    )
+                )
+    for key in keys:
+        for repair in repairs:
+            quad = ((repair, key), (repair, NO_KEY), ("0", key), ("0", NO_KEY))
+            if repair != "0" and have(*quad):
+                terms = tuple(
+                    (cell(r, d), sign) for (r, d), sign in zip(quad, (1, -1, -1, 1), strict=True)
+                )
+                found.append(Contrast("BxD", key, f"D={repair}", terms))
+    return found
+
+
+def paired(
+    con: duckdb.DuckDBPyConnection,
+    contrasts: list[Contrast],
+    resampling: Resampling,
+    population: str = "changed",
+) -> list[dict[str, Any]]:
+    """Per contrast, branch and item class: the paired difference over the item-times of
+    `population` (a boolean column of item_times), with interval and one-sided p-value.
+    Needs item_times and the weight tables."""
+    con.execute(
+        "CREATE OR REPLACE TABLE contrast_terms (contrast_id INTEGER, system VARCHAR, sign INTEGER)"
+    )
+    con.execute("CREATE OR REPLACE TABLE contrast_meta (contrast_id INTEGER, terms INTEGER)")
+    for index, contrast in enumerate(contrasts):
+        con.executemany(
+            "INSERT INTO contrast_terms VALUES (?, ?, ?)",
+            [(index, system, sign) for system, sign in contrast.terms],
+        )
+        con.execute("INSERT INTO contrast_meta VALUES (?, ?)", (index, len(contrast.terms)))
+    run(con, "contrast_ratios", out="contrast_ratios", population=identifiers([population]))
+    keys = ("contrast_id", "branch", "item_class")
+    summarize(con, "contrast_ratios", keys, "contrast_summary", resampling)
+    return records(con, "SELECT * FROM contrast_summary ORDER BY contrast_id, branch, item_class")
+
+
+def records(con: duckdb.DuckDBPyConnection, query: str) -> list[dict[str, Any]]:
+    cursor = con.execute(query)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def compute(
+    con: duckdb.DuckDBPyConnection, contrasts: list[Contrast], resampling: Resampling
+) -> pa.Table:
+    """The CONTRASTS table of Update on the changed item-times."""
+    columns = schemas.empty_columns(schemas.CONTRASTS)
+    for record in paired(con, contrasts, resampling):
+        contrast = contrasts[record["contrast_id"]]
+        columns["contrast"].append(contrast.contrast)
+        columns["detection"].append(contrast.detection)
+        columns["setting"].append(contrast.setting)
+        columns["branch"].append(record["branch"])
+        columns["item_class"].append(record["item_class"])
+        columns["measure"].append("update")
+        for name in ("estimate", "low", "high", "p_one_sided", "n"):
+            columns[name].append(record[name])
+        columns["in_family"].append(
+            record["branch"] in FAMILY_BRANCHES
+            and record["item_class"] == "all"
+            and record["estimate"] is not None
+        )
+    _correct(columns)
+    return pa.Table.from_pydict(columns, schema=schemas.CONTRASTS)
+
+
+def _correct(columns: dict[str, list[object]]) -> None:
+    family = [i for i, member in enumerate(columns["in_family"]) if member]
+    p_values = [float(columns["p_one_sided"][i]) for i in family]  # type: ignore[arg-type]
+    holm_kept = dict(zip(family, holm(p_values, ONE_SIDED_LEVEL), strict=True))
+    bh_kept = dict(zip(family, benjamini_hochberg(p_values, ONE_SIDED_LEVEL), strict=True))
+    columns["holm"] = [holm_kept.get(i, False) for i in range(len(columns["in_family"]))]
+    columns["bh"] = [bh_kept.get(i, False) for i in range(len(columns["in_family"]))]

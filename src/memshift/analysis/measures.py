@@ -1,0 +1,108 @@
+"""Update, Stability, m, r, a and the rest, by system, shift, item class, cause and checkpoint.
+
+Every measure is a ratio of item-time counts pooled over worlds. On the changed item-times of a
+system that reports invalidations, Update = (1 - m) r + m a holds by construction; `check_identity`
+verifies it on every printed row all the same, since the report's claim rests on it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+import duckdb
+import pyarrow as pa
+
+from memshift import schemas
+from memshift.analysis.bootstrap import Resampling, register_weights, summarize
+from memshift.analysis.sqlfiles import run
+from memshift.errors import MemshiftError
+
+MEASURE_KEYS = ("system", "branch", "item_class", "cause", "checkpoint", "measure")
+IDENTITY_TOLERANCE = 1e-12
+
+
+def compute(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> None:
+    """Tables world_counts, measure_ratios and measure_summary from item_times."""
+    run(con, "world_counts")
+    run(con, "measure_ratios")
+    worlds = [w for (w,) in con.execute("SELECT DISTINCT world FROM item_times").fetchall()]
+    units = [
+        u
+        for (u,) in con.execute("SELECT DISTINCT unit FROM item_times WHERE unit <> ''").fetchall()
+    ]
+    register_weights(con, worlds, units, resampling)
+    summarize(con, "measure_ratios", MEASURE_KEYS, "measure_summary", resampling)
+
+
+def measures_table(con: duckdb.DuckDBPyConnection) -> pa.Table:
+    return (
+        con.sql(
+            """
+        SELECT system, branch, item_class, cause, measure, estimate, low, high,
+            numerator::BIGINT AS numerator, n::BIGINT AS n, worlds
+        FROM measure_summary WHERE checkpoint = -1
+        ORDER BY system, branch, item_class, cause, measure
+        """
+        )
+        .to_arrow_table()
+        .cast(schemas.MEASURES)
+    )
+
+
+def by_checkpoint_table(con: duckdb.DuckDBPyConnection) -> pa.Table:
+    return (
+        con.sql(
+            """
+        SELECT system, branch, checkpoint::TINYINT AS checkpoint, measure, estimate, low, high,
+            numerator::BIGINT AS numerator, n::BIGINT AS n, worlds
+        FROM measure_summary WHERE checkpoint >= 0
+        ORDER BY system, branch, checkpoint, measure
+        """
+        )
+        .to_arrow_table()
+        .cast(schemas.MEASURES_BY_CHECKPOINT)
+    )
+
+
+def decomposed(m: float, r: float | None, a: float | None) -> float:
+    """(1 - m) r + m a, where a term whose weight is zero counts as zero even if undefined."""
+    detected = 0.0 if m == 1 else (1 - m) * _defined(r, "r")
+    missed = 0.0 if m == 0 else m * _defined(a, "a")
+    return detected + missed
+
+
+def _defined(value: float | None, name: str) -> float:
+    if value is None or math.isnan(value):
+        raise MemshiftError(f"{name} is undefined where its weight is not zero")
+    return value
+
+
+def check_identity(rows: Iterable[Mapping[str, object]]) -> int:
+    """Verify Update = (1 - m) r + m a on every group that has m; return how many were checked.
+
+    `rows` are MEASURES-like rows; they are grouped by everything but the measure."""
+    groups: dict[tuple[object, ...], dict[str, Mapping[str, object]]] = {}
+    for row in rows:
+        key = tuple(row[k] for k in ("system", "branch", "item_class", "cause"))
+        groups.setdefault(key, {})[str(row["measure"])] = row
+    checked = 0
+    for key, found in groups.items():
+        if "m" not in found or found["update"]["estimate"] is None:
+            continue
+        parts = {name: found[name] for name in ("update", "m", "r", "a")}
+        counts = {name: (row["numerator"], row["n"]) for name, row in parts.items()}
+        if (
+            counts["update"][0] != counts["r"][0] + counts["a"][0]
+            or counts["m"][0] != counts["a"][1]
+        ):
+            raise MemshiftError(f"identity counts do not add up for {key}: {counts}")
+        update = float(parts["update"]["estimate"])  # type: ignore[arg-type]
+        m = float(parts["m"]["estimate"])  # type: ignore[arg-type]
+        right = decomposed(m, parts["r"]["estimate"], parts["a"]["estimate"])  # type: ignore[arg-type]
+        if abs(update - right) > IDENTITY_TOLERANCE:
+            raise MemshiftError(
+                f"Update = (1 - m) r + m a fails for {key}: {update!r} against {right!r}"
+            )
+        checked += 1
+    return checked

@@ -1,0 +1,52 @@
+-- One row per scored answer, with its item class, the cause of its change, and for systems
+-- that report invalidations whether the item counts as detected: invalidated at a checkpoint
+-- no earlier than the interval in which its gold last changed (the fork, for unchanged items).
+CREATE OR REPLACE TABLE item_times AS
+WITH cells AS (
+    SELECT
+        s.*,
+        regexp_extract(s.system, '^holdmem-d([^-]+)-(.+)$', 1) AS repair,
+        regexp_extract(s.system, '^holdmem-d([^-]+)-(.+)$', 2) AS detection
+    FROM scores AS s
+)
+SELECT
+    c.world,
+    c.branch,
+    c.system,
+    c.repair,
+    c.detection,
+    c.probe_id,
+    -- the writer's programs are one set shared by all worlds, so D=m cells also resample items
+    CASE WHEN c.repair = 'm' THEN c.item_id ELSE '' END AS unit,
+    c.item_id,
+    c.checkpoint,
+    CASE
+        WHEN c.item_class = 'definition' THEN 'definition'
+        WHEN c.free_text THEN 'free text'
+        ELSE 'other'
+    END AS item_class,
+    CASE
+        WHEN NOT c.changed THEN NULL
+        WHEN c.caused_by_shift THEN 'caused'
+        ELSE 'also without'
+    END AS cause,
+    c.changed AND c.clock_alone AS clock_alone,
+    c.changed,
+    c.sampled AND NOT c.changed AS unchanged,
+    c.checkpoint = 0 AS before_shift,
+    c.correct,
+    c.evidence_tokens,
+    c.detection <> '' AS reports,
+    CASE
+        WHEN c.detection = '' THEN NULL
+        ELSE EXISTS (
+            SELECT 1
+            FROM invalidations AS i
+            WHERE i.world = c.world
+                AND i.branch = c.branch
+                AND i.detection = c.detection
+                AND i.item_id = c.item_id
+                AND i.checkpoint BETWEEN greatest(c.last_change, 1) AND c.checkpoint
+        )
+    END AS detected
+FROM cells AS c;

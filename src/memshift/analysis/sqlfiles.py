@@ -1,0 +1,27 @@
+"""The SQL of the analysis, kept as files in the package and filled in by name."""
+
+from __future__ import annotations
+
+import re
+from importlib.resources import files
+
+import duckdb
+
+_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def sql(name: str, **fields: str) -> str:
+    text = (files("memshift.analysis") / "sql" / f"{name}.sql").read_text(encoding="utf-8")
+    return text.format(**fields) if fields else text
+
+
+def run(con: duckdb.DuckDBPyConnection, name: str, **fields: str) -> None:
+    con.execute(sql(name, **fields))
+
+
+def identifiers(names: tuple[str, ...] | list[str]) -> str:
+    """Quoted, comma-separated column names, refusing anything that is not a plain name."""
+    for name in names:
+        if not _IDENTIFIER.fullmatch(name):
+            raise ValueError(f"not a plain column name: {name!r}")
+    return ", ".join(f'"{name}"' for name in names)

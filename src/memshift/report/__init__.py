@@ -1,0 +1,1 @@
+"""The study report: figures drawn from the measures and contrasts tables."""

@@ -1,0 +1,570 @@
+"""The report's figures, drawn from the MEASURES and CONTRASTS tables.
+
+- update_stability.png: per branch, each system's share correct on changed item-times (update)
+  and on unchanged ones (stability);
+- changed_outcomes.png: per branch, how each system's changed item-times came out;
+- contrasts_by_class.png: the effect of a detection key (B) on update at D=0 and D=1 and the B×D
+  interaction, per branch, key and item class.
+
+Each figure is drawn on its own off-screen canvas (no pyplot state) at a fixed size and dpi and
+saved without version metadata, so the same tables always give the same bytes. Undefined (null)
+estimates are left out; a branch without a single defined estimate gets no panel.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import PercentFormatter
+
+from memshift.artifacts import write_atomically
+from memshift.branches import BRANCHES
+
+UPDATE_STABILITY = "update_stability.png"
+CHANGED_OUTCOMES = "changed_outcomes.png"
+CONTRASTS_BY_CLASS = "contrasts_by_class.png"
+DPI = 150
+INCHES = {
+    UPDATE_STABILITY: (12.0, 11.0),
+    CHANGED_OUTCOMES: (12.0, 11.0),
+    CONTRASTS_BY_CLASS: (13.0, 11.0),
+}
+# Without a Software entry the PNG names no library version, so reruns match byte for byte.
+PNG_METADATA: dict[str, str | None] = {"Software": None}
+
+BRANCH_NAMES = {
+    "none": "no shift",
+    "src": "source revision",
+    "def": "redefinition",
+    "del": "deletion",
+    "cons": "consent revoked",
+    "conflict": "conflicting sources",
+}
+# Display orders; names not listed follow the listed ones, alphabetically.
+DETECTION_ORDER = ("append", "source", "citation", "oracle", "scope", "refresh", "upsert", "audit")
+REPAIR_ORDER = ("0", "1", "m")
+BASELINE_ORDER = ("bm25", "rag", "oracle")
+ITEM_CLASS_ORDER = ("all", "definition", "other", "free text")
+HOLDMEM_CELL = re.compile(r"holdmem-d(?P<repair>[^-]+)-(?P<detection>.+)")
+
+# Okabe-Ito colors: distinguishable with the common color-vision deficiencies.
+BLUE = "#0072B2"
+ORANGE = "#E69F00"
+GREEN = "#009E73"
+VERMILLION = "#D55E00"
+PURPLE = "#CC79A7"
+GREY = "#999999"
+GUIDE = "#BBBBBB"
+GRID = "#E5E5E5"
+
+GROUP_GAP = 0.6
+PAIRED_BAR = 0.38
+STACKED_BAR = 0.7
+HEADER_INCHES = 1.05
+
+Row = dict[str, Any]
+MeasureKey = tuple[str, str, str]  # system, branch, measure
+
+
+@dataclass(frozen=True)
+class Series:
+    measure: str
+    label: str
+    color: str
+    hatch: str = ""
+
+
+SHARES = (
+    Series("update", "Update: correct on changed item-times", BLUE),
+    Series("stability", "Stability: correct on unchanged item-times", ORANGE),
+)
+OUTCOMES = (
+    Series("right", "right", GREEN),
+    Series("wrong_rederived", "wrong after a re-derivation", ORANGE),
+    Series("wrong_missed", "wrong after a missed change", VERMILLION, hatch="///"),
+    Series("wrong", "wrong (system reports no invalidations)", GREY),
+)
+
+
+@dataclass(frozen=True)
+class Effect:
+    contrast: str
+    settings: tuple[str, ...]
+    label: str
+    color: str
+    marker: str
+
+
+EFFECTS = (
+    Effect("B", ("D=0",), "B effect at D=0", BLUE, "o"),
+    Effect("B", ("D=1",), "B effect at D=1", ORANGE, "s"),
+    Effect("B", ("D=m",), "B effect at D=m", GREEN, "^"),
+    Effect("BxD", ("D=1", ""), "B×D (D=1)", PURPLE, "D"),
+    Effect("BxD", ("D=m",), "B×D (D=m)", VERMILLION, "v"),
+)
+EFFECT_SPREAD = 0.3
+
+
+@dataclass(frozen=True)
+class Estimate:
+    value: float
+    low: float | None
+    high: float | None
+
+    def error(self) -> tuple[float, float] | None:
+        """Distances from the estimate down to `low` and up to `high`, when both are known."""
+        if self.low is None or self.high is None:
+            return None
+        return max(self.value - self.low, 0.0), max(self.high - self.value, 0.0)
+
+
+@dataclass(frozen=True)
+class Point:
+    estimate: Estimate
+    holm: bool
+
+
+@dataclass(frozen=True)
+class SystemLayout:
+    branches: list[str]
+    undefined_branches: list[str]
+    systems: list[str]
+    positions: list[float]
+
+
+# --- reading the tables -------------------------------------------------------------------------
+
+
+def finite(value: object) -> float | None:
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def estimate_of(row: Row) -> Estimate | None:
+    value = finite(row["estimate"])
+    if value is None:
+        return None
+    return Estimate(value, finite(row["low"]), finite(row["high"]))
+
+
+def overall_estimates(
+    measures: pa.Table, series: Iterable[Series]
+) -> dict[MeasureKey, Estimate | None]:
+    """The series' estimates over every item class and cause; undefined ones map to None."""
+    names = {s.measure for s in series}
+    return {
+        (row["system"], row["branch"], row["measure"]): estimate_of(row)
+        for row in measures.to_pylist()
+        if row["item_class"] == "all" and row["cause"] == "all" and row["measure"] in names
+    }
+
+
+def effect_of(row: Row) -> Effect | None:
+    for effect in EFFECTS:
+        if row["contrast"] == effect.contrast and row["setting"] in effect.settings:
+            return effect
+    return None
+
+
+def effect_points(contrasts: pa.Table) -> dict[tuple[str, str, str, Effect], Point]:
+    """Defined update effects by (branch, detection, item class, effect), without `none`."""
+    points: dict[tuple[str, str, str, Effect], Point] = {}
+    for row in contrasts.to_pylist():
+        effect = effect_of(row)
+        estimate = estimate_of(row)
+        wanted = row["measure"] == "update" and row["branch"] != "none"
+        if wanted and effect is not None and estimate is not None:
+            key = (row["branch"], row["detection"], row["item_class"], effect)
+            points[key] = Point(estimate, row["holm"] is True)
+    return points
+
+
+# --- ordering -----------------------------------------------------------------------------------
+
+
+def rank(value: str, order: Sequence[str]) -> int:
+    return order.index(value) if value in order else len(order)
+
+
+def in_order(values: Iterable[str], order: Sequence[str]) -> list[str]:
+    return sorted(set(values), key=lambda v: (rank(v, order), v))
+
+
+def ordered_branches(branches: Iterable[str]) -> list[str]:
+    return in_order(branches, BRANCHES)
+
+
+def system_key(system: str) -> tuple[int, int, str, int, str]:
+    """HoldMem cells first, by detection then repair; then the baselines; then custom systems."""
+    cell = HOLDMEM_CELL.fullmatch(system)
+    if cell:
+        detection, repair = cell["detection"], cell["repair"]
+        return 0, rank(detection, DETECTION_ORDER), detection, rank(repair, REPAIR_ORDER), repair
+    if system in BASELINE_ORDER:
+        return 1, BASELINE_ORDER.index(system), system, 0, ""
+    return 2, 0, system, 0, ""
+
+
+def ordered_systems(systems: Iterable[str]) -> list[str]:
+    return sorted(set(systems), key=system_key)
+
+
+def system_group(system: str) -> str:
+    cell = HOLDMEM_CELL.fullmatch(system)
+    if cell:
+        return f"holdmem {cell['detection']}"
+    return "baselines" if system in BASELINE_ORDER else "custom"
+
+
+def x_positions(systems: Sequence[str]) -> list[float]:
+    """One slot per system, with a gap wherever the group changes."""
+    positions: list[float] = []
+    x = 0.0
+    for i, system in enumerate(systems):
+        if i and system_group(systems[i - 1]) != system_group(system):
+            x += GROUP_GAP
+        positions.append(x)
+        x += 1.0
+    return positions
+
+
+def group_boundaries(layout: SystemLayout) -> list[float]:
+    slots = pairwise(zip(layout.systems, layout.positions, strict=True))
+    return [
+        (x_left + x_right) / 2
+        for (left, x_left), (right, x_right) in slots
+        if system_group(left) != system_group(right)
+    ]
+
+
+def system_layout(estimates: Mapping[MeasureKey, Estimate | None]) -> SystemLayout:
+    """Panels for branches with a defined estimate; a slot for every system that has a row."""
+    with_rows = ordered_branches(branch for _, branch, _ in estimates)
+    defined = {branch for (_, branch, _), e in estimates.items() if e is not None}
+    systems = ordered_systems(system for system, _, _ in estimates)
+    return SystemLayout(
+        [b for b in with_rows if b in defined],
+        [b for b in with_rows if b not in defined],
+        systems,
+        x_positions(systems),
+    )
+
+
+# --- drawing ------------------------------------------------------------------------------------
+
+
+def branch_title(branch: str) -> str:
+    name = BRANCH_NAMES.get(branch)
+    return f"{branch} ({name})" if name else branch
+
+
+def branch_label(branch: str) -> str:
+    """The branch over its name, for a row label that stays as short as its panel."""
+    name = BRANCH_NAMES.get(branch)
+    return f"{branch}\n({name})" if name else branch
+
+
+def from_top(figure: Figure, inches: float) -> float:
+    return 1 - inches / figure.get_figheight()
+
+
+def new_figure(name: str, title: str, backend: str) -> Figure:
+    """A figure whose panels are laid out below a header of title, subtitle and legend."""
+    figure = Figure(figsize=INCHES[name], dpi=DPI)
+    # The header is placed by hand: the layout engine stacks an outside legend onto the title.
+    figure.set_layout_engine("constrained", rect=(0, 0, 1, from_top(figure, HEADER_INCHES)))
+    FigureCanvasAgg(figure)
+    figure.text(0.5, from_top(figure, 0.15), title, ha="center", va="top", fontsize=13)
+    subtitle = f"model backend: {backend}"
+    figure.text(0.5, from_top(figure, 0.45), subtitle, ha="center", va="top", fontsize=10)
+    return figure
+
+
+def header_legend(figure: Figure, handles: Sequence[Artist]) -> None:
+    figure.legend(
+        handles=handles,
+        loc="upper center",
+        bbox_to_anchor=(0.5, from_top(figure, 0.7)),
+        ncol=len(handles),
+        frameon=False,
+        fontsize=9,
+    )
+
+
+def note(figure: Figure, text: str) -> None:
+    figure.text(0.5, 0.5, text, ha="center", va="center", fontsize=14, color="#555555")
+
+
+def footnote(figure: Figure, text: str) -> None:
+    figure.supxlabel(text, fontsize=8, color="#555555")
+
+
+def undefined_note(layout: SystemLayout) -> str:
+    missing = "A missing bar is an undefined estimate (no item-times of that kind)."
+    if not layout.undefined_branches:
+        return missing
+    return f"{missing} No defined estimate, so no panel: {', '.join(layout.undefined_branches)}."
+
+
+def system_axes(figure: Figure, layout: SystemLayout) -> list[Axes]:
+    """One panel per branch, stacked, sharing the systems axis; shares in percent."""
+    grid = figure.subplots(len(layout.branches), 1, sharex=True, squeeze=False)
+    axes = list(grid[:, 0])
+    for ax, branch in zip(axes, layout.branches, strict=True):
+        ax.set_title(branch_title(branch), loc="left", fontsize=10)
+        ax.set_ylim(0, 100)
+        ax.set_yticks([0, 25, 50, 75, 100])
+        ax.yaxis.set_major_formatter(PercentFormatter(100))
+        ax.tick_params(axis="y", labelsize=8)
+        ax.grid(axis="y", color=GRID, linewidth=0.6)
+        ax.set_axisbelow(True)
+        for x in group_boundaries(layout):
+            ax.axvline(x, color=GUIDE, linewidth=0.8, linestyle=":")
+    bottom = axes[-1]
+    bottom.set_xticks(
+        layout.positions,
+        layout.systems,
+        rotation=35,
+        ha="right",
+        rotation_mode="anchor",
+        fontsize=8,
+    )
+    bottom.set_xlim(layout.positions[0] - 0.7, layout.positions[-1] + 0.7)
+    return axes
+
+
+def defined_points(
+    estimates: Mapping[MeasureKey, Estimate | None], layout: SystemLayout, branch: str, measure: str
+) -> list[tuple[float, Estimate]]:
+    """Each system's slot and estimate of `measure` on `branch`, where it is defined."""
+    slots = zip(layout.systems, layout.positions, strict=True)
+    found = [(x, estimates.get((system, branch, measure))) for system, x in slots]
+    return [(x, e) for x, e in found if e is not None]
+
+
+def share_bars(ax: Axes, points: Sequence[tuple[float, Estimate]], series: Series) -> None:
+    heights = [100 * e.value for _, e in points]
+    ax.bar([x for x, _ in points], heights, PAIRED_BAR, color=series.color)
+    intervals = [(x, e.value, error) for x, e in points if (error := e.error()) is not None]
+    if intervals:
+        xs, values, errors = zip(*intervals, strict=True)
+        ax.errorbar(
+            xs,
+            [100 * v for v in values],
+            yerr=[[100 * below for below, _ in errors], [100 * above for _, above in errors]],
+            fmt="none",
+            ecolor="black",
+            elinewidth=0.8,
+            capsize=2,
+        )
+
+
+def outcome_bars(
+    ax: Axes, points: Sequence[tuple[float, Estimate]], series: Series, bottoms: dict[float, float]
+) -> None:
+    """Stack one outcome onto the bars so far; `bottoms` holds each slot's height until now."""
+    heights = [100 * e.value for _, e in points]
+    ax.bar(
+        [x for x, _ in points],
+        heights,
+        STACKED_BAR,
+        bottom=[bottoms[x] for x, _ in points],
+        color=series.color,
+        hatch=series.hatch,
+        edgecolor="white",
+        linewidth=0.5,
+    )
+    for (x, _), height in zip(points, heights, strict=True):
+        bottoms[x] += height
+
+
+def series_legend(figure: Figure, series: Sequence[Series]) -> None:
+    handles = [
+        Patch(facecolor=s.color, hatch=s.hatch, edgecolor="white", label=s.label) for s in series
+    ]
+    header_legend(figure, handles)
+
+
+def update_stability_figure(measures: pa.Table, backend: str) -> Figure:
+    estimates = overall_estimates(measures, SHARES)
+    figure = new_figure(
+        UPDATE_STABILITY,
+        "Update and stability per system (all item classes and causes)",
+        backend,
+    )
+    layout = system_layout(estimates)
+    if not layout.branches:
+        note(figure, "no update or stability estimates in this study")
+        return figure
+    axes = system_axes(figure, layout)
+    offsets = (-PAIRED_BAR / 2, PAIRED_BAR / 2)
+    for ax, branch in zip(axes, layout.branches, strict=True):
+        for offset, series in zip(offsets, SHARES, strict=True):
+            points = defined_points(estimates, layout, branch, series.measure)
+            share_bars(ax, [(x + offset, e) for x, e in points], series)
+    series_legend(figure, SHARES)
+    footnote(figure, f"Bars: share correct; whiskers: 95% interval. {undefined_note(layout)}")
+    return figure
+
+
+def changed_outcomes_figure(measures: pa.Table, backend: str) -> Figure:
+    estimates = overall_estimates(measures, OUTCOMES)
+    figure = new_figure(
+        CHANGED_OUTCOMES,
+        "How each system's changed item-times came out (all item classes and causes)",
+        backend,
+    )
+    layout = system_layout(estimates)
+    if not layout.branches:
+        note(figure, "no outcomes of changed item-times in this study")
+        return figure
+    axes = system_axes(figure, layout)
+    for ax, branch in zip(axes, layout.branches, strict=True):
+        bottoms = dict.fromkeys(layout.positions, 0.0)
+        for series in OUTCOMES:
+            points = defined_points(estimates, layout, branch, series.measure)
+            outcome_bars(ax, points, series, bottoms)
+    drawn = {measure for (_, _, measure), e in estimates.items() if e is not None}
+    series_legend(figure, [s for s in OUTCOMES if s.measure in drawn])
+    footnote(
+        figure,
+        "HoldMem cells report invalidations, so their wrong answers split into re-derived and"
+        f" missed changes.\n{undefined_note(layout)}",
+    )
+    return figure
+
+
+def effect_point(ax: Axes, y: float, point: Point, effect: Effect) -> None:
+    estimate = point.estimate
+    if estimate.low is not None and estimate.high is not None:
+        ax.hlines(y, 100 * estimate.low, 100 * estimate.high, color=effect.color, linewidth=1.4)
+    ax.plot(
+        100 * estimate.value,
+        y,
+        marker=effect.marker,
+        markersize=6,
+        linestyle="none",
+        markeredgecolor=effect.color,
+        markerfacecolor=effect.color if point.holm else "white",
+        markeredgewidth=1.3,
+    )
+
+
+def effect_offsets(count: int) -> list[float]:
+    """Vertical offsets that spread `count` effects evenly around their item class's line."""
+    if count == 1:
+        return [0.0]
+    step = 2 * EFFECT_SPREAD / (count - 1)
+    return [-EFFECT_SPREAD + i * step for i in range(count)]
+
+
+def effect_legend(figure: Figure, effects: Sequence[Effect]) -> None:
+    drawn = [
+        Line2D([], [], color=e.color, marker=e.marker, markersize=6, label=e.label) for e in effects
+    ]
+    holm = [
+        Line2D([], [], color="black", marker="o", linestyle="none", label="filled: kept by Holm"),
+        Line2D(
+            [],
+            [],
+            color="black",
+            marker="o",
+            linestyle="none",
+            markerfacecolor="white",
+            label="open: not kept by Holm",
+        ),
+    ]
+    handles = drawn + holm
+    header_legend(figure, handles)
+
+
+def contrast_axes(
+    figure: Figure, branches: Sequence[str], detections: Sequence[str], classes: Sequence[str]
+) -> list[list[Axes]]:
+    """Rows of branches by columns of detection keys, sharing both axes."""
+    grid = figure.subplots(len(branches), len(detections), sharex=True, sharey=True, squeeze=False)
+    for j, detection in enumerate(detections):
+        grid[0, j].set_title(f"key: {detection}", fontsize=10)
+    for i, branch in enumerate(branches):
+        grid[i, 0].set_ylabel(branch_label(branch), fontsize=10)
+        for j in range(len(detections)):
+            ax = grid[i, j]
+            ax.axvline(0, color="black", linewidth=0.8)
+            ax.grid(axis="x", color=GRID, linewidth=0.6)
+            for boundary in range(1, len(classes)):
+                ax.axhline(boundary - 0.5, color=GRID, linewidth=0.6)
+            ax.set_axisbelow(True)
+            ax.tick_params(labelsize=8)
+    first = grid[0, 0]
+    first.set_yticks(range(len(classes)), classes)
+    first.set_ylim(len(classes) - 0.5, -0.5)
+    return [list(row) for row in grid]
+
+
+def contrasts_figure(contrasts: pa.Table, backend: str) -> Figure:
+    figure = new_figure(
+        CONTRASTS_BY_CLASS,
+        "Effect of a detection key (B) on update, by item class",
+        backend,
+    )
+    if contrasts.num_rows == 0:
+        note(figure, "no contrasts in this study")
+        return figure
+    points = effect_points(contrasts)
+    if not points:
+        note(figure, "no defined B or B×D contrasts of update in this study")
+        return figure
+    branches = ordered_branches(branch for branch, _, _, _ in points)
+    detections = in_order((detection for _, detection, _, _ in points), DETECTION_ORDER)
+    classes = in_order((item_class for _, _, item_class, _ in points), ITEM_CLASS_ORDER)
+    present = {effect for _, _, _, effect in points}
+    effects = [e for e in EFFECTS if e in present]
+    offsets = dict(zip(effects, effect_offsets(len(effects)), strict=True))
+    grid = contrast_axes(figure, branches, detections, classes)
+    for (branch, detection, item_class, effect), point in points.items():
+        ax = grid[branches.index(branch)][detections.index(detection)]
+        effect_point(ax, classes.index(item_class) + offsets[effect], point, effect)
+    effect_legend(figure, effects)
+    footnote(
+        figure,
+        "Difference in update (share correct on changed item-times), percentage points;"
+        " lines: 95% interval.\nB effect: the key minus append (no key) at the same repair D."
+        " B×D (D=1 or D=m): the B effect at that D minus the B effect at D=0.",
+    )
+    return figure
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+
+def save(figure: Figure, path: Path) -> Path:
+    write_atomically(
+        path, lambda tmp: figure.savefig(tmp, format="png", dpi=DPI, metadata=PNG_METADATA)
+    )
+    return path
+
+
+def write_figures(
+    measures: pa.Table, contrasts: pa.Table, out_dir: Path, backend: str
+) -> list[Path]:
+    """Draw the three figures into `out_dir` and return their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return [
+        save(update_stability_figure(measures, backend), out_dir / UPDATE_STABILITY),
+        save(changed_outcomes_figure(measures, backend), out_dir / CHANGED_OUTCOMES),
+        save(contrasts_figure(contrasts, backend), out_dir / CONTRASTS_BY_CLASS),
+    ]

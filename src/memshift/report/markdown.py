@@ -1,0 +1,278 @@
+"""The readable report: Markdown tables of the measures, contrasts and diagnostic tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memshift.analysis.measures import decomposed
+
+BRANCH_ORDER = ("none", "src", "def", "del", "cons", "conflict")
+BRANCH_NAMES = {
+    "none": "no shift",
+    "src": "source revision",
+    "def": "redefinition",
+    "del": "deletion",
+    "cons": "consent revocation",
+    "conflict": "conflicting sources",
+}
+CLASSES = ("definition", "other", "free text")
+CAUSES = ("caused", "also without", "clock alone")
+
+Row = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Header:
+    study: str
+    run: str
+    backend: str
+    worlds: Sequence[int]
+    draws: int
+    seed: int
+
+
+def pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}"
+
+
+def interval(row: Row | None) -> str:
+    if row is None or row["estimate"] is None:
+        return "—"
+    if row["low"] is None:
+        return pct(row["estimate"])
+    return f"{pct(row['estimate'])} [{pct(row['low'])}, {pct(row['high'])}]"
+
+
+def points(row: Row | None) -> str:
+    if row is None or row["estimate"] is None:
+        return "—"
+
+    def signed(value: float) -> str:
+        return f"{100 * value:+.1f}"
+
+    return f"{signed(row['estimate'])} pp [{signed(row['low'])}, {signed(row['high'])}]"
+
+
+def system_order(systems: Iterable[str]) -> list[str]:
+    """HoldMem cells first, grouped by detection then repair, then the other systems."""
+
+    def key(system: str) -> tuple[int, str, str]:
+        if system.startswith("holdmem-d"):
+            repair, _, detection = system.removeprefix("holdmem-d").partition("-")
+            return (0, detection, repair)
+        return (1, system, "")
+
+    return sorted(set(systems), key=key)
+
+
+def branch_order(branches: Iterable[str]) -> list[str]:
+    present = set(branches)
+    return [b for b in BRANCH_ORDER if b in present] + sorted(present - set(BRANCH_ORDER))
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+class Index:
+    """Rows of the measures table by (system, branch, item_class, cause, measure)."""
+
+    def __init__(self, rows: Iterable[Row]) -> None:
+        self._rows = {
+            (r["system"], r["branch"], r["item_class"], r["cause"], r["measure"]): r for r in rows
+        }
+        self.systems = system_order(r[0] for r in self._rows)
+        self.branches = branch_order(r[1] for r in self._rows)
+
+    def get(
+        self, system: str, branch: str, measure: str, item_class: str = "all", cause: str = "all"
+    ) -> Row | None:
+        return self._rows.get((system, branch, item_class, cause, measure))
+
+    def reports(self, system: str) -> bool:
+        return any(self.get(system, b, "m") is not None for b in self.branches)
+
+
+def overview(index: Index) -> str:
+    header = ["system", *[f"{BRANCH_NAMES.get(b, b)}: Update" for b in index.branches]]
+    header += [f"{BRANCH_NAMES.get(b, b)}: Stability" for b in index.branches]
+    rows = [
+        [
+            system,
+            *[interval(index.get(system, b, "update")) for b in index.branches],
+            *[interval(index.get(system, b, "stability")) for b in index.branches],
+        ]
+        for system in index.systems
+    ]
+    return table(header, rows)
+
+
+def decomposition(index: Index, branch: str) -> str:
+    """Update = (1 - m) r + m a per cell, with the right-hand side printed beside it."""
+    header = [
+        "system",
+        "n",
+        "Update",
+        "m",
+        "r",
+        "a",
+        "(1−m)·r + m·a",
+        "unchanged invalidated",
+        "re-derived accuracy",
+    ]
+    rows = []
+    for system in index.systems:
+        update, m, r, a = (index.get(system, branch, name) for name in ("update", "m", "r", "a"))
+        if m is None or update is None or update["estimate"] is None:
+            continue
+        rows.append(
+            [
+                system,
+                str(update["n"]),
+                interval(update),
+                interval(m),
+                interval(r),
+                interval(a),
+                pct(decomposed(m["estimate"], r["estimate"], a["estimate"])),
+                interval(index.get(system, branch, "unchanged_invalidated")),
+                interval(index.get(system, branch, "rederived_accuracy")),
+            ]
+        )
+    return table(header, rows) if rows else "_No system here reports invalidations._"
+
+
+def breakdown(index: Index, branch: str, dimension: str, values: Sequence[str]) -> str:
+    header = ["system", *[f"{value} (n)" for value in values]]
+    rows = []
+    for system in index.systems:
+        cells = []
+        for value in values:
+            found = (
+                index.get(system, branch, "update", item_class=value)
+                if dimension == "item_class"
+                else index.get(system, branch, "update", cause=value)
+            )
+            cells.append("—" if found is None else f"{interval(found)} ({found['n']})")
+        rows.append([system, *cells])
+    return table(header, rows)
+
+
+def contrast_table(rows: Sequence[Row], branch: str) -> str:
+    picked = [r for r in rows if r["branch"] == branch]
+    if not picked:
+        return "_No contrasts: the study has no pair of HoldMem cells that differ in B or D._"
+    header = ["contrast", "key", "at", *CLASSES, "all", "Holm", "BH"]
+    grouped: dict[tuple[str, str, str], dict[str, Row]] = {}
+    for r in picked:
+        grouped.setdefault((r["contrast"], r["detection"], r["setting"]), {})[r["item_class"]] = r
+    body = []
+    for (contrast, detection, setting), by_class in grouped.items():
+        overall = by_class.get("all")
+        family = overall is not None and overall["in_family"]
+        body.append(
+            [
+                contrast.replace("BxD", "B×D"),
+                detection,
+                setting,
+                *[points(by_class.get(c)) for c in CLASSES],
+                points(overall),
+                ("kept" if overall["holm"] else "dropped") if family else "—",
+                ("kept" if overall["bh"] else "dropped") if family else "—",
+            ]
+        )
+    return table(header, body)
+
+
+def diagnostics_table(rows: Sequence[Row]) -> str:
+    def verdict(passed: bool | None) -> str:
+        return "—" if passed is None else ("pass" if passed else "fail")
+
+    body = [
+        [
+            r["test"],
+            r["system"] or "—",
+            r["reference"] or "—",
+            interval(r) if r["test"] != "utility floor" else points(r),
+            pct(r["threshold"]),
+            verdict(r["passed"]),
+            r["note"],
+        ]
+        for r in rows
+    ]
+    return table(
+        ["test", "system", "against", "estimate [80% interval]", "threshold", "result", "how"],
+        body,
+    )
+
+
+def render(
+    header: Header,
+    measures: Sequence[Row],
+    contrasts: Sequence[Row],
+    diagnostics: Sequence[Row],
+    identity_checked: int,
+) -> str:
+    index = Index(measures)
+    worlds = ", ".join(str(w) for w in header.worlds)
+    parts = [
+        f"# memshift report: study `{header.study}`, run `{header.run}`",
+        "",
+        f"- **Model backend:** {header.backend}",
+        f"- **Worlds:** {len(header.worlds)} ({worlds})",
+        f"- **Intervals:** 95% world bootstrap, {header.draws} draws, percentile (seed "
+        f"{header.seed}); differences are paired by item-time.",
+        f"- **Identity** Update = (1−m)·r + m·a verified on all {identity_checked} groups "
+        "that report invalidations (every branch, item class and cause).",
+        "",
+        "Update is the share of changed item-times answered correctly; Stability the share of "
+        "sampled unchanged item-times. m: share of changed item-times not invalidated after the "
+        "gold's last change; r: share of invalidated and re-derived ones answered correctly; "
+        "a: share answered correctly among those not invalidated. All values in percent.",
+        "",
+        "## Update and Stability",
+        "",
+        overview(index),
+        "",
+        "![Update and Stability](figures/update_stability.png)",
+        "",
+        "![What happened to changed items](figures/changed_outcomes.png)",
+        "",
+    ]
+    for branch in index.branches:
+        parts += [
+            f"## {BRANCH_NAMES.get(branch, branch).capitalize()} (`{branch}`)",
+            "",
+            "### Detection and repair",
+            "",
+            decomposition(index, branch),
+            "",
+            "### Update by item class",
+            "",
+            breakdown(index, branch, "item_class", CLASSES),
+            "",
+            "### Update by cause of the change",
+            "",
+            breakdown(index, branch, "cause", CAUSES),
+            "",
+            "### Contrasts (Update, percentage points)",
+            "",
+            contrast_table(contrasts, branch),
+            "",
+        ]
+    parts += [
+        "![B effect and B×D by item class](figures/contrasts_by_class.png)",
+        "",
+        "Contrasts in the family (every contrast over all classes on src, def and del) carry "
+        "one-sided bootstrap p-values; Holm and Benjamini–Hochberg run at 0.025 one-sided, so "
+        "an uncorrected rejection is a 95% interval that excludes zero.",
+        "",
+        "## Diagnostic tests",
+        "",
+        diagnostics_table(diagnostics),
+        "",
+    ]
+    return "\n".join(parts)

@@ -1,0 +1,137 @@
+"""Stage `report`: measures, contrasts and diagnostic tests of a run, as tables, figures and text.
+
+Reads the run's scores and the maintenance logs of its HoldMem detections, and from each world
+its probes' times, events and items (for the cost of a full re-read). Writes
+report/tables/{measures,measures_by_checkpoint,contrasts,diagnostics}.parquet,
+report/figures/*.png and report/report.md.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from memshift import schemas
+from memshift.analysis import contrasts, diagnostics, measures
+from memshift.analysis.bootstrap import Resampling
+from memshift.analysis.frame import open_study
+from memshift.artifacts import ArtifactError, write_table, write_text
+from memshift.models.profiles import Profile
+from memshift.report.figures import write_figures
+from memshift.report.markdown import Header, render
+from memshift.stages import paths
+from memshift.stages.world import load
+
+TABLES = {
+    "measures": schemas.MEASURES,
+    "measures_by_checkpoint": schemas.MEASURES_BY_CHECKPOINT,
+    "contrasts": schemas.CONTRASTS,
+    "diagnostics": schemas.DIAGNOSTICS,
+}
+
+
+def backend_label(profile: Profile) -> str:
+    if profile.backend == "rules":
+        return (
+            f"{profile.name}: the built-in rule-based backend (deterministic; not a language model)"
+        )
+    where = f" at {profile.base_url}" if profile.base_url else ""
+    revision = f" (revision {profile.revision})" if profile.revision else ""
+    return f"{profile.name}: {profile.backend} backend, model {profile.model}{revision}{where}"
+
+
+def _progress(message: str) -> None:
+    print(f"report: {message}", file=sys.stderr, flush=True)
+
+
+def _load_world_tables(con: duckdb.DuckDBPyConnection, worlds_dir: Path) -> None:
+    """Tables events, checkpoint_times and item_sources for the worlds and branches scored."""
+    scored = con.execute("SELECT DISTINCT world, branch FROM scores ORDER BY ALL").fetchall()
+    event_files = [paths.events(worlds_dir / f"w{w}", b) for w, b in scored]
+    probe_files = [paths.probes(worlds_dir / f"w{w}", b) for w, b in scored]
+    for path in [*event_files, *probe_files]:
+        if not path.exists():
+            raise ArtifactError(f"missing artifact {path}")
+
+    def listed(files: Sequence[Path]) -> str:
+        return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in files) + "]"
+
+    con.execute(
+        "CREATE OR REPLACE TABLE events AS SELECT world, branch, time, op, object_id, source, "
+        f"revision, tokens FROM read_parquet({listed(event_files)})"
+    )
+    con.execute(
+        "CREATE OR REPLACE TABLE checkpoint_times AS SELECT DISTINCT world, branch, checkpoint, "
+        f"time FROM read_parquet({listed(probe_files)})"
+    )
+    rows = []
+    for world in sorted({w for w, _ in scored}):
+        for item in load(worlds_dir / f"w{world}", with_events=False).items:
+            rows += [(world, item.item_id, source) for source in item.sources]
+    con.execute(
+        "CREATE OR REPLACE TABLE item_sources (world INTEGER, item_id VARCHAR, source VARCHAR)"
+    )
+    if rows:
+        con.executemany("INSERT INTO item_sources VALUES (?, ?, ?)", rows)
+
+
+def run(
+    scores: Path,
+    maintenance: Sequence[Path],
+    worlds_dir: Path,
+    out: Path,
+    profile: Profile,
+    study: str,
+    resampling: Resampling,
+) -> Path:
+    con = open_study(scores, maintenance)
+    worlds = [w for (w,) in con.execute("SELECT DISTINCT world FROM scores ORDER BY 1").fetchall()]
+    systems = [
+        s for (s,) in con.execute("SELECT DISTINCT system FROM scores ORDER BY 1").fetchall()
+    ]
+    _progress(
+        f"{len(worlds)} worlds, {len(systems)} systems; bootstrap with {resampling.draws} draws"
+    )
+    measures.compute(con, resampling)
+    measure_table = measures.measures_table(con)
+    checked = measures.check_identity(measure_table.to_pylist())
+    _progress(f"measures done; Update = (1-m)r + ma verified on {checked} groups")
+    contrast_table = contrasts.compute(con, contrasts.declare(systems), resampling)
+    _progress(f"{contrast_table.num_rows} contrast rows")
+    _load_world_tables(con, worlds_dir)
+    rows = [
+        *diagnostics.utility_floor(con, systems, resampling),
+        *diagnostics.cost_ceiling(con, resampling),
+        diagnostics.not_applicable(
+            "retention", diagnostics.RETENTION_FLOOR, "the study has no writer switch"
+        ),
+        diagnostics.not_applicable(
+            "leaving", diagnostics.LEAVING_MARGIN, "the study has no export and import"
+        ),
+    ]
+    tables: dict[str, pa.Table] = {
+        "measures": measure_table,
+        "measures_by_checkpoint": measures.by_checkpoint_table(con),
+        "contrasts": contrast_table,
+        "diagnostics": diagnostics.table(rows),
+    }
+    for name, table in tables.items():
+        write_table(table, TABLES[name], out / "tables" / f"{name}.parquet")
+    label = backend_label(profile)
+    write_figures(measure_table, contrast_table, out / "figures", label)
+    header = Header(study, profile.name, label, worlds, resampling.draws, resampling.seed)
+    text = render(
+        header,
+        measure_table.to_pylist(),
+        contrast_table.to_pylist(),
+        tables["diagnostics"].to_pylist(),
+        checked,
+    )
+    report = out / "report.md"
+    write_text(text, report)
+    _progress(f"wrote {report}")
+    return report

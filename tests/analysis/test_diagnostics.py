@@ -1,0 +1,148 @@
+"""The four diagnostic tests on small tables whose outcome is known."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from analysis.simulated import Truth, item_times, load
+from memshift.analysis import diagnostics
+from memshift.analysis.bootstrap import Resampling, register_weights
+
+RESAMPLING = Resampling(draws=400, seed=1)
+
+
+def paired_systems(worlds: int, per_world: int, accuracy: dict[str, float]) -> pa.Table:
+    """Before-shift probes on the unshifted branch, every system answering the same probes."""
+    rng = np.random.default_rng(0)
+    base = item_times(Truth(), 1, worlds, per_world, seed=1)
+    base = base.filter(pc.equal(base["system"], "bm25"))
+    tables = []
+    for system, share in accuracy.items():
+        correct = rng.random(base.num_rows) < share
+        table = base.set_column(
+            base.schema.get_field_index("system"), "system", pa.array([system] * base.num_rows)
+        )
+        table = table.set_column(
+            table.schema.get_field_index("correct"), "correct", pa.array(correct)
+        )
+        table = table.set_column(
+            table.schema.get_field_index("branch"), "branch", pa.array(["none"] * base.num_rows)
+        )
+        table = table.set_column(
+            table.schema.get_field_index("before_shift"),
+            "before_shift",
+            pa.array(np.ones(base.num_rows, bool)),
+        )
+        tables.append(table)
+    return pa.concat_tables(tables)
+
+
+def database(table: pa.Table) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(":memory:")
+    load(con, table)
+    worlds = [w for (w,) in con.execute("SELECT DISTINCT world FROM item_times").fetchall()]
+    register_weights(con, worlds, [], RESAMPLING)
+    return con
+
+
+def test_utility_floor_passes_near_the_oracle_and_fails_far_below_it() -> None:
+    con = database(paired_systems(20, 60, {"oracle": 0.95, "near": 0.95, "far": 0.70}))
+    rows = {
+        r["system"]: r
+        for r in diagnostics.utility_floor(con, ["far", "near", "oracle"], RESAMPLING)
+    }
+    assert rows["near"]["passed"] is True
+    assert rows["far"]["passed"] is False
+    assert rows["far"]["estimate"] == pytest.approx(-0.25, abs=0.05)
+
+
+def test_utility_floor_without_an_oracle_says_so() -> None:
+    con = database(paired_systems(3, 5, {"a": 0.5}))
+    (row,) = diagnostics.utility_floor(con, ["a"], RESAMPLING)
+    assert row["passed"] is None and row["note"] == "no oracle context"
+
+
+def test_retention_of_a_copy_passes_and_of_a_worse_writer_fails() -> None:
+    table = paired_systems(20, 60, {"before": 0.9})
+    worse = table.set_column(
+        table.schema.get_field_index("correct"),
+        "correct",
+        pc.and_(table["correct"], pa.array(np.random.default_rng(3).random(table.num_rows) < 0.8)),
+    )
+    worse = worse.set_column(
+        worse.schema.get_field_index("system"), "system", pa.array(["worse"] * table.num_rows)
+    )
+    same = table.set_column(
+        table.schema.get_field_index("system"), "system", pa.array(["same"] * table.num_rows)
+    )
+    con = database(pa.concat_tables([table, worse, same]))
+    kept = diagnostics.retention(con, "before", "same", RESAMPLING)
+    lost = diagnostics.retention(con, "before", "worse", RESAMPLING)
+    assert kept["estimate"] == 1.0 and kept["passed"] is True
+    assert lost["estimate"] == pytest.approx(0.8, abs=0.03) and lost["passed"] is False
+
+
+def test_leaving_is_equivalence_within_three_points() -> None:
+    table = paired_systems(20, 60, {"original": 0.8})
+    table = table.set_column(
+        table.schema.get_field_index("changed"), "changed", pa.array(np.ones(table.num_rows, bool))
+    )
+    copy = table.set_column(
+        table.schema.get_field_index("system"), "system", pa.array(["copy"] * table.num_rows)
+    )
+    noisy = copy.set_column(
+        copy.schema.get_field_index("system"), "system", pa.array(["noisy"] * table.num_rows)
+    )
+    noisy = noisy.set_column(
+        noisy.schema.get_field_index("correct"),
+        "correct",
+        pa.array(np.random.default_rng(4).random(table.num_rows) < 0.6),
+    )
+    con = database(pa.concat_tables([table, copy, noisy]))
+    assert diagnostics.leaving(con, "original", "copy", RESAMPLING)["passed"] is True
+    assert diagnostics.leaving(con, "original", "noisy", RESAMPLING)["passed"] is False
+
+
+def test_cost_ceiling_compares_evidence_with_the_live_records_of_the_items_sources() -> None:
+    table = paired_systems(2, 2, {"small": 1.0, "large": 1.0})
+    tokens = [10 if s == "small" else 900 for s in table["system"].to_pylist()]
+    table = table.append_column("evidence_tokens", pa.array(tokens, pa.int32()))
+    con = database(table)
+    t0, t1 = datetime(2026, 1, 1), datetime(2026, 2, 1)
+    con.execute(
+        "CREATE TABLE checkpoint_times AS SELECT DISTINCT world, branch, checkpoint, "
+        "$t::TIMESTAMP AS time FROM item_times",
+        {"t": t1},
+    )
+    con.execute(
+        "CREATE TABLE events (world INTEGER, branch VARCHAR, time TIMESTAMP, op VARCHAR, "
+        "object_id VARCHAR, source VARCHAR, revision INTEGER, tokens INTEGER)"
+    )
+    for world in (0, 1):
+        con.executemany(
+            "INSERT INTO events VALUES (?, 'none', ?, ?, ?, ?, ?, ?)",
+            [
+                (world, t0, "insert", "r1", "email", 1, 500),
+                (world, t0, "insert", "r2", "email", 1, 700),
+                (world, t1, "update", "r2", "email", 2, 1000),  # the newest revision counts
+                (world, t0, "insert", "r3", "email", 1, 300),
+                (world, t1, "delete", "r3", "email", 2, 0),  # a deleted record costs nothing
+                (world, t0, "insert", "c1", "calendar", 1, 9999),  # not a source of the item
+            ],
+        )
+    items = {i for (i,) in con.execute("SELECT DISTINCT item_id FROM item_times").fetchall()}
+    con.execute("CREATE TABLE item_sources (world INTEGER, item_id VARCHAR, source VARCHAR)")
+    con.executemany(
+        "INSERT INTO item_sources VALUES (?, ?, 'email')", [(w, i) for w in (0, 1) for i in items]
+    )
+    rows = {r["system"]: r for r in diagnostics.cost_ceiling(con, RESAMPLING)}
+    assert rows["small"]["estimate"] == pytest.approx(10 / 1500)
+    assert rows["small"]["passed"] is True
+    assert rows["large"]["estimate"] == pytest.approx(900 / 1500)
+    assert rows["large"]["passed"] is False

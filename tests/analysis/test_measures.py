@@ -1,0 +1,195 @@
+"""Measures from scored answers and maintenance logs: detection windows, groups, the identity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from memshift import schemas
+from memshift.analysis import measures
+from memshift.analysis.bootstrap import Resampling
+from memshift.analysis.frame import open_study
+from memshift.artifacts import write_table
+from memshift.errors import MemshiftError
+
+CELL = "holdmem-d0-source"
+
+
+def score(item: str, checkpoint: int, correct: bool, **fields: Any) -> dict[str, Any]:
+    row = {
+        "probe_id": f"{item}-{checkpoint}",
+        "world": 1,
+        "branch": "src",
+        "system": CELL,
+        "checkpoint": checkpoint,
+        "item_id": item,
+        "evidence_tokens": 10,
+        "item_class": "contact",
+        "value_type": "entity",
+        "free_text": False,
+        "changed": True,
+        "caused_by_shift": True,
+        "clock_alone": False,
+        "last_change": checkpoint,
+        "sampled": False,
+        "gold_status": "answer",
+        "status": "answer",
+        "correct": correct,
+        "reason": "match" if correct else "wrong value",
+    }
+    row.update(fields)
+    return row
+
+
+def maintenance(rows: list[tuple[str, int, bool]]) -> pa.Table:
+    columns = schemas.empty_columns(schemas.MAINTENANCE)
+    for item, checkpoint, invalidated in rows:
+        for name, value in (
+            ("item_id", item),
+            ("checkpoint", checkpoint),
+            ("invalidated", invalidated),
+            ("reason", "key changed" if invalidated else ""),
+            ("key_before", "a"),
+            ("key_after", "b"),
+            ("rederived", invalidated),
+            ("write_id", f"{item}-{checkpoint}"),
+        ):
+            columns[name].append(value)
+    return pa.Table.from_pydict(columns, schema=schemas.MAINTENANCE)
+
+
+def study(
+    tmp_path: Path, scores: list[dict[str, Any]], logs: list[tuple[str, int, bool]]
+) -> list[Path]:
+    write_table(
+        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
+    )
+    log = tmp_path / "w1/src/holdmem-source/maintenance.parquet"
+    write_table(maintenance(logs), schemas.MAINTENANCE, log)
+    return [log]
+
+
+def detected(
+    tmp_path: Path, scores: list[dict[str, Any]], logs: list[tuple[str, int, bool]]
+) -> dict[str, bool]:
+    con = open_study(tmp_path / "s.parquet", study(tmp_path, scores, logs))
+    return dict(con.execute("SELECT probe_id, detected FROM item_times").fetchall())
+
+
+def test_an_invalidation_counts_only_after_the_interval_of_the_last_change(tmp_path: Path) -> None:
+    scores = [
+        score("a", 4, True, last_change=3),  # invalidated at 3: counts
+        score("b", 4, True, last_change=3),  # invalidated at 2 only: before the last change
+        score("c", 4, True, last_change=3),  # invalidated at 5: after the probe
+        score("d", 4, True, last_change=4),  # invalidated at 4: the interval of the change
+    ]
+    logs = [("a", 3, True), ("b", 2, True), ("c", 5, True), ("d", 4, True), ("a", 4, False)]
+    assert detected(tmp_path, scores, logs) == {
+        "a-4": True,
+        "b-4": False,
+        "c-4": False,
+        "d-4": True,
+    }
+
+
+def test_unchanged_items_count_invalidations_since_the_fork(tmp_path: Path) -> None:
+    scores = [
+        score("a", 3, True, changed=False, sampled=True, last_change=0),
+        score("b", 3, True, changed=False, sampled=True, last_change=0),
+    ]
+    assert detected(tmp_path, scores, [("a", 1, True)]) == {"a-3": True, "b-3": False}
+
+
+def test_a_system_without_invalidation_reports_has_no_detection(tmp_path: Path) -> None:
+    scores = [score("a", 2, True, system="bm25")]
+    assert detected(tmp_path, scores, []) == {"a-2": None}
+
+
+def test_a_scored_cell_without_its_maintenance_log_is_an_error(tmp_path: Path) -> None:
+    write_table(
+        pa.Table.from_pylist(
+            [score("a", 2, True, system="holdmem-d1-citation")], schema=schemas.SCORES
+        ),
+        schemas.SCORES,
+        tmp_path / "s.parquet",
+    )
+    with pytest.raises(MemshiftError, match=r"no maintenance log, e.g. holdmem-d1-citation"):
+        open_study(tmp_path / "s.parquet", [])
+
+
+def test_maintenance_logs_must_name_world_branch_and_detection(tmp_path: Path) -> None:
+    write_table(
+        pa.Table.from_pylist([score("a", 2, True)], schema=schemas.SCORES),
+        schemas.SCORES,
+        tmp_path / "s.parquet",
+    )
+    with pytest.raises(MemshiftError, match="must live at"):
+        open_study(tmp_path / "s.parquet", [tmp_path / "maintenance.parquet"])
+
+
+def _estimates(tmp_path: Path, scores: list[dict[str, Any]], logs: list[tuple[str, int, bool]]):
+    con = open_study(tmp_path / "s.parquet", study(tmp_path, scores, logs))
+    measures.compute(con, Resampling(draws=50))
+    rows = measures.measures_table(con).to_pylist()
+    return rows, {
+        (r["item_class"], r["cause"], r["measure"]): r for r in rows if r["system"] == CELL
+    }
+
+
+def test_m_r_a_and_update_on_a_hand_counted_cell(tmp_path: Path) -> None:
+    scores = [
+        score("a", 1, True),
+        score("b", 1, False),
+        score("c", 1, True),
+        score("d", 1, False, caused_by_shift=False, clock_alone=True, free_text=True),
+        score("e", 1, True, changed=False, sampled=True, last_change=0),
+        score("f", 1, True, changed=False, sampled=True, last_change=0),
+        score("g", 0, True, changed=False, last_change=0),
+    ]
+    logs = [("a", 1, True), ("b", 1, True), ("e", 1, True)]
+    rows, found = _estimates(tmp_path, scores, logs)
+    value = {name: found[("all", "all", name)]["estimate"] for name in ("update", "m", "r", "a")}
+    assert value == {"update": 2 / 4, "m": 2 / 4, "r": 1 / 2, "a": 1 / 2}
+    assert found[("all", "all", "stability")]["estimate"] == 1.0
+    assert found[("all", "all", "unchanged_invalidated")]["estimate"] == 1 / 2
+    assert found[("all", "all", "rederived_accuracy")]["estimate"] == 2 / 3
+    assert found[("all", "all", "before_shift")]["estimate"] == 1.0
+    assert found[("all", "all", "wrong_rederived")]["numerator"] == 1
+    assert found[("all", "all", "wrong_missed")]["numerator"] == 1
+    assert found[("free text", "all", "update")]["n"] == 1
+    assert found[("all", "clock alone", "m")]["estimate"] == 1.0
+    assert found[("all", "also without", "update")]["n"] == 1
+    assert found[("all", "caused", "update")]["n"] == 3
+    assert ("all", "caused", "stability") not in found  # unchanged items have no cause
+    assert measures.check_identity(rows) == len(
+        {(r["item_class"], r["cause"]) for r in rows if r["measure"] == "m"}
+    )
+
+
+def test_the_identity_check_catches_a_table_that_breaks_it(tmp_path: Path) -> None:
+    scores = [score("a", 1, True), score("b", 1, False), score("c", 1, True)]
+    rows, _ = _estimates(tmp_path, scores, [("a", 1, True)])
+    broken = [
+        {**r, "estimate": r["estimate"] + 0.01}
+        if r["measure"] == "update" and r["item_class"] == "all" and r["cause"] == "all"
+        else r
+        for r in rows
+    ]
+    with pytest.raises(MemshiftError, match=r"Update = \(1 - m\) r \+ m a fails"):
+        measures.check_identity(broken)
+
+
+@pytest.mark.parametrize(
+    ("m", "r", "a", "expected"),
+    [(0.0, 0.5, None, 0.5), (1.0, None, 0.25, 0.25), (0.5, 1.0, 0.0, 0.5)],
+)
+def test_an_undefined_term_with_zero_weight_counts_as_zero(m, r, a, expected) -> None:
+    assert measures.decomposed(m, r, a) == expected
+
+
+def test_an_undefined_term_with_weight_is_an_error() -> None:
+    with pytest.raises(MemshiftError, match="r is undefined"):
+        measures.decomposed(0.5, None, 0.5)

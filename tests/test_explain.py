@@ -1,0 +1,233 @@
+"""`memshift explain`: one score drilled into, from a small study's real artifacts."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from functools import cache
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import data, world
+from memshift import schemas
+from memshift.artifacts import write_json, write_table
+from memshift.cli import main
+from memshift.errors import MemshiftError
+from memshift.explain import Explanation, Target, detect, explain, not_recomputed, render
+from memshift.gold.tables import gold_to_table
+from memshift.models.profiles import Profile
+from memshift.probes import probes_to_table
+from memshift.scoring.scorer import score
+from memshift.stages import audit_repair, ingest, paths, prefork, probe
+from memshift.stages import score as score_stage
+from memshift.world.tables import events_to_table, world_description
+
+SEED, BRANCH, CELL = 1000, "src", "holdmem-d1-source"
+RULES = Profile("rules", "rules")
+
+
+def study(root: Path) -> Path:
+    """World 1000's src branch laid out under `root` as the pipeline lays out a study: a HoldMem
+    cell and bm25 asked, only bm25's answers scored (the cell's score is computed on the spot)."""
+    world_dir, run_dir = root / "worlds" / f"w{SEED}", paths.run_world(root, "rules", SEED)
+    write_json(world_description(world(SEED)), paths.world_description(world_dir))
+    for branch in ("none", BRANCH):
+        d = data(SEED)[branch]
+        events = events_to_table(d.branch.events, world=SEED, branch=branch)
+        write_table(events, schemas.EVENTS, paths.events(world_dir, branch))
+    d = data(SEED)[BRANCH]
+    gold = gold_to_table(d.gold.points, world=SEED, branch=BRANCH)
+    write_table(gold, schemas.GOLD, paths.gold(world_dir, BRANCH))
+    probes = probes_to_table(d.probes, world=SEED, branch=BRANCH)
+    write_table(probes, schemas.PROBES, paths.probes(world_dir, BRANCH))
+    prefork.run(world_dir, run_dir, RULES, None)
+    ingest.run(world_dir, run_dir, BRANCH, "source", RULES, None)
+    audit_repair.run(world_dir, run_dir, BRANCH, "source", "1", RULES, None)
+    for system in (CELL, "bm25"):
+        probe.run(world_dir, run_dir, BRANCH, system, RULES, None)
+    bm25_answers = paths.system_dir(run_dir, BRANCH, "bm25") / "answers.parquet"
+    score_stage.run([bm25_answers], root / "worlds", root / "runs" / "rules" / "scores.parquet")
+    return root
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Path:
+    return study(tmp_path_factory.mktemp("study"))
+
+
+@cache
+def explained(results: Path, system: str, item: str, checkpoint: int) -> Explanation:
+    return explain(results, "rules", Target(SEED, BRANCH, system, item, checkpoint))
+
+
+def table(results: Path, relative: str) -> list[dict]:
+    return pq.read_table(results / relative).to_pylist()
+
+
+def detected_changed_item(results: Path) -> tuple[str, int]:
+    """A changed item-time of the branch whose item the source key invalidated in its window."""
+    maintenance = table(results, f"runs/rules/w{SEED}/{BRANCH}/holdmem-source/maintenance.parquet")
+    invalidated = {(m["item_id"], m["checkpoint"]) for m in maintenance if m["invalidated"]}
+    for p in table(results, f"worlds/w{SEED}/probes-{BRANCH}.parquet"):
+        window = range(max(p["last_change"], 1), p["checkpoint"] + 1)
+        if p["changed"] and any((p["item_id"], c) in invalidated for c in window):
+            return p["item_id"], p["checkpoint"]
+    raise AssertionError("no changed item-time was invalidated")
+
+
+def test_the_probe_and_its_dependencies_are_those_of_the_gold_table(results):
+    item, k = detected_changed_item(results)
+    e = explained(results, CELL, item, k)
+    (gold,) = [
+        g
+        for g in table(results, f"worlds/w{SEED}/gold-{BRANCH}.parquet")
+        if g["item_id"] == item and g["checkpoint"] == k
+    ]
+    assert (e.probe.gold_status, e.probe.gold_value) == (gold["status"], gold["value"])
+    assert e.probe.changed and e.probe.last_change == gold["last_change"]
+    deps = [(d.object_id, d.revision) for d in e.probe.dependencies]
+    assert deps == [(d["object_id"], d["revision"]) for d in gold["deps"]]
+    assert deps, "a changed item-time with an answer depends on records"
+    texts = {
+        (ev["object_id"], ev["revision"]): ev["text"]
+        for ev in table(results, f"worlds/w{SEED}/events-{BRANCH}.parquet")
+        if ev["op"] in ("insert", "update")
+    }
+    assert [d.text for d in e.probe.dependencies] == [texts[dep] for dep in deps]
+    shown = render(e)
+    assert f"gold        {gold['status']} {gold['value']}" in shown
+    for d in e.probe.dependencies:
+        assert f"{d.object_id} r{d.revision}: " in shown
+
+
+def test_a_holdmem_cell_shows_the_invalidation_that_detected_a_changed_item(results):
+    item, k = detected_changed_item(results)
+    e = explained(results, CELL, item, k)
+    assert e.holdmem is not None
+    assert e.holdmem.detection.detected
+    assert e.holdmem.detection.reason == "key changed"
+    assert all(m.checkpoint <= k for m in e.holdmem.maintenance)
+    assert all(w.checkpoint <= k for w in e.holdmem.writes)
+    store = [
+        s
+        for s in table(results, f"runs/rules/w{SEED}/{BRANCH}/{CELL}/store.parquet")
+        if s["item_id"] == item and s["checkpoint"] == k
+    ]
+    assert [s.text for s in e.holdmem.store] == [s["text"] for s in store]
+    shown = render(e)
+    assert f"detected: invalidated at checkpoint {e.holdmem.detection.at} (key changed)" in shown
+
+
+def test_detection_counts_only_invalidations_from_the_last_change_to_the_checkpoint():
+    rows = [{"checkpoint": c, "invalidated": c in (1, 4), "reason": "key changed"} for c in (1, 2)]
+    assert detect(rows, last_change=2, checkpoint=3).at is None
+    assert detect(rows, last_change=0, checkpoint=3).at == 1
+    assert detect(rows, last_change=0, checkpoint=0).at is None
+
+
+@pytest.mark.parametrize("system", [CELL, "bm25"])
+def test_the_recomputed_evidence_is_what_the_reader_saw(results, system):
+    item, k = detected_changed_item(results)
+    e = explained(results, system, item, k)
+    assert e.evidence.items is not None
+    assert e.evidence.matches is True
+    assert len(e.evidence.items) == e.answer.evidence_items
+    assert "hashes match     yes" in render(e)
+
+
+def test_a_hash_that_differs_is_said_plainly(results):
+    item, k = detected_changed_item(results)
+    e = explained(results, CELL, item, k)
+    tampered = dataclasses.replace(e, evidence=dataclasses.replace(e.evidence, stored_hash="0"))
+    assert "hashes match     NO: the recomputed evidence differs" in render(tampered)
+
+
+def test_systems_whose_evidence_is_not_recomputed_say_why():
+    assert not_recomputed("bm25") is None and not_recomputed("holdmem-dm-citation") is None
+    assert "dense embedding model" in (not_recomputed("rag") or "")
+    assert "custom system" in (not_recomputed("mine") or "")
+
+
+def test_the_score_is_read_from_scores_parquet_or_computed_and_said_so(results):
+    item, k = detected_changed_item(results)
+    assert explained(results, "bm25", item, k).score.scored_now is None
+    e = explained(results, CELL, item, k)
+    assert e.score.scored_now is not None and "has no row for this answer" in e.score.scored_now
+    (p,) = [
+        p
+        for p in table(results, f"worlds/w{SEED}/probes-{BRANCH}.parquet")
+        if p["item_id"] == item and p["checkpoint"] == k
+    ]
+    verdict = score(
+        p["value_type"], p["gold_status"], p["gold_value"], e.answer.status, e.answer.value
+    )
+    assert (e.score.correct, e.score.reason) == (verdict.correct, verdict.reason)
+    assert "scored now:" in render(e)
+
+
+def test_a_checkpoint_without_a_probe_names_the_probed_checkpoints(results):
+    probes = table(results, f"worlds/w{SEED}/probes-{BRANCH}.parquet")
+    checkpoints: dict[str, list[int]] = {}
+    for p in probes:
+        checkpoints.setdefault(p["item_id"], []).append(p["checkpoint"])
+    item, probed = next((i, sorted(c)) for i, c in checkpoints.items() if 0 < len(c) < 5)
+    missing = next(k for k in range(5) if k not in probed)
+    expected = (
+        f"no probe for item {item} at checkpoint {missing} on branch {BRANCH} of world {SEED}; "
+        f"probed checkpoints: {', '.join(map(str, probed))}"
+    )
+    with pytest.raises(MemshiftError) as error:
+        explain(results, "rules", Target(SEED, BRANCH, CELL, item, missing))
+    assert str(error.value) == expected
+
+
+def test_a_missing_system_lists_the_systems_answered(results):
+    with pytest.raises(MemshiftError, match=r"systems answered there: bm25, holdmem-d1-source$"):
+        explain(results, "rules", Target(SEED, BRANCH, "oracle", "person.employer", 0))
+
+
+def memshift(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", ["memshift", *args])
+    try:
+        main()
+        code = 0
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_the_command_prints_every_section(results, monkeypatch, capsys):
+    item, k = detected_changed_item(results)
+    where = ["--results", str(results), "--llm", "rules", "--world", str(SEED)]
+    code, out, _ = memshift(
+        monkeypatch,
+        capsys,
+        "explain",
+        *where,
+        *("--branch", BRANCH, "--system", CELL, "--item", item, "--checkpoint", str(k)),
+    )
+    assert code == 0
+    for section in (
+        "Probe",
+        "Gold dependencies",
+        "HoldMem writes up to checkpoint",
+        "Maintenance up to checkpoint",
+        "Detection for this item-time",
+        "Repaired store at checkpoint",
+        "Evidence the reader saw",
+        "Answer",
+        "Score",
+    ):
+        assert f"\n{section}" in out
+    code, _, err = memshift(
+        monkeypatch,
+        capsys,
+        "explain",
+        *where,
+        *("--branch", BRANCH, "--system", CELL, "--item", "no.such", "--checkpoint", "0"),
+    )
+    assert code == 2
+    assert err.startswith("memshift: error: no probe for item no.such on branch src")
