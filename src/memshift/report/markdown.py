@@ -97,15 +97,10 @@ class Index:
         return any(self.get(system, b, "m") is not None for b in self.branches)
 
 
-def overview(index: Index) -> str:
-    header = ["system", *[f"{BRANCH_NAMES.get(b, b)}: Update" for b in index.branches]]
-    header += [f"{BRANCH_NAMES.get(b, b)}: Stability" for b in index.branches]
+def overview(index: Index, measure: str) -> str:
+    header = ["system", *[BRANCH_NAMES.get(b, b) for b in index.branches]]
     rows = [
-        [
-            system,
-            *[interval(index.get(system, b, "update")) for b in index.branches],
-            *[interval(index.get(system, b, "stability")) for b in index.branches],
-        ]
+        [system, *[interval(index.get(system, b, measure)) for b in index.branches]]
         for system in index.systems
     ]
     return table(header, rows)
@@ -233,9 +228,13 @@ def render(
         "gold's last change; r: share of invalidated and re-derived ones answered correctly; "
         "a: share answered correctly among those not invalidated. All values in percent.",
         "",
-        "## Update and Stability",
+        "## Update",
         "",
-        overview(index),
+        overview(index, "update"),
+        "",
+        "## Stability",
+        "",
+        overview(index, "stability"),
         "",
         "![Update and Stability](figures/update_stability.png)",
         "",
