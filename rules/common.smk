@@ -20,21 +20,18 @@ def gold_inputs(wildcards):
     return inputs
 
 
-def profile_code():
-    """Fingerprint of the model profile in use: changing it reruns the model-calling stages."""
-    import hashlib
-    import json
-    import dataclasses
-
-    from memshift.models.profiles import Profile, load_profile
+def profile_code(*roles):
+    """Fingerprint of what in the model profile can change these roles' replies (every role when
+    none is named): a change reruns exactly the stages that call those roles."""
+    from memshift.models.profiles import Profile, load_profile, role_fingerprint
+    from memshift.models.requests import ROLES
 
     models = Path(config["models"])
     if config["llm"] == "rules" and not models.exists():
         profile = Profile("rules", "rules")
     else:
         profile = load_profile(models, config["llm"])
-    text = json.dumps(dataclasses.asdict(profile), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return ",".join(role_fingerprint(profile, role) for role in roles or ROLES)
 
 
 def run_dir(wildcards):
@@ -65,3 +62,56 @@ def maintenance_logs(world):
         for branch in BRANCHES
         for detection in SYSTEMS["detections"]
     ]
+
+
+def world_outputs(world):
+    base = f"{WORLDS}/w{world}"
+    files = [f"{base}/world.json", f"{base}/world.parquet", f"{base}/manifest.json"]
+    for branch in BRANCHES:
+        files += [
+            f"{base}/{kind}-{branch}.{ext}"
+            for kind, ext in (
+                ("events", "parquet"),
+                ("shift", "json"),
+                ("gold", "parquet"),
+                ("probes", "parquet"),
+            )
+        ]
+    return files
+
+
+def run_outputs(world):
+    """Every result of a world's run, without the call logs: those hold latencies."""
+    base = f"{RUNS}/w{world}"
+    files = [f"{base}/prefork-writes.parquet", f"{base}/fork-check.json"]
+    for branch in BRANCHES:
+        for detection in SYSTEMS["detections"]:
+            files += [
+                f"{base}/{branch}/holdmem-{detection}/{name}.parquet"
+                for name in ("writes", "maintenance", "served")
+            ]
+            files += [
+                f"{base}/{branch}/holdmem-d{repair}-{detection}/store.parquet"
+                for repair in SYSTEMS["repairs"]
+            ]
+    return files + all_answers(world)
+
+
+def config_sha256():
+    from memshift.stages.run_manifest import config_hash
+
+    return config_hash(config)
+
+
+def custom_code(wildcards):
+    """Fingerprint of a custom system's module, so an edit to it reruns that system's jobs."""
+    import hashlib
+    import importlib.util
+
+    spec = SYSTEMS["custom"].get(wildcards.system)
+    if spec is None:
+        return ""
+    found = importlib.util.find_spec(spec.partition(":")[0])
+    if found is None or found.origin is None:
+        return f"unresolved:{spec}"
+    return hashlib.sha256(Path(found.origin).read_bytes()).hexdigest()[:16]

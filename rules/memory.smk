@@ -17,7 +17,7 @@ rule prefork:
         llm_api=1,
     params:
         code=stage_code("prefork"),
-        profile=profile_code(),
+        profile=profile_code("writer"),
         world=world_dir,
         run=run_dir,
         llm=config["llm"],
@@ -49,7 +49,7 @@ rule ingest:
         llm_api=1,
     params:
         code=stage_code("ingest"),
-        profile=profile_code(),
+        profile=profile_code("writer"),
         world=world_dir,
         run=run_dir,
         llm=config["llm"],
@@ -81,7 +81,7 @@ rule audit_repair:
         llm_api=1,
     params:
         code=stage_code("audit_repair"),
-        profile=profile_code(),
+        profile=profile_code("program"),
         world=world_dir,
         run=run_dir,
         llm=config["llm"],

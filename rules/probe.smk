@@ -17,7 +17,7 @@ rule probe_cell:
         llm_api=1,
     params:
         code=stage_code("probe"),
-        profile=profile_code(),
+        profile=profile_code("reader"),
         world=world_dir,
         run=run_dir,
         llm=config["llm"],
@@ -51,12 +51,13 @@ rule probe_system:
         llm_api=1,
     params:
         code=stage_code("probe"),
-        profile=profile_code(),
+        profile=profile_code("reader"),
         world=world_dir,
         run=run_dir,
         llm=config["llm"],
         models=config["models"],
         cache=LLM_CACHE,
+        custom=custom_code,
         spec=lambda wc: (
             f"--spec {SYSTEMS['custom'][wc.system]}"
             if wc.system in SYSTEMS["custom"]

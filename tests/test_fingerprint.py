@@ -8,7 +8,7 @@ import pytest
 
 from memshift import fingerprint
 
-STAGES = ("world", "branches", "gold", "probes", "manifest")
+STAGES = ("world", "branches", "gold", "probes", "manifest", "probe", "score", "report")
 
 
 @pytest.fixture
@@ -38,8 +38,27 @@ def test_editing_a_module_changes_the_stages_that_import_it_and_no_other(package
     filler = package_copy / "world" / "filler.py"
     filler.write_text(filler.read_text() + "\n# an edit\n")
     after = prints()
-    assert {s for s in STAGES if before[s] != after[s]} == {"world", "branches", "gold", "probes"}
+    assert {s for s in STAGES if before[s] != after[s]} == {
+        "world",
+        "branches",
+        "gold",
+        "probes",
+        "probe",
+        "report",  # it loads worlds to price a full re-read
+    }
     probes = package_copy / "probes.py"
     probes.write_text(probes.read_text() + "\n# another edit\n")
     last = prints()
     assert {s for s in STAGES if after[s] != last[s]} == {"probes"}
+
+
+def test_the_scorer_reruns_scoring_and_the_analysis_sql_reruns_the_report(package_copy):
+    before = prints()
+    scorer = package_copy / "scoring" / "scorer.py"
+    scorer.write_text(scorer.read_text() + "\n# an edit\n")
+    after = prints()
+    assert {s for s in STAGES if before[s] != after[s]} == {"score"}
+    sql = package_copy / "analysis" / "sql" / "measure_ratios.sql"
+    sql.write_text(sql.read_text() + "\n-- an edit\n")
+    last = prints()
+    assert {s for s in STAGES if after[s] != last[s]} == {"report"}

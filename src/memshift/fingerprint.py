@@ -66,6 +66,17 @@ def closure(entry: str) -> tuple[str, ...]:
     return tuple(sorted(seen))
 
 
+# Folders of data a package's modules read at run time (e.g. the analysis SQL); they count as
+# code of every module of that package.
+DATA_FOLDERS = ("sql",)
+
+
+def _data_files(path: Path) -> list[Path]:
+    return sorted(
+        f for folder in DATA_FOLDERS for f in (path.parent / folder).glob("*") if f.is_file()
+    )
+
+
 def code_fingerprint(*entries: str) -> str:
     digest = hashlib.sha256()
     modules = sorted({m for entry in entries for m in closure(entry)})
@@ -73,4 +84,7 @@ def code_fingerprint(*entries: str) -> str:
         path = _module_file(name)
         assert path is not None
         digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+        for data in _data_files(path):
+            digest.update(data.relative_to(ROOT).as_posix().encode() + b"\0")
+            digest.update(data.read_bytes() + b"\0")
     return digest.hexdigest()[:16]

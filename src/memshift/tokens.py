@@ -13,4 +13,4 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
 def count_tokens(text: str) -> int:
-    return sum(1 for _ in _TOKEN.finditer(text))
+    return len(_TOKEN.findall(text))

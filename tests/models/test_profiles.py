@@ -71,3 +71,22 @@ def test_backoff_grows_with_jitter_and_retry_after_wins():
     assert policy.delay(1, told, rng) == 3.5
     assert policy.delay(1, TransportFailure("x", retry_after=1e6), rng) == policy.max_retry_after
     assert parse_retry_after("2") == 2.0 and parse_retry_after("soon") is None
+
+
+def test_a_role_fingerprint_moves_only_with_what_changes_that_roles_replies():
+    from dataclasses import replace
+
+    from memshift.models.profiles import Profile, role_fingerprint
+    from memshift.models.requests import ROLES
+
+    base = Profile("p", "openai", model="m", base_url="http://x/v1", decoding={"temperature": 0})
+
+    def changed(other: Profile) -> set[str]:
+        return {r for r in ROLES if role_fingerprint(base, r) != role_fingerprint(other, r)}
+
+    assert changed(replace(base, roles={"reader": {"decoding": {"max_tokens": 64}}})) == {"reader"}
+    assert changed(replace(base, error_model={"rates": {"definition": 0.5}})) == {"writer"}
+    assert changed(replace(base, model="m2")) == set(ROLES)
+    assert changed(replace(base, decoding={"temperature": 0.7})) == set(ROLES)
+    assert changed(replace(base, concurrency=4, timeout_s=5, max_attempts=2)) == set()
+    assert changed(replace(base, api_key_env="OTHER_KEY")) == set()

