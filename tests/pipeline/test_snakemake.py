@@ -194,3 +194,14 @@ def test_a_bad_config_stops_with_one_line(tmp_path):
     run = snakemake(where, "-n")
     assert run.returncode != 0
     assert "memshift: config error: config branches.1: 'sideways' is not valid" in run.stderr
+
+
+def test_the_slurm_profile_plans_the_study(tmp_path):
+    """A dry run through the SLURM executor plugin: the profile's every key is one the plugin
+    and Snakemake accept, and the study's jobs are planned for submission."""
+    where = workflow_copy(tmp_path / "slurm", STUDY)
+    run = snakemake(where, "-n", "--workflow-profile", "workflow/profiles/slurm")
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = run.stdout + run.stderr
+    assert "Using workflow specific profile workflow/profiles/slurm" in out
+    assert "ingest" in out and "report" in out
