@@ -1,11 +1,18 @@
 from pathlib import Path
 
-from memshift.fingerprint import code_fingerprint
+from memshift.fingerprint import AUDIT_ONLY, code_fingerprint
+
+STAGE_CODE = {}
 
 
-def stage_code(stage):
-    """Fingerprint of the package code a stage runs; a change reruns exactly that stage."""
-    return code_fingerprint(f"memshift.stages.{stage}")
+def stage_code(stage, audit=False):
+    """Fingerprint of the package code a stage runs; a change reruns exactly that stage. The
+    auditor's code counts only for the audit detection's jobs."""
+    if (stage, audit) not in STAGE_CODE:
+        STAGE_CODE[stage, audit] = code_fingerprint(
+            f"memshift.stages.{stage}", without=() if audit else AUDIT_ONLY
+        )
+    return STAGE_CODE[stage, audit]
 
 
 def world_dir(wildcards):
@@ -20,18 +27,25 @@ def gold_inputs(wildcards):
     return inputs
 
 
+PROFILE_CODE = {}
+
+
 def profile_code(*roles):
     """Fingerprint of what in the model profile can change these roles' replies (every role when
     none is named): a change reruns exactly the stages that call those roles."""
     from memshift.models.profiles import Profile, load_profile, role_fingerprint
     from memshift.models.requests import ROLES
 
-    models = Path(config["models"])
-    if config["llm"] == "rules" and not models.exists():
-        profile = Profile("rules", "rules")
-    else:
-        profile = load_profile(models, config["llm"])
-    return ",".join(role_fingerprint(profile, role) for role in roles or ROLES)
+    if roles not in PROFILE_CODE:
+        models = Path(config["models"])
+        if config["llm"] == "rules" and not models.exists():
+            profile = Profile("rules", "rules")
+        else:
+            profile = load_profile(models, config["llm"])
+        PROFILE_CODE[roles] = ",".join(
+            role_fingerprint(profile, role) for role in roles or ROLES
+        )
+    return PROFILE_CODE[roles]
 
 
 def run_dir(wildcards):
@@ -88,7 +102,7 @@ def run_outputs(world):
         for detection in SYSTEMS["detections"]:
             files += [
                 f"{base}/{branch}/holdmem-{detection}/{name}.parquet"
-                for name in ("writes", "maintenance", "served")
+                for name in ("writes", "maintenance", "served", "audits")
             ]
             files += [
                 f"{base}/{branch}/holdmem-d{repair}-{detection}/store.parquet"

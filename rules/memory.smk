@@ -36,6 +36,7 @@ rule ingest:
         writes=f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/writes.parquet",
         maintenance=f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/maintenance.parquet",
         served=f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/served.parquet",
+        audits=f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/audits.parquet",
         calls=f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/calls.parquet",
     log:
         f"{RUNS}/logs/ingest/w{{world}}-{{branch}}-{{detection}}.log",
@@ -48,8 +49,10 @@ rule ingest:
         runtime=60,
         llm_api=1,
     params:
-        code=stage_code("ingest"),
-        profile=profile_code("writer"),
+        code=lambda wc: stage_code("ingest", audit=wc.detection == "audit"),
+        profile=lambda wc: profile_code(
+            "writer", *(["auditor"] if wc.detection == "audit" else [])
+        ),
         world=world_dir,
         run=run_dir,
         llm=config["llm"],

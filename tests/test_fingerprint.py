@@ -23,7 +23,10 @@ def package_copy(tmp_path, monkeypatch):
 
 def prints():
     fingerprint.closure.cache_clear()
-    return {s: fingerprint.code_fingerprint(f"memshift.stages.{s}") for s in STAGES}
+    return {
+        s: fingerprint.code_fingerprint(f"memshift.stages.{s}", without=fingerprint.AUDIT_ONLY)
+        for s in STAGES
+    }
 
 
 def test_closure_follows_imports_and_stops_at_the_package():
@@ -62,3 +65,19 @@ def test_the_scorer_reruns_scoring_and_the_analysis_sql_reruns_the_report(packag
     sql.write_text(sql.read_text() + "\n-- an edit\n")
     last = prints()
     assert {s for s in STAGES if after[s] != last[s]} == {"report"}
+
+
+def test_the_auditors_code_reruns_only_the_audit_jobs(package_copy):
+    def ingest(audit: bool) -> str:
+        fingerprint.closure.cache_clear()
+        without = () if audit else fingerprint.AUDIT_ONLY
+        return fingerprint.code_fingerprint("memshift.stages.ingest", without=without)
+
+    before = {audit: ingest(audit) for audit in (True, False)}
+    stages_before = prints()
+    gate = package_copy / "audit" / "gate.py"
+    gate.write_text(gate.read_text() + "\n# an edit\n")
+    after = {audit: ingest(audit) for audit in (True, False)}
+    assert after[True] != before[True]
+    assert after[False] == before[False]
+    assert prints() == stages_before  # as the rules count code, only audit jobs see it

@@ -11,6 +11,7 @@ import click
 from memshift.branches import BRANCHES
 from memshift.config import parse_seeds
 from memshift.errors import ConfigError, MemshiftError
+from memshift.memory.policies import DETECTIONS, REPAIRS
 from memshift.world.timeline import HISTORY_MONTHS
 
 
@@ -204,7 +205,7 @@ def prefork(world_dir: Path, run_dir: Path, llm: str, models_file: Path, cache_d
 DETECTION = click.option(
     "--detection",
     required=True,
-    type=click.Choice(["append", "source", "citation", "oracle", "scope", "refresh", "upsert"]),
+    type=click.Choice(DETECTIONS),
 )
 
 
@@ -242,7 +243,7 @@ def ingest(
 @RUN_DIR
 @BRANCH
 @DETECTION
-@click.option("--repair", required=True, type=click.Choice(["0", "1", "m"]))
+@click.option("--repair", required=True, type=click.Choice(REPAIRS))
 @LLM
 @MODELS
 @CACHE

@@ -77,9 +77,20 @@ def _data_files(path: Path) -> list[Path]:
     )
 
 
-def code_fingerprint(*entries: str) -> str:
+# Code that runs only for the auditor role (the `audit` detection): imported by every memory
+# stage, but a change to it should rerun only the audit cells.
+AUDIT_ONLY = ("memshift.audit", "memshift.models.rules.auditor")
+
+
+def code_fingerprint(*entries: str, without: tuple[str, ...] = ()) -> str:
+    """The hash of the modules (and their data files) that `entries` import, leaving out the
+    modules named in `without` and their submodules."""
     digest = hashlib.sha256()
-    modules = sorted({m for entry in entries for m in closure(entry)})
+    modules = sorted(
+        m
+        for m in {m for entry in entries for m in closure(entry)}
+        if not any(m == w or m.startswith(w + ".") for w in without)
+    )
     for name in modules:
         path = _module_file(name)
         assert path is not None

@@ -132,6 +132,27 @@ MAINTENANCE = pa.schema(
     ]
 )
 
+# One proposed transition of an audit (or a failed reply) and the gate's decision; values are
+# JSON, times come from the matched records.
+AUDITS = pa.schema(
+    [
+        ("item_id", pa.string()),
+        ("checkpoint", pa.int8()),
+        ("dimension", pa.string()),
+        ("old_value", pa.string()),
+        ("new_value", pa.string()),
+        ("old_quote", pa.string()),
+        ("new_quote", pa.string()),
+        ("causal_path", pa.list_(pa.string())),
+        ("accepted", pa.bool_()),
+        ("reason", pa.string()),
+        ("old_entry", pa.string()),
+        ("new_entry", pa.string()),
+        ("old_time", TIME),
+        ("new_time", TIME),
+        ("verdict", pa.string()),
+    ]
+)
 SERVED = pa.schema(
     [
         ("checkpoint", pa.int8()),

@@ -8,7 +8,11 @@ each checkpoint, the memory ingests the interval's events and then, by its detec
 - `source`, `citation`, `oracle`, `scope` (B=1): invalidates an item whose key changed and
   re-derives it from a fresh selection with the current writer;
 - `refresh`: re-derives when the source key changes but keeps the old item beside the new;
-- `upsert`: writes like `append`, but a new item retires the slot's older ones.
+- `upsert`: writes like `append`, but a new item retires the slot's older ones;
+- `audit` (B decided by a model): an auditor reads each item whose sources received records
+  since its last write and proposes old-to-new transitions; the gate (`memshift.audit.gate`)
+  verifies their provenance and chronology, and only a verified transition invalidates the item,
+  which is then re-derived like a keyed one. Every candidate and decision is logged.
 
 Repair (D) is applied later, to these same writes, by `repair.py`, so D cannot change detection.
 """
@@ -20,21 +24,23 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memshift.audit.arbiter import Verdict, arbitrate
+from memshift.audit.gate import Entry, Index, review
 from memshift.items import Item
 from memshift.memory.keys import (
-    DETECTIONS,
-    KEYED,
     EventCounts,
     citation_key,
     oracle_key,
     scope_key,
     source_key,
 )
+from memshift.memory.policies import DETECTIONS, KEYED
 from memshift.memory.queries import item_query
 from memshift.memory.selection import Selector
 from memshift.models.client import ModelClient
 from memshift.models.replies import Reply
-from memshift.models.requests import CallContext, WriterRequest
+from memshift.models.requests import AuditRequest, CallContext, WriterRequest
+from memshift.world.parse import record_evidence
 from memshift.world.records import Event, LiveState, Record
 
 
@@ -68,6 +74,27 @@ class MaintenanceRow:
     write_id: str
 
 
+@dataclass(frozen=True)
+class AuditRow:
+    """One proposed transition (or failed reply) of an audit, and what the gate decided."""
+
+    item_id: str
+    checkpoint: int
+    dimension: str
+    old_value: Any
+    new_value: Any
+    old_quote: str
+    new_quote: str
+    causal_path: tuple[str, ...]
+    accepted: bool
+    reason: str
+    old_entry: str
+    new_entry: str
+    old_time: datetime | None
+    new_time: datetime | None
+    verdict: str
+
+
 @dataclass
 class Slot:
     served: list[str] = field(default_factory=list)
@@ -97,6 +124,9 @@ class HoldMemDetector:
         self.slots: dict[str, Slot] = {i.item_id: Slot() for i in self.items}
         self.writes: list[WriteRecord] = []
         self.maintenance: list[MaintenanceRow] = []
+        self.audits: list[AuditRow] = []
+        # every revision seen, so an audit can show the item's citations as they were cited
+        self.versions: dict[tuple[str, int], Record] = {}
         self.served: dict[int, dict[str, tuple[str, ...]]] = {}
 
     # ---- events ------------------------------------------------------------------------------
@@ -106,6 +136,9 @@ class HoldMemDetector:
             self.state.apply(e)
             if e.op in ("insert", "update", "delete"):
                 self.counts.add(e.source, e.cluster, e.object_id)
+            record = self.state.records.get(e.object_id) if e.op != "delete" else None
+            if record is not None:
+                self.versions[(record.object_id, record.revision)] = record
 
     def version(self, item: Item) -> int:
         return self.state.definition_versions.get(item.item_id, 1)
@@ -210,9 +243,16 @@ class HoldMemDetector:
         plans: list[tuple[Item, str, list[Record] | None, datetime | None]] = []
         keys_before: dict[str, str] = {}
         reasons: dict[str, str] = {}
+        verdicts = self._audit(now, checkpoint) if self.detection == "audit" else {}
         for item in self.items:
             slot = self.slots[item.item_id]
             keys_before[item.item_id] = slot.key
+            if self.detection == "audit":
+                verdict = verdicts.get(item.item_id)
+                if verdict is not None and verdict.directive == "repair":
+                    plans.append((item, "rederive", None, None))
+                    reasons[item.item_id] = verdict.reason
+                continue
             if self.detection in ("append", "upsert"):
                 since = slot.last_write
                 delta = [r for r in self._live(item) if since is None or r.updated > since]
@@ -238,6 +278,76 @@ class HoldMemDetector:
                 checkpoint,
             )
         self._freeze(checkpoint)
+
+    def _audit(self, now: datetime, checkpoint: int) -> dict[str, Verdict]:
+        """Audit every item whose sources received records since its last write."""
+        requests: list[AuditRequest] = []
+        for item in self.items:
+            slot = self.slots[item.item_id]
+            since = slot.last_write
+            newer = [r for r in self._live(item) if since is None or r.updated > since]
+            if not newer or not slot.served:
+                continue
+            current = self._write(slot.served[-1])
+            cited = tuple(
+                self.versions[key]
+                for c in current.citations
+                if (key := (str(c.get("object_id", "")), int(c.get("revision", 0))))
+                in self.versions
+            )
+            context = CallContext(
+                self.context.run,
+                self.context.world,
+                self.context.branch,
+                self.context.system,
+                item.item_id,
+                checkpoint,
+            )
+            requests.append(
+                AuditRequest(
+                    item,
+                    self.version(item),
+                    current.statement,
+                    current.value,
+                    current.time,
+                    cited,
+                    tuple(newer),
+                    context,
+                )
+            )
+        verdicts: dict[str, Verdict] = {}
+        for request, reply in zip(requests, self.client.generate(requests), strict=True):
+            entries = [
+                Entry(f"{r.object_id} r{r.revision}", record_evidence(r), r.updated)
+                for r in (*request.cited, *request.records)
+            ]
+            decisions = review(reply.value if reply.ok else None, Index(entries))
+            verdict = arbitrate(request.value, decisions)
+            verdicts[request.item.item_id] = verdict
+            for candidate, decision in decisions:
+                self.audits.append(
+                    AuditRow(
+                        request.item.item_id,
+                        checkpoint,
+                        candidate.dimension if candidate else "",
+                        candidate.old_value if candidate else None,
+                        candidate.new_value if candidate else None,
+                        candidate.old_quote if candidate else "",
+                        candidate.new_quote if candidate else "",
+                        candidate.causal_path if candidate else (),
+                        decision.accepted,
+                        decision.reason,
+                        decision.old_entry,
+                        decision.new_entry,
+                        decision.old_time,
+                        decision.new_time,
+                        verdict.status,
+                    )
+                )
+        return verdicts
+
+    def _write(self, write_id: str) -> WriteRecord:
+        return next(w for w in reversed(self.writes) if w.write_id == write_id)
 
     def _maintain(
         self,

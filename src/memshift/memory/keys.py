@@ -18,9 +18,6 @@ from memshift.gold.evaluator import evaluate, in_scope
 from memshift.items import Item
 from memshift.world.records import LiveState
 
-DETECTIONS = ("append", "source", "citation", "oracle", "scope", "refresh", "upsert")
-KEYED = ("source", "citation", "oracle", "scope")
-
 
 class EventCounts:
     """Events seen so far, per source and per record group."""

@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from memshift import schemas
 from memshift.gold.tables import value_json
-from memshift.memory.holdmem import MaintenanceRow, WriteRecord
+from memshift.memory.holdmem import AuditRow, MaintenanceRow, WriteRecord
 from memshift.memory.repair import StoredItem, as_value
 
 
@@ -67,6 +67,19 @@ def maintenance_to_table(rows_in: Sequence[MaintenanceRow]) -> pa.Table:
         for name in schemas.MAINTENANCE.names:
             rows[name].append(getattr(m, name))
     return pa.Table.from_pydict(rows, schema=schemas.MAINTENANCE)
+
+
+def audits_to_table(rows_in: Sequence[AuditRow]) -> pa.Table:
+    rows = schemas.empty_columns(schemas.AUDITS)
+    for a in rows_in:
+        for name in schemas.AUDITS.names:
+            value = getattr(a, name)
+            if name in ("old_value", "new_value"):
+                value = None if value is None else json.dumps(value)
+            elif name == "causal_path":
+                value = list(value)
+            rows[name].append(value)
+    return pa.Table.from_pydict(rows, schema=schemas.AUDITS)
 
 
 def served_to_table(served: Mapping[int, Mapping[str, Sequence[str]]]) -> pa.Table:

@@ -1,5 +1,6 @@
 """Stage `ingest`: one HoldMem detection policy over one branch: its writes, its maintenance
-(invalidated or not, why, keys before and after, re-derived) and what each checkpoint serves."""
+(invalidated or not, why, keys before and after, re-derived), what each checkpoint serves and,
+for the `audit` policy, every proposed transition with the gate's decision (empty otherwise)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from memshift.artifacts import read_table, write_table
 from memshift.memory.cells import run_detection
 from memshift.memory.holdmem import HoldMemDetector
 from memshift.memory.tables import (
+    audits_to_table,
     maintenance_to_table,
     served_to_table,
     table_to_writes,
@@ -46,5 +48,6 @@ def run(
         maintenance_to_table(detector.maintenance), schemas.MAINTENANCE, out / "maintenance.parquet"
     )
     write_table(served_to_table(detector.served), schemas.SERVED, out / "served.parquet")
+    write_table(audits_to_table(detector.audits), schemas.AUDITS, out / "audits.parquet")
     log.write(out / "calls.parquet")
     return detector
