@@ -185,3 +185,23 @@ def test_a_known_writer_error_rate_shows_in_repair_at_d0_and_not_at_d1():
     assert n > 150
     assert abs(relative_drop - 0.3) < 3 * (0.3 * 0.7 / n) ** 0.5 + 0.02
     assert share[("1", "weak")] == share[("1", "rules")]
+
+
+def test_the_audit_detection_invalidates_only_on_a_verified_transition():
+
+    shifted = detect(1000, "src", "audit")
+    invalidated = {(m.item_id, m.checkpoint) for m in shifted.maintenance if m.invalidated}
+    verified = {(a.item_id, a.checkpoint) for a in shifted.audits if a.accepted}
+    assert invalidated and invalidated == verified
+    assert all(a.verdict == "STALE" for a in shifted.audits if a.accepted)
+    assert all(
+        m.reason.startswith("verified transition") for m in shifted.maintenance if m.invalidated
+    )
+    unshifted = detect(1000, "none", "audit")
+    gold = {(p.item.item_id, p.checkpoint): p for p in data(1000)["none"].gold.points}
+    wrongly = [
+        m
+        for m in unshifted.maintenance
+        if m.invalidated and not gold[m.item_id, m.checkpoint].changed
+    ]
+    assert wrongly == []
