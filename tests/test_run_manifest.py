@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from memshift.artifacts import ArtifactError
+from memshift.artifacts import ArtifactError, write_json
 from memshift.cli import cli
 from memshift.models.profiles import Profile
 from memshift.stages import run_manifest
@@ -51,7 +51,7 @@ def test_manifest_records_code_config_seeds_model_and_output_hashes(
 def test_verify_names_missing_and_changed_outputs(tmp_path: Path) -> None:
     files = outputs(tmp_path)
     path = tmp_path / "manifest.json"
-    run_manifest.write(run_manifest.build(files, tmp_path, PROFILE, "s", [1], "c"), path)
+    write_json(run_manifest.build(files, tmp_path, PROFILE, "s", [1], "c"), path)
     assert run_manifest.verify(path, tmp_path) == (2, [])
     files[0].write_text("alpha, edited")
     files[1].unlink()

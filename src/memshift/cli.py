@@ -170,6 +170,23 @@ MODELS = click.option(
     type=click.Path(path_type=Path, dir_okay=False),
     default="config/models.yaml",
     show_default=True,
+    help="The file that defines the model profiles.",
+)
+SYSTEM = click.option(
+    "--system", required=True, help="bm25, rag, oracle, holdmem-d<D>-<B> or a custom name."
+)
+WORLDS_DIR = click.option(
+    "--worlds-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="The directory holding w<seed>/ of every world concerned.",
+)
+BASE = click.option(
+    "--base",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("."),
+    show_default=True,
+    help="Directory the manifest's output paths are relative to (where snakemake ran).",
 )
 CACHE = click.option(
     "--cache-dir",
@@ -270,9 +287,7 @@ def audit_repair(
 @WORLD_DIR
 @RUN_DIR
 @BRANCH
-@click.option(
-    "--system", required=True, help="bm25, rag, oracle, holdmem-d<D>-<B> or a custom name."
-)
+@SYSTEM
 @click.option("--spec", default=None, help="For a custom system: 'package.module:Class'.")
 @click.option(
     "--embedder",
@@ -331,12 +346,7 @@ def fork_check(answers: tuple[Path, ...], out: Path) -> None:
 
 @cli.command()
 @click.argument("answers", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
-@click.option(
-    "--worlds-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    required=True,
-    help="The directory holding w<seed>/probes-<branch>.parquet.",
-)
+@WORLDS_DIR
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
 def score(answers: tuple[Path, ...], worlds_dir: Path, out: Path) -> None:
     """Score every answer against its probe's gold with the deterministic typed scorer."""
@@ -354,12 +364,7 @@ def score(answers: tuple[Path, ...], worlds_dir: Path, out: Path) -> None:
     help="The run's scores.parquet.",
 )
 @click.argument("maintenance", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
-@click.option(
-    "--worlds-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    required=True,
-    help="The directory holding w<seed>/ of every scored world.",
-)
+@WORLDS_DIR
 @click.option(
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
@@ -414,9 +419,7 @@ def report(
 @LLM
 @click.option("--world", type=click.IntRange(min=0), required=True, help="World seed.")
 @BRANCH
-@click.option(
-    "--system", required=True, help="bm25, rag, oracle, holdmem-d<D>-<B> or a custom name."
-)
+@SYSTEM
 @click.option("--item", required=True, help="Item id, e.g. contact03.city.")
 @click.option("--checkpoint", type=click.IntRange(min=0), required=True, help="Probed checkpoint.")
 def explain(
@@ -436,13 +439,7 @@ def explain(
 @cli.command("run-manifest")
 @click.argument("outputs", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
-@click.option(
-    "--base",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("."),
-    show_default=True,
-    help="Directory the output paths are recorded relative to.",
-)
+@BASE
 @LLM
 @MODELS
 @click.option("--study", required=True)
@@ -459,24 +456,19 @@ def run_manifest(
     config_sha256: str,
 ) -> None:
     """Record what produced a run and the sha256 of every OUTPUTS file."""
+    from memshift.artifacts import write_json
     from memshift.stages import run_manifest as stage
 
     manifest = stage.build(
         list(outputs), base, _profile(llm, models_file), study, seeds, config_sha256
     )
-    stage.write(manifest, out)
+    write_json(manifest, out)
     click.echo(f"{len(manifest['outputs'])} outputs recorded -> {out}", err=True)
 
 
 @cli.command()
 @click.argument("manifest", type=click.Path(path_type=Path, dir_okay=False))
-@click.option(
-    "--base",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("."),
-    show_default=True,
-    help="Directory the manifest's paths are relative to (where snakemake ran).",
-)
+@BASE
 def verify(manifest: Path, base: Path) -> None:
     """Re-hash a run's outputs against its manifest; exit 1 if any is missing or differs."""
     from memshift.stages import run_manifest as stage
@@ -495,17 +487,8 @@ def models() -> None:
     """Model profiles: list them and check that one works."""
 
 
-MODELS_FILE = click.option(
-    "--models-file",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default="config/models.yaml",
-    show_default=True,
-    help="The file that defines the model profiles.",
-)
-
-
 @models.command("list")
-@MODELS_FILE
+@MODELS
 def models_list(models_file: Path) -> None:
     """The profiles defined in the models file."""
     from memshift.models.profiles import load_profiles
@@ -517,7 +500,7 @@ def models_list(models_file: Path) -> None:
 
 @models.command("check")
 @click.argument("profile")
-@MODELS_FILE
+@MODELS
 @click.option("--base-url", default=None, help="Override the profile's base URL.")
 def models_check(profile: str, models_file: Path, base_url: str | None) -> None:
     """Send one request per role through PROFILE and report what works."""

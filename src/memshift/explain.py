@@ -5,7 +5,6 @@ the stored hash), the answer and its score."""
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,15 +17,15 @@ import pyarrow.compute as pc
 from memshift import schemas
 from memshift.artifacts import read_table
 from memshift.errors import MemshiftError
+from memshift.memory.holdmem import MaintenanceRow
 from memshift.memory.reading import drive, evidence_hash, questions
-from memshift.scoring.scorer import score
+from memshift.scoring.scorer import score_answer
 from memshift.stages import paths
 from memshift.stages.probe import system_for
 from memshift.stages.world import load
 from memshift.world.tables import table_to_events
 
 SHORT_TEXT = 160
-_CELL = re.compile(r"holdmem-d(?P<repair>[^-]+)-(?P<detection>.+)")
 Row = Mapping[str, Any]
 
 
@@ -80,17 +79,6 @@ class StoredWrite:
 
 
 @dataclass(frozen=True)
-class Maintenance:
-    checkpoint: int
-    invalidated: bool
-    reason: str
-    key_before: str
-    key_after: str
-    rederived: bool
-    write_id: str
-
-
-@dataclass(frozen=True)
 class Detection:
     first: int  # the window an invalidation must fall in to count for this item-time
     last: int
@@ -118,7 +106,7 @@ class HoldMemTrace:
     repair: str
     writes: tuple[StoredWrite, ...]
     served: tuple[str, ...]
-    maintenance: tuple[Maintenance, ...]
+    maintenance: tuple[MaintenanceRow, ...]
     detection: Detection
     store: tuple[StoreRow, ...]
 
@@ -246,16 +234,17 @@ def _answered_systems(branch_dir: Path) -> list[str]:
 
 
 def _holdmem(run_world_dir: Path, target: Target, last_change: int) -> HoldMemTrace | None:
-    cell = _CELL.fullmatch(target.system)
+    cell = paths.cell_parts(target.system)
     if cell is None:
         return None
-    detection_system = paths.detection_system(cell["detection"])
+    repair, detection = cell
+    detection_system = paths.detection_system(detection)
     source = paths.system_dir(run_world_dir, target.branch, detection_system)
     of = f"{detection_system} on {target.where}"
     item, k = target.item_id, target.checkpoint
     return holdmem_trace(
         detection_system,
-        cell["repair"],
+        repair,
         _rows(_read(source / "writes.parquet", schemas.WRITES, f"writes of {of}"), item_id=item),
         _rows(
             _read(source / "maintenance.parquet", schemas.MAINTENANCE, f"maintenance of {of}"),
@@ -323,13 +312,7 @@ def _score(scores_path: Path, probe: Row, answer: Row) -> ScoreFacts:
         why = f"{scores_path} has no row for this answer"
     else:
         why = f"{scores_path} is missing"
-    result = score(
-        probe["value_type"],
-        probe["gold_status"],
-        probe["gold_value"],
-        answer["status"],
-        answer["value"],
-    )
+    result = score_answer(probe, answer)
     return ScoreFacts(result.correct, result.reason, why)
 
 
@@ -424,18 +407,7 @@ def holdmem_trace(
             if w["checkpoint"] <= checkpoint
         ),
         tuple(s["write_id"] for s in served),
-        tuple(
-            Maintenance(
-                m["checkpoint"],
-                m["invalidated"],
-                m["reason"],
-                m["key_before"],
-                m["key_after"],
-                m["rederived"],
-                m["write_id"],
-            )
-            for m in sorted(upto, key=_by_checkpoint)
-        ),
+        tuple(MaintenanceRow(**m) for m in sorted(upto, key=_by_checkpoint)),
         detect(upto, last_change, checkpoint),
         tuple(
             StoreRow(s["position"], s["write_id"], s["origin"], s["check"], s["value"], s["text"])
@@ -463,7 +435,7 @@ def detect(maintenance: Sequence[Row], last_change: int, checkpoint: int) -> Det
 
 def not_recomputed(system: str) -> str | None:
     """Why the evidence of `system` is not recomputed here, or None if it is."""
-    if system in ("bm25", "oracle") or _CELL.fullmatch(system):
+    if system in ("bm25", "oracle") or paths.cell_parts(system):
         return None
     if system == "rag":
         return "rag ranks records with a dense embedding model; its evidence is not recomputed here"
@@ -556,7 +528,7 @@ def _write_lines(w: StoredWrite) -> list[str]:
     return lines
 
 
-def _maintenance_lines(m: Maintenance) -> list[str]:
+def _maintenance_lines(m: MaintenanceRow) -> list[str]:
     parts = [f"invalidated {_yes(m.invalidated)}"]
     if m.reason:
         parts.append(f"reason: {m.reason}")

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from memshift.models.localserver import LocalServer, canned_answer, request_key
-from pipeline.test_snakemake import SNAKEMAKE, snakemake, workflow_copy
+from pipeline.test_snakemake import SNAKEMAKE, assert_verified, snakemake, workflow_copy
 
 STUDY = {
     "study": "resume",
@@ -83,11 +83,4 @@ def test_a_killed_study_resumes_without_repeating_a_completed_call(tmp_path):
     assert not completed & asked_again, "a completed call was made again"
     assert asked_again, "the rerun should still have had calls to make"
     assert (where / "results/runs/local/report/report.md").exists()
-    verify = subprocess.run(
-        [str(SNAKEMAKE.with_name("memshift")), "verify", "results/runs/local/manifest.json"],
-        cwd=where,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert_verified(where, "local")

@@ -44,6 +44,18 @@ def snakemake(
     )
 
 
+def assert_verified(where: Path, run: str) -> None:
+    """`memshift verify` re-hashes the run's outputs against its manifest and finds them equal."""
+    verify = subprocess.run(
+        [str(SNAKEMAKE.with_name("memshift")), "verify", f"results/runs/{run}/manifest.json"],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
 STUDY = {
     "study": "e2e",
     "results": "results",
@@ -166,14 +178,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     assert "Update (share correct on changed item-times)" in (first / "report.html").read_text()
     dry = snakemake(first, "-n", package=package)
     assert dry.returncode == 0 and "Nothing to be done" in dry.stdout + dry.stderr
-    verify = subprocess.run(
-        [str(SNAKEMAKE.with_name("memshift")), "verify", "results/runs/rules/manifest.json"],
-        cwd=first,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert_verified(first, "rules")
     check_precise_reruns(first, package)
     second = workflow_copy(tmp_path / "b", STUDY)
     assert snakemake(second, package=package).returncode == 0

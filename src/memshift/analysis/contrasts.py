@@ -13,7 +13,6 @@ without correction a rejection is exactly a 95% interval that excludes zero.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -25,11 +24,11 @@ from memshift import schemas
 from memshift.analysis.bootstrap import Resampling, summarize
 from memshift.analysis.multiple import benjamini_hochberg, holm
 from memshift.analysis.sqlfiles import identifiers, run
+from memshift.stages.paths import cell_parts, cell_system
 
 NO_KEY = "append"
 FAMILY_BRANCHES = ("src", "def", "del")
 ONE_SIDED_LEVEL = 0.025
-CELL = re.compile(r"^holdmem-d([^-]+)-(.+)$")
 
 
 @dataclass(frozen=True)
@@ -40,13 +39,9 @@ class Contrast:
     terms: tuple[tuple[str, int], ...]
 
 
-def cell(repair: str, detection: str) -> str:
-    return f"holdmem-d{repair}-{detection}"
-
-
 def declare(systems: Iterable[str]) -> list[Contrast]:
     """Every B, D and B×D contrast the study's HoldMem cells allow."""
-    cells = {(m[1], m[2]) for s in systems if (m := CELL.match(s))}
+    cells = {parts for s in systems if (parts := cell_parts(s)) is not None}
     repairs = sorted({repair for repair, _ in cells})
     keys = sorted({detection for _, detection in cells if detection != NO_KEY})
     found: list[Contrast] = []
@@ -62,7 +57,7 @@ def declare(systems: Iterable[str]) -> list[Contrast]:
                         "B",
                         key,
                         f"D={repair}",
-                        ((cell(repair, key), 1), (cell(repair, NO_KEY), -1)),
+                        ((cell_system(key, repair), 1), (cell_system(NO_KEY, repair), -1)),
                     )
                 )
     for detection in [NO_KEY, *keys]:
@@ -74,7 +69,7 @@ def declare(systems: Iterable[str]) -> list[Contrast]:
                         "D",
                         detection,
                         at,
-                        ((cell(repair, detection), 1), (cell("0", detection), -1)),
+                        ((cell_system(detection, repair), 1), (cell_system(detection, "0"), -1)),
                     )
                 )
     for key in keys:
@@ -82,7 +77,8 @@ def declare(systems: Iterable[str]) -> list[Contrast]:
             quad = ((repair, key), (repair, NO_KEY), ("0", key), ("0", NO_KEY))
             if repair != "0" and have(*quad):
                 terms = tuple(
-                    (cell(r, d), sign) for (r, d), sign in zip(quad, (1, -1, -1, 1), strict=True)
+                    (cell_system(d, r), sign)
+                    for (r, d), sign in zip(quad, (1, -1, -1, 1), strict=True)
                 )
                 found.append(Contrast("BxD", key, f"D={repair}", terms))
     return found

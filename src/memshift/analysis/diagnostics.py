@@ -130,7 +130,8 @@ def retention(
     con.execute(
         """
         CREATE OR REPLACE TABLE retention_ratios AS
-        SELECT b.world, '' AS unit, count(*) FILTER (a.correct) AS num, count(*) AS den
+        SELECT 'retention' AS test, b.world, '' AS unit, count(*) FILTER (a.correct) AS num,
+            count(*) AS den
         FROM item_times AS b
         JOIN item_times AS a ON a.probe_id = b.probe_id AND a.world = b.world
         WHERE b.system = $before AND a.system = $after AND b.correct
@@ -138,7 +139,6 @@ def retention(
         """,
         {"before": before, "after": after},
     )
-    con.execute("ALTER TABLE retention_ratios ADD COLUMN test VARCHAR DEFAULT 'retention'")
     summarize(
         con,
         "retention_ratios",

@@ -8,15 +8,11 @@ from pathlib import Path
 
 import duckdb
 
-from memshift.analysis.sqlfiles import run
+from memshift.analysis.sqlfiles import path_literal, run
 from memshift.errors import MemshiftError
 
 # results/runs/<run>/w<world>/<branch>/holdmem-<detection>/maintenance.parquet
 MAINTENANCE_PATH = re.compile(r"w(\d+)/([^/]+)/holdmem-([^/]+)/maintenance\.parquet$")
-
-
-def _quoted(path: Path) -> str:
-    return "'" + str(path).replace("'", "''") + "'"
 
 
 def maintenance_sources(paths: Sequence[Path]) -> list[tuple[int, str, str, Path]]:
@@ -39,7 +35,7 @@ def open_study(scores: Path, maintenance: Sequence[Path]) -> duckdb.DuckDBPyConn
     con = duckdb.connect(":memory:")
     con.execute("SET threads TO 2")
     con.execute("SET enable_progress_bar = false")
-    con.execute(f"CREATE TABLE scores AS SELECT * FROM read_parquet({_quoted(scores)})")
+    con.execute(f"CREATE TABLE scores AS SELECT * FROM read_parquet({path_literal(scores)})")
     sources = maintenance_sources(maintenance)
     con.execute("CREATE TABLE maintenance_files (world INTEGER, branch VARCHAR, detection VARCHAR)")
     if sources:
@@ -49,7 +45,7 @@ def open_study(scores: Path, maintenance: Sequence[Path]) -> duckdb.DuckDBPyConn
         )
     selects = [
         f"SELECT {world}::INTEGER AS world, '{branch}' AS branch, '{detection}' AS detection, "
-        f"item_id, checkpoint FROM read_parquet({_quoted(path)}) WHERE invalidated"
+        f"item_id, checkpoint FROM read_parquet({path_literal(path)}) WHERE invalidated"
         for world, branch, detection, path in sources
     ]
     empty = (

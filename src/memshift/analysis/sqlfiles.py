@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from importlib.resources import files
+from pathlib import Path
 
 import duckdb
 
@@ -25,3 +27,13 @@ def identifiers(names: tuple[str, ...] | list[str]) -> str:
         if not _IDENTIFIER.fullmatch(name):
             raise ValueError(f"not a plain column name: {name!r}")
     return ", ".join(f'"{name}"' for name in names)
+
+
+def path_literal(path: Path) -> str:
+    """A path as an SQL string literal."""
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def path_list(paths: Sequence[Path]) -> str:
+    """Paths as an SQL list literal, for read_parquet."""
+    return "[" + ", ".join(path_literal(p) for p in paths) + "]"

@@ -20,12 +20,12 @@ Repair (D) is applied later, to these same writes, by `repair.py`, so D cannot c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from memshift.audit.arbiter import Verdict, arbitrate
-from memshift.audit.gate import Entry, Index, review
+from memshift.audit.gate import Candidate, Entry, Index, review
 from memshift.items import Item
 from memshift.memory.keys import (
     EventCounts,
@@ -74,9 +74,14 @@ class MaintenanceRow:
     write_id: str
 
 
+# What the log row of a reply that failed, or a transition that did not parse, proposes.
+NO_CANDIDATE = Candidate("", None, None, "", "", ())
+
+
 @dataclass(frozen=True)
 class AuditRow:
-    """One proposed transition (or failed reply) of an audit, and what the gate decided."""
+    """One proposed transition (or failed reply) of an audit, and what the gate decided: the
+    fields of a `Candidate` and of a `Decision`, flattened into one log row."""
 
     item_id: str
     checkpoint: int
@@ -161,6 +166,14 @@ class HoldMemDetector:
         records = [r for r in self.state.records.values() if r.source in item.sources]
         return sorted(records, key=lambda r: (r.updated, r.object_id))
 
+    def _since_last_write(self, item: Item) -> list[Record]:
+        """The live records of the item's sources that arrived or changed since its last write."""
+        since = self.slots[item.item_id].last_write
+        return [r for r in self._live(item) if since is None or r.updated > since]
+
+    def _call(self, item: Item, checkpoint: int) -> CallContext:
+        return replace(self.context, item=item.item_id, checkpoint=checkpoint)
+
     def _requests(
         self,
         plans: list[tuple[Item, str, list[Record] | None, datetime | None]],
@@ -177,15 +190,11 @@ class HoldMemDetector:
                 selection = selectors[sources].select(item_query(item, self.version(item)))
             else:
                 selection = Selector(delta).select(item_query(item, self.version(item)))
-            context = CallContext(
-                self.context.run,
-                self.context.world,
-                self.context.branch,
-                self.context.system,
-                item.item_id,
-                checkpoint,
+            requests.append(
+                WriterRequest(
+                    item, self.version(item), now, selection, since, self._call(item, checkpoint)
+                )
             )
-            requests.append(WriterRequest(item, self.version(item), now, selection, since, context))
         return requests
 
     def _record(
@@ -254,10 +263,9 @@ class HoldMemDetector:
                     reasons[item.item_id] = verdict.reason
                 continue
             if self.detection in ("append", "upsert"):
-                since = slot.last_write
-                delta = [r for r in self._live(item) if since is None or r.updated > since]
+                delta = self._since_last_write(item)
                 if delta:
-                    plans.append((item, "delta", delta, since))
+                    plans.append((item, "delta", delta, slot.last_write))
                     reasons[item.item_id] = f"{len(delta)} new or changed records"
                 continue
             current = self.key(item, now, slot.cited)
@@ -284,8 +292,7 @@ class HoldMemDetector:
         requests: list[AuditRequest] = []
         for item in self.items:
             slot = self.slots[item.item_id]
-            since = slot.last_write
-            newer = [r for r in self._live(item) if since is None or r.updated > since]
+            newer = self._since_last_write(item)
             if not newer or not slot.served:
                 continue
             current = self._write(slot.served[-1])
@@ -294,14 +301,6 @@ class HoldMemDetector:
                 for c in current.citations
                 if (key := (str(c.get("object_id", "")), int(c.get("revision", 0))))
                 in self.versions
-            )
-            context = CallContext(
-                self.context.run,
-                self.context.world,
-                self.context.branch,
-                self.context.system,
-                item.item_id,
-                checkpoint,
             )
             requests.append(
                 AuditRequest(
@@ -312,7 +311,7 @@ class HoldMemDetector:
                     current.time,
                     cited,
                     tuple(newer),
-                    context,
+                    self._call(item, checkpoint),
                 )
             )
         verdicts: dict[str, Verdict] = {}
@@ -327,21 +326,11 @@ class HoldMemDetector:
             for candidate, decision in decisions:
                 self.audits.append(
                     AuditRow(
-                        request.item.item_id,
-                        checkpoint,
-                        candidate.dimension if candidate else "",
-                        candidate.old_value if candidate else None,
-                        candidate.new_value if candidate else None,
-                        candidate.old_quote if candidate else "",
-                        candidate.new_quote if candidate else "",
-                        candidate.causal_path if candidate else (),
-                        decision.accepted,
-                        decision.reason,
-                        decision.old_entry,
-                        decision.new_entry,
-                        decision.old_time,
-                        decision.new_time,
-                        verdict.status,
+                        item_id=request.item.item_id,
+                        checkpoint=checkpoint,
+                        **asdict(candidate or NO_CANDIDATE),
+                        **asdict(decision),
+                        verdict=verdict.status,
                     )
                 )
         return verdicts

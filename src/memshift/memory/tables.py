@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import pyarrow as pa
 
@@ -23,7 +24,7 @@ def writes_to_table(writes: Sequence[WriteRecord]) -> pa.Table:
         rows["version"].append(w.version)
         rows["kind"].append(w.kind)
         rows["selection"].append([{"object_id": o, "revision": r} for o, r in w.selection])
-        rows["value"].append(None if w.value is None else json.dumps(w.value))
+        rows["value"].append(_json_or_none(w.value))
         rows["statement"].append(w.statement)
         rows["citations"].append(
             [
@@ -61,25 +62,35 @@ def table_to_writes(table: pa.Table) -> list[WriteRecord]:
     ]
 
 
+def _fields_to_table(
+    records: Sequence[object],
+    schema: pa.Schema,
+    encode: Mapping[str, Callable[[Any], Any]] | None = None,
+) -> pa.Table:
+    """Rows whose attributes are named like the schema's columns (`encode` converts some)."""
+    rows = schemas.empty_columns(schema)
+    convert = encode or {}
+    for record in records:
+        for name in schema.names:
+            value = getattr(record, name)
+            rows[name].append(convert[name](value) if name in convert else value)
+    return pa.Table.from_pydict(rows, schema=schema)
+
+
+def _json_or_none(value: Any) -> str | None:
+    return None if value is None else json.dumps(value)
+
+
 def maintenance_to_table(rows_in: Sequence[MaintenanceRow]) -> pa.Table:
-    rows = schemas.empty_columns(schemas.MAINTENANCE)
-    for m in rows_in:
-        for name in schemas.MAINTENANCE.names:
-            rows[name].append(getattr(m, name))
-    return pa.Table.from_pydict(rows, schema=schemas.MAINTENANCE)
+    return _fields_to_table(rows_in, schemas.MAINTENANCE)
 
 
 def audits_to_table(rows_in: Sequence[AuditRow]) -> pa.Table:
-    rows = schemas.empty_columns(schemas.AUDITS)
-    for a in rows_in:
-        for name in schemas.AUDITS.names:
-            value = getattr(a, name)
-            if name in ("old_value", "new_value"):
-                value = None if value is None else json.dumps(value)
-            elif name == "causal_path":
-                value = list(value)
-            rows[name].append(value)
-    return pa.Table.from_pydict(rows, schema=schemas.AUDITS)
+    return _fields_to_table(
+        rows_in,
+        schemas.AUDITS,
+        {"old_value": _json_or_none, "new_value": _json_or_none, "causal_path": list},
+    )
 
 
 def served_to_table(served: Mapping[int, Mapping[str, Sequence[str]]]) -> pa.Table:

@@ -14,12 +14,11 @@ estimates are left out; a branch without a single defined estimate gets no panel
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 from matplotlib.artist import Artist
@@ -31,7 +30,16 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import PercentFormatter
 
 from memshift.artifacts import write_atomically
-from memshift.branches import BRANCHES
+from memshift.report.order import (
+    BASELINE_ORDER,
+    BRANCH_NAMES,
+    DETECTION_ORDER,
+    ITEM_CLASS_ORDER,
+    in_order,
+    ordered_branches,
+    ordered_systems,
+)
+from memshift.stages.paths import cell_parts
 
 UPDATE_STABILITY = "update_stability.png"
 CHANGED_OUTCOMES = "changed_outcomes.png"
@@ -45,20 +53,6 @@ INCHES = {
 # Without a Software entry the PNG names no library version, so reruns match byte for byte.
 PNG_METADATA: dict[str, str | None] = {"Software": None}
 
-BRANCH_NAMES = {
-    "none": "no shift",
-    "src": "source revision",
-    "def": "redefinition",
-    "del": "deletion",
-    "cons": "consent revoked",
-    "conflict": "conflicting sources",
-}
-# Display orders; names not listed follow the listed ones, alphabetically.
-DETECTION_ORDER = ("append", "source", "citation", "oracle", "scope", "refresh", "upsert", "audit")
-REPAIR_ORDER = ("0", "1", "m")
-BASELINE_ORDER = ("bm25", "rag", "oracle")
-ITEM_CLASS_ORDER = ("all", "definition", "other", "free text")
-HOLDMEM_CELL = re.compile(r"holdmem-d(?P<repair>[^-]+)-(?P<detection>.+)")
 
 # Okabe-Ito colors: distinguishable with the common color-vision deficiencies.
 BLUE = "#0072B2"
@@ -196,37 +190,10 @@ def effect_points(contrasts: pa.Table) -> dict[tuple[str, str, str, Effect], Poi
 # --- ordering -----------------------------------------------------------------------------------
 
 
-def rank(value: str, order: Sequence[str]) -> int:
-    return order.index(value) if value in order else len(order)
-
-
-def in_order(values: Iterable[str], order: Sequence[str]) -> list[str]:
-    return sorted(set(values), key=lambda v: (rank(v, order), v))
-
-
-def ordered_branches(branches: Iterable[str]) -> list[str]:
-    return in_order(branches, BRANCHES)
-
-
-def system_key(system: str) -> tuple[int, int, str, int, str]:
-    """HoldMem cells first, by detection then repair; then the baselines; then custom systems."""
-    cell = HOLDMEM_CELL.fullmatch(system)
-    if cell:
-        detection, repair = cell["detection"], cell["repair"]
-        return 0, rank(detection, DETECTION_ORDER), detection, rank(repair, REPAIR_ORDER), repair
-    if system in BASELINE_ORDER:
-        return 1, BASELINE_ORDER.index(system), system, 0, ""
-    return 2, 0, system, 0, ""
-
-
-def ordered_systems(systems: Iterable[str]) -> list[str]:
-    return sorted(set(systems), key=system_key)
-
-
 def system_group(system: str) -> str:
-    cell = HOLDMEM_CELL.fullmatch(system)
+    cell = cell_parts(system)
     if cell:
-        return f"holdmem {cell['detection']}"
+        return f"holdmem {cell[1]}"
     return "baselines" if system in BASELINE_ORDER else "custom"
 
 
@@ -399,18 +366,39 @@ def series_legend(figure: Figure, series: Sequence[Series]) -> None:
     header_legend(figure, handles)
 
 
+class SystemPanels(NamedTuple):
+    """A figure with one panel per branch and the systems along x; `axes` is empty when the
+    figure holds only a note that nothing is defined."""
+
+    figure: Figure
+    estimates: dict[MeasureKey, Estimate | None]
+    layout: SystemLayout
+    axes: list[Axes]
+
+
+def system_panels(
+    measures: pa.Table, series: Sequence[Series], name: str, title: str, backend: str, empty: str
+) -> SystemPanels:
+    estimates = overall_estimates(measures, series)
+    figure = new_figure(name, title, backend)
+    layout = system_layout(estimates)
+    if not layout.branches:
+        note(figure, empty)
+        return SystemPanels(figure, estimates, layout, [])
+    return SystemPanels(figure, estimates, layout, system_axes(figure, layout))
+
+
 def update_stability_figure(measures: pa.Table, backend: str) -> Figure:
-    estimates = overall_estimates(measures, SHARES)
-    figure = new_figure(
+    figure, estimates, layout, axes = system_panels(
+        measures,
+        SHARES,
         UPDATE_STABILITY,
         "Update and stability per system (all item classes and causes)",
         backend,
+        "no update or stability estimates in this study",
     )
-    layout = system_layout(estimates)
-    if not layout.branches:
-        note(figure, "no update or stability estimates in this study")
+    if not axes:
         return figure
-    axes = system_axes(figure, layout)
     offsets = (-PAIRED_BAR / 2, PAIRED_BAR / 2)
     for ax, branch in zip(axes, layout.branches, strict=True):
         for offset, series in zip(offsets, SHARES, strict=True):
@@ -422,17 +410,16 @@ def update_stability_figure(measures: pa.Table, backend: str) -> Figure:
 
 
 def changed_outcomes_figure(measures: pa.Table, backend: str) -> Figure:
-    estimates = overall_estimates(measures, OUTCOMES)
-    figure = new_figure(
+    figure, estimates, layout, axes = system_panels(
+        measures,
+        OUTCOMES,
         CHANGED_OUTCOMES,
         "How each system's changed item-times came out (all item classes and causes)",
         backend,
+        "no outcomes of changed item-times in this study",
     )
-    layout = system_layout(estimates)
-    if not layout.branches:
-        note(figure, "no outcomes of changed item-times in this study")
+    if not axes:
         return figure
-    axes = system_axes(figure, layout)
     for ax, branch in zip(axes, layout.branches, strict=True):
         bottoms = dict.fromkeys(layout.positions, 0.0)
         for series in OUTCOMES:

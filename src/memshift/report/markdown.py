@@ -7,16 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from memshift.analysis.measures import decomposed
+from memshift.report.order import BRANCH_NAMES, ordered_branches, ordered_systems
 
-BRANCH_ORDER = ("none", "src", "def", "del", "cons", "conflict")
-BRANCH_NAMES = {
-    "none": "no shift",
-    "src": "source revision",
-    "def": "redefinition",
-    "del": "deletion",
-    "cons": "consent revocation",
-    "conflict": "conflicting sources",
-}
 CLASSES = ("definition", "other", "free text")
 CAUSES = ("caused", "also without", "clock alone")
 
@@ -55,23 +47,6 @@ def points(row: Row | None) -> str:
     return f"{signed(row['estimate'])} pp [{signed(row['low'])}, {signed(row['high'])}]"
 
 
-def system_order(systems: Iterable[str]) -> list[str]:
-    """HoldMem cells first, grouped by detection then repair, then the other systems."""
-
-    def key(system: str) -> tuple[int, str, str]:
-        if system.startswith("holdmem-d"):
-            repair, _, detection = system.removeprefix("holdmem-d").partition("-")
-            return (0, detection, repair)
-        return (1, system, "")
-
-    return sorted(set(systems), key=key)
-
-
-def branch_order(branches: Iterable[str]) -> list[str]:
-    present = set(branches)
-    return [b for b in BRANCH_ORDER if b in present] + sorted(present - set(BRANCH_ORDER))
-
-
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -85,8 +60,8 @@ class Index:
         self._rows = {
             (r["system"], r["branch"], r["item_class"], r["cause"], r["measure"]): r for r in rows
         }
-        self.systems = system_order(r[0] for r in self._rows)
-        self.branches = branch_order(r[1] for r in self._rows)
+        self.systems = ordered_systems(r[0] for r in self._rows)
+        self.branches = ordered_branches(r[1] for r in self._rows)
 
     def get(
         self, system: str, branch: str, measure: str, item_class: str = "all", cause: str = "all"

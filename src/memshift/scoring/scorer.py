@@ -36,7 +36,7 @@ import json
 import re
 import unicodedata
 import zoneinfo
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -631,3 +631,14 @@ def score(
     if answer is UNPARSEABLE:
         return UNPARSEABLE
     return _compare_values(value_type, gold, answer)
+
+
+def score_answer(probe: Mapping[str, Any], answer: Mapping[str, Any]) -> Score:
+    """An answer row scored against its probe row (columns as in PROBES and ANSWERS)."""
+    return score(
+        probe["value_type"],
+        probe["gold_status"],
+        probe["gold_value"],
+        answer["status"],
+        answer["value"],
+    )

@@ -1,8 +1,11 @@
-"""Where each artifact of a world lives."""
+"""Where each artifact of a world lives, and how systems are named."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+_CELL = re.compile(r"holdmem-d(?P<repair>[^-]+)-(?P<detection>.+)")
 
 
 def world_events(world_dir: Path) -> Path:
@@ -60,3 +63,9 @@ def detection_system(detection: str) -> str:
 
 def cell_system(detection: str, repair: str) -> str:
     return f"holdmem-d{repair}-{detection}"
+
+
+def cell_parts(system: str) -> tuple[str, str] | None:
+    """(repair, detection) of a HoldMem cell's name; None for any other system."""
+    match = _CELL.fullmatch(system)
+    return None if match is None else (match["repair"], match["detection"])

@@ -19,6 +19,7 @@ from memshift import schemas
 from memshift.analysis import contrasts, diagnostics, measures
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.frame import open_study
+from memshift.analysis.sqlfiles import path_list
 from memshift.artifacts import ArtifactError, write_table, write_text
 from memshift.models.profiles import Profile
 from memshift.report.figures import write_figures
@@ -57,16 +58,13 @@ def _load_world_tables(con: duckdb.DuckDBPyConnection, worlds_dir: Path) -> None
         if not path.exists():
             raise ArtifactError(f"missing artifact {path}")
 
-    def listed(files: Sequence[Path]) -> str:
-        return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in files) + "]"
-
     con.execute(
         "CREATE OR REPLACE TABLE events AS SELECT world, branch, time, op, object_id, source, "
-        f"revision, tokens FROM read_parquet({listed(event_files)})"
+        f"revision, tokens FROM read_parquet({path_list(event_files)})"
     )
     con.execute(
         "CREATE OR REPLACE TABLE checkpoint_times AS SELECT DISTINCT world, branch, checkpoint, "
-        f"time FROM read_parquet({listed(probe_files)})"
+        f"time FROM read_parquet({path_list(probe_files)})"
     )
     rows = []
     for world in sorted({w for w, _ in scored}):

@@ -16,7 +16,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from memshift.artifacts import ArtifactError, read_json, sha256, write_json
+from memshift.artifacts import ArtifactError, read_json, sha256
 from memshift.fingerprint import ROOT
 from memshift.models.profiles import Profile
 from memshift.world.generate import GENERATOR_VERSION
@@ -67,10 +67,6 @@ def build(
         },
         "outputs": files,
     }
-
-
-def write(manifest: dict[str, Any], path: Path) -> None:
-    write_json(manifest, path)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ import pyarrow as pa
 from memshift import schemas
 from memshift.artifacts import read_table, write_table
 from memshift.errors import MemshiftError
-from memshift.scoring.scorer import score
+from memshift.scoring.scorer import score_answer
+from memshift.stages import paths
 
 
 def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
@@ -21,20 +22,12 @@ def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
         for answer in read_table(path, schemas.ANSWERS).to_pylist():
             key = (answer["world"], answer["branch"])
             if key not in probes:
-                table = read_table(
-                    worlds_dir / f"w{key[0]}" / f"probes-{key[1]}.parquet", schemas.PROBES
-                )
+                table = read_table(paths.probes(worlds_dir / f"w{key[0]}", key[1]), schemas.PROBES)
                 probes[key] = {p["probe_id"]: p for p in table.to_pylist()}
             probe = probes[key].get(answer["probe_id"])
             if probe is None:
                 raise MemshiftError(f"{path}: answer to unknown probe {answer['probe_id']}")
-            result = score(
-                probe["value_type"],
-                probe["gold_status"],
-                probe["gold_value"],
-                answer["status"],
-                answer["value"],
-            )
+            result = score_answer(probe, answer)
             for name in (*schemas.SCORE_ANSWER_FIELDS, "status"):
                 rows[name].append(answer[name])
             for name in schemas.SCORE_PROBE_FIELDS:

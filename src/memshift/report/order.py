@@ -1,0 +1,49 @@
+"""How the report orders and names branches and systems, in its tables and its figures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from memshift.branches import BRANCHES
+from memshift.stages.paths import cell_parts
+
+BRANCH_NAMES = {
+    "none": "no shift",
+    "src": "source revision",
+    "def": "redefinition",
+    "del": "deletion",
+    "cons": "consent revocation",
+    "conflict": "conflicting sources",
+}
+# Display orders; names not listed follow the listed ones, alphabetically.
+DETECTION_ORDER = ("append", "source", "citation", "oracle", "scope", "refresh", "upsert", "audit")
+REPAIR_ORDER = ("0", "1", "m")
+BASELINE_ORDER = ("bm25", "rag", "oracle")
+ITEM_CLASS_ORDER = ("all", "definition", "other", "free text")
+
+
+def rank(value: str, order: Sequence[str]) -> int:
+    return order.index(value) if value in order else len(order)
+
+
+def in_order(values: Iterable[str], order: Sequence[str]) -> list[str]:
+    return sorted(set(values), key=lambda v: (rank(v, order), v))
+
+
+def ordered_branches(branches: Iterable[str]) -> list[str]:
+    return in_order(branches, BRANCHES)
+
+
+def system_key(system: str) -> tuple[int, int, str, int, str]:
+    """HoldMem cells first, by detection then repair; then the baselines; then custom systems."""
+    cell = cell_parts(system)
+    if cell:
+        repair, detection = cell
+        return 0, rank(detection, DETECTION_ORDER), detection, rank(repair, REPAIR_ORDER), repair
+    if system in BASELINE_ORDER:
+        return 1, BASELINE_ORDER.index(system), system, 0, ""
+    return 2, 0, system, 0, ""
+
+
+def ordered_systems(systems: Iterable[str]) -> list[str]:
+    return sorted(set(systems), key=system_key)
