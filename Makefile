@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(BIN)):$(PATH)
 CORES ?= all
 
-.PHONY: run test lint bench install clean-results
+.PHONY: run test lint bench install compile clean-results
 
 install: $(STAMP)
 
@@ -15,7 +15,12 @@ $(STAMP): pyproject.toml requirements/constraints.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check -c requirements/constraints.txt -e '.[workflow,dev]'
 	touch $@
 
-run: $(STAMP)
+# A study starts thousands of short processes; compiled modules spare each of them compiling the
+# package again (also where PYTHONDONTWRITEBYTECODE keeps Python from caching them itself).
+compile: $(STAMP)
+	$(BIN)/python -m compileall -q src
+
+run: compile
 	$(BIN)/snakemake --cores $(CORES)
 
 lint: $(STAMP)

@@ -2,17 +2,18 @@ rule branches:
     input:
         rules.world.output,
     output:
-        events=f"{WORLDS}/w{{world}}/events-{{branch}}.parquet",
-        shift=f"{WORLDS}/w{{world}}/shift-{{branch}}.json",
+        events=each_branch(f"{WORLDS}/w{{world}}/events-{{branch}}.parquet"),
+        shift=each_branch(f"{WORLDS}/w{{world}}/shift-{{branch}}.json"),
     log:
-        f"{WORLDS}/logs/branches/w{{world}}-{{branch}}.log",
+        f"{WORLDS}/logs/branches/w{{world}}.log",
     conda:
         "../envs/memshift.yaml"
     resources:
         mem_mb=1500,
-        runtime=5,
+        runtime=10,
     params:
         code=stage_code("branches"),
         world=world_dir,
+        branches=BRANCH_ARGS,
     shell:
-        "memshift branches --world-dir {params.world} --branch {wildcards.branch} 2> {log}"
+        "memshift branches --world-dir {params.world} {params.branches} 2> {log}"

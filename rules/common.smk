@@ -15,16 +15,18 @@ def stage_code(stage, audit=False):
     return STAGE_CODE[stage, audit]
 
 
+def each_branch(pattern):
+    """`pattern` for every branch of the study. One job covers all of a world's branches: a study
+    starts a fraction of the processes (each pays for Python's start-up), and the records the
+    branches share are tokenized once."""
+    return [pattern.replace("{branch}", branch) for branch in BRANCHES]
+
+
+BRANCH_ARGS = " ".join(f"--branch {branch}" for branch in BRANCHES)
+
+
 def world_dir(wildcards):
     return f"{WORLDS}/w{wildcards.world}"
-
-
-def gold_inputs(wildcards):
-    base = f"{WORLDS}/w{wildcards.world}"
-    inputs = [f"{base}/world.json", f"{base}/events-{wildcards.branch}.parquet"]
-    if wildcards.branch != "none":
-        inputs.append(f"{base}/gold-none.parquet")
-    return inputs
 
 
 PROFILE_CODE = {}

@@ -1,17 +1,19 @@
 rule gold:
     input:
-        gold_inputs,
+        f"{WORLDS}/w{{world}}/world.json",
+        each_branch(f"{WORLDS}/w{{world}}/events-{{branch}}.parquet"),
     output:
-        f"{WORLDS}/w{{world}}/gold-{{branch}}.parquet",
+        each_branch(f"{WORLDS}/w{{world}}/gold-{{branch}}.parquet"),
     log:
-        f"{WORLDS}/logs/gold/w{{world}}-{{branch}}.log",
+        f"{WORLDS}/logs/gold/w{{world}}.log",
     conda:
         "../envs/memshift.yaml"
     resources:
         mem_mb=1500,
-        runtime=5,
+        runtime=10,
     params:
         code=stage_code("gold"),
         world=world_dir,
+        branches=BRANCH_ARGS,
     shell:
-        "memshift gold --world-dir {params.world} --branch {wildcards.branch} 2> {log}"
+        "memshift gold --world-dir {params.world} {params.branches} 2> {log}"

@@ -30,23 +30,33 @@ rule prefork:
 
 rule ingest:
     input:
-        f"{WORLDS}/w{{world}}/events-{{branch}}.parquet",
+        each_branch(f"{WORLDS}/w{{world}}/events-{{branch}}.parquet"),
         f"{RUNS}/w{{world}}/prefork-writes.parquet",
     output:
-        writes=f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/writes.parquet",
-        maintenance=f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/maintenance.parquet",
-        served=f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/served.parquet",
-        audits=f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/audits.parquet",
-        calls=f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/calls.parquet",
+        writes=each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/writes.parquet"
+        ),
+        maintenance=each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/maintenance.parquet"
+        ),
+        served=each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/served.parquet"
+        ),
+        audits=each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/audits.parquet"
+        ),
+        calls=each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/calls.parquet"
+        ),
     log:
-        f"{RUNS}/logs/ingest/w{{world}}-{{branch}}-{{detection}}.log",
+        f"{RUNS}/logs/ingest/w{{world}}-{{detection}}.log",
     benchmark:
-        f"{RUNS}/benchmarks/ingest/w{{world}}-{{branch}}-{{detection}}.tsv"
+        f"{RUNS}/benchmarks/ingest/w{{world}}-{{detection}}.tsv"
     conda:
         "../envs/memshift.yaml"
     resources:
         mem_mb=2000,
-        runtime=60,
+        runtime=60 * len(BRANCHES),
         llm_api=1,
     params:
         code=lambda wc: stage_code("ingest", audit=wc.detection == "audit"),
@@ -55,43 +65,53 @@ rule ingest:
         ),
         world=world_dir,
         run=run_dir,
+        branches=BRANCH_ARGS,
         llm=config["llm"],
         models=config["models"],
         cache=LLM_CACHE,
     shell:
         "memshift ingest --world-dir {params.world} --run-dir {params.run}"
-        " --branch {wildcards.branch} --detection {wildcards.detection} --llm {params.llm}"
+        " {params.branches} --detection {wildcards.detection} --llm {params.llm}"
         " --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 
 
 rule audit_repair:
     input:
-        f"{WORLDS}/w{{world}}/events-{{branch}}.parquet",
-        f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/writes.parquet",
-        f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/served.parquet",
+        each_branch(f"{WORLDS}/w{{world}}/events-{{branch}}.parquet"),
+        each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/writes.parquet"
+        ),
+        each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/served.parquet"
+        ),
     output:
-        store=f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/store.parquet",
-        calls=f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/calls-programs.parquet",
+        store=each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/store.parquet"
+        ),
+        calls=each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/calls-programs.parquet"
+        ),
     log:
-        f"{RUNS}/logs/audit_repair/w{{world}}-{{branch}}-d{{repair}}-{{detection}}.log",
+        f"{RUNS}/logs/audit_repair/w{{world}}-d{{repair}}-{{detection}}.log",
     benchmark:
-        f"{RUNS}/benchmarks/audit_repair/w{{world}}-{{branch}}-d{{repair}}-{{detection}}.tsv"
+        f"{RUNS}/benchmarks/audit_repair/w{{world}}-d{{repair}}-{{detection}}.tsv"
     conda:
         "../envs/memshift.yaml"
     resources:
         mem_mb=2000,
-        runtime=60,
+        runtime=60 * len(BRANCHES),
         llm_api=1,
     params:
         code=stage_code("audit_repair"),
         profile=profile_code("program"),
         world=world_dir,
         run=run_dir,
+        branches=BRANCH_ARGS,
         llm=config["llm"],
         models=config["models"],
         cache=LLM_CACHE,
     shell:
         "memshift audit-repair --world-dir {params.world} --run-dir {params.run}"
-        " --branch {wildcards.branch} --detection {wildcards.detection}"
+        " {params.branches} --detection {wildcards.detection}"
         " --repair {wildcards.repair} --llm {params.llm} --models-file {params.models}"
         " --cache-dir {params.cache} 2> {log}"

@@ -1,59 +1,69 @@
 rule probe_cell:
     input:
-        f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet",
-        f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/store.parquet",
+        each_branch(f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet"),
+        each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/store.parquet"
+        ),
     output:
-        answers=f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/answers.parquet",
-        calls=f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/calls-reader.parquet",
+        answers=each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/answers.parquet"
+        ),
+        calls=each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/calls-reader.parquet"
+        ),
     log:
-        f"{RUNS}/logs/probe/w{{world}}-{{branch}}-d{{repair}}-{{detection}}.log",
+        f"{RUNS}/logs/probe/w{{world}}-d{{repair}}-{{detection}}.log",
     benchmark:
-        f"{RUNS}/benchmarks/probe/w{{world}}-{{branch}}-d{{repair}}-{{detection}}.tsv"
+        f"{RUNS}/benchmarks/probe/w{{world}}-d{{repair}}-{{detection}}.tsv"
     conda:
         "../envs/memshift.yaml"
     resources:
         mem_mb=1500,
-        runtime=30,
+        runtime=30 * len(BRANCHES),
         llm_api=1,
     params:
         code=stage_code("probe"),
         profile=profile_code("reader"),
         world=world_dir,
         run=run_dir,
+        branches=BRANCH_ARGS,
         llm=config["llm"],
         models=config["models"],
         cache=LLM_CACHE,
     shell:
         "memshift probe --world-dir {params.world} --run-dir {params.run}"
-        " --branch {wildcards.branch} --system holdmem-d{wildcards.repair}-{wildcards.detection}"
+        " {params.branches} --system holdmem-d{wildcards.repair}-{wildcards.detection}"
         " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 
 
 rule probe_system:
     input:
-        f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet",
-        f"{WORLDS}/w{{world}}/events-{{branch}}.parquet",
-        f"{WORLDS}/w{{world}}/gold-{{branch}}.parquet",
+        each_branch(f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet"),
+        each_branch(f"{WORLDS}/w{{world}}/events-{{branch}}.parquet"),
+        each_branch(f"{WORLDS}/w{{world}}/gold-{{branch}}.parquet"),
     output:
-        answers=f"{RUNS}/w{{world}}/{{branch}}/{{system}}/answers.parquet",
-        calls=f"{RUNS}/w{{world}}/{{branch}}/{{system}}/calls-reader.parquet",
+        answers=each_branch(f"{RUNS}/w{{world}}/{{branch}}/{{system}}/answers.parquet"),
+        calls=each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/{{system}}/calls-reader.parquet"
+        ),
     log:
-        f"{RUNS}/logs/probe/w{{world}}-{{branch}}-{{system}}.log",
+        f"{RUNS}/logs/probe/w{{world}}-{{system}}.log",
     benchmark:
-        f"{RUNS}/benchmarks/probe/w{{world}}-{{branch}}-{{system}}.tsv"
+        f"{RUNS}/benchmarks/probe/w{{world}}-{{system}}.tsv"
     wildcard_constraints:
         system="|".join([*SYSTEMS["baselines"], *SYSTEMS["custom"]]) or "(?!)",
     conda:
         "../envs/memshift.yaml"
     resources:
         mem_mb=2000,
-        runtime=30,
+        runtime=30 * len(BRANCHES),
         llm_api=1,
     params:
         code=stage_code("probe"),
         profile=profile_code("reader"),
         world=world_dir,
         run=run_dir,
+        branches=BRANCH_ARGS,
         llm=config["llm"],
         models=config["models"],
         cache=LLM_CACHE,
@@ -67,7 +77,7 @@ rule probe_system:
         vectors=lambda wc: f"{RESULTS}/cache/embeddings/w{wc.world}",
     shell:
         "memshift probe --world-dir {params.world} --run-dir {params.run}"
-        " --branch {wildcards.branch} --system {wildcards.system} {params.spec}"
+        " {params.branches} --system {wildcards.system} {params.spec}"
         " --embedder {params.embedder} --embedding-cache {params.vectors}"
         " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 

@@ -1,10 +1,10 @@
 rule probes:
     input:
-        f"{WORLDS}/w{{world}}/gold-{{branch}}.parquet",
+        each_branch(f"{WORLDS}/w{{world}}/gold-{{branch}}.parquet"),
     output:
-        f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet",
+        each_branch(f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet"),
     log:
-        f"{WORLDS}/logs/probes/w{{world}}-{{branch}}.log",
+        f"{WORLDS}/logs/probes/w{{world}}.log",
     conda:
         "../envs/memshift.yaml"
     resources:
@@ -13,8 +13,9 @@ rule probes:
     params:
         code=stage_code("probes"),
         world=world_dir,
+        branches=BRANCH_ARGS,
     shell:
-        "memshift probes --world-dir {params.world} --branch {wildcards.branch} 2> {log}"
+        "memshift probes --world-dir {params.world} {params.branches} 2> {log}"
 
 
 rule world_manifest:

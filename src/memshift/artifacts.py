@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,31 @@ from memshift.errors import MemshiftError
 
 class ArtifactError(MemshiftError):
     """An artifact is missing, malformed or does not match its declared schema."""
+
+
+class _PandasAbsent:
+    """A finder under which `import pandas` fails."""
+
+    @staticmethod
+    def find_spec(name: str, path: object = None, target: object = None) -> None:
+        if name == "pandas":
+            raise ModuleNotFoundError("pandas is hidden from pyarrow's first probe")
+
+
+def skip_pyarrow_pandas_probe() -> None:
+    """Let pyarrow's first look for pandas find none, in a process that never hands it pandas.
+
+    pyarrow imports pandas (a third of a second) the first time it converts Python objects, only
+    to ask whether they are pandas objects; ours never are, and a study starts thousands of such
+    processes. pyarrow imports pandas again on demand whenever a call needs it (to_pandas, for
+    one), so nothing is lost."""
+    if "pandas" in sys.modules:
+        return
+    sys.meta_path.insert(0, _PandasAbsent)  # type: ignore[arg-type]
+    try:
+        pa.array([0])
+    finally:
+        sys.meta_path.remove(_PandasAbsent)  # type: ignore[arg-type]
 
 
 def write_atomically(path: Path, write: Callable[[Path], None]) -> None:

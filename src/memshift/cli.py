@@ -36,8 +36,19 @@ WORLD_DIR = click.option(
     help="Directory of one world (results/worlds/w<seed>).",
 )
 BRANCH = click.option(
-    "--branch", type=click.Choice(BRANCHES), required=True, help="Which branch of the world."
+    "--branch",
+    "branch_list",
+    type=click.Choice(BRANCHES),
+    multiple=True,
+    required=True,
+    help="A branch of the world; repeat it for several, done in turn in the order of the "
+    "shifts (none first), in one process.",
 )
+
+
+def _in_order(branch_list: tuple[str, ...]) -> list[str]:
+    """The chosen branches once each, none first: the other branches' gold reads none's."""
+    return [b for b in BRANCHES if b in branch_list]
 
 
 @click.group()
@@ -73,43 +84,46 @@ def world(seed: int, out: Path, history_months: str) -> None:
 @cli.command()
 @WORLD_DIR
 @BRANCH
-def branches(world_dir: Path, branch: str) -> None:
-    """Fork a world into one branch: the base events plus that shift's events."""
+def branches(world_dir: Path, branch_list: tuple[str, ...]) -> None:
+    """Fork a world into branches: the base events plus each shift's events."""
     from memshift.stages import branches as stage
 
-    b = stage.run(world_dir, branch)
-    click.echo(
-        f"{world_dir.name} {branch}: {len(b.events)} events, {len(b.shift_events)} from the "
-        f"shift, items touched: {', '.join(b.touched_items) or 'none'}",
-        err=True,
-    )
+    for branch in _in_order(branch_list):
+        b = stage.run(world_dir, branch)
+        click.echo(
+            f"{world_dir.name} {branch}: {len(b.events)} events, {len(b.shift_events)} from the "
+            f"shift, items touched: {', '.join(b.touched_items) or 'none'}",
+            err=True,
+        )
 
 
 @cli.command()
 @WORLD_DIR
 @BRANCH
-def gold(world_dir: Path, branch: str) -> None:
+def gold(world_dir: Path, branch_list: tuple[str, ...]) -> None:
     """Gold value, status and dependencies of every item at every checkpoint, classified."""
     from memshift.stages import gold as stage
 
-    g = stage.run(world_dir, branch)
-    changed = sum(p.changed for p in g.points)
-    click.echo(
-        f"{world_dir.name} {branch}: {len(g.points)} item-times, {changed} changed, "
-        f"fidelity {g.fidelity.facts_checked} facts ok",
-        err=True,
-    )
+    for branch in _in_order(branch_list):
+        g = stage.run(world_dir, branch)
+        changed = sum(p.changed for p in g.points)
+        click.echo(
+            f"{world_dir.name} {branch}: {len(g.points)} item-times, {changed} changed, "
+            f"fidelity {g.fidelity.facts_checked} facts ok",
+            err=True,
+        )
 
 
 @cli.command()
 @WORLD_DIR
 @BRANCH
-def probes(world_dir: Path, branch: str) -> None:
-    """The probes of one branch: every item at the fork, changed and sampled item-times after."""
+def probes(world_dir: Path, branch_list: tuple[str, ...]) -> None:
+    """The probes of a branch: every item at the fork, changed and sampled item-times after."""
     from memshift.stages import probes as stage
 
-    p = stage.run(world_dir, branch)
-    click.echo(f"{world_dir.name} {branch}: {len(p)} probes", err=True)
+    for branch in _in_order(branch_list):
+        p = stage.run(world_dir, branch)
+        click.echo(f"{world_dir.name} {branch}: {len(p)} probes", err=True)
 
 
 @cli.command()
@@ -237,22 +251,24 @@ DETECTION = click.option(
 def ingest(
     world_dir: Path,
     run_dir: Path,
-    branch: str,
+    branch_list: tuple[str, ...],
     detection: str,
     llm: str,
     models_file: Path,
     cache_dir: Path,
 ) -> None:
-    """One HoldMem detection policy over one branch: writes, maintenance, what is served."""
+    """One HoldMem detection policy over branches: writes, maintenance, what is served."""
     from memshift.stages import ingest as stage
 
-    d = stage.run(world_dir, run_dir, branch, detection, _profile(llm, models_file), cache_dir)
-    invalidated = sum(m.invalidated for m in d.maintenance)
-    click.echo(
-        f"{world_dir.name} {branch} {detection}: {len(d.writes)} writes, "
-        f"{invalidated} invalidations",
-        err=True,
-    )
+    profile = _profile(llm, models_file)
+    for branch in _in_order(branch_list):
+        d = stage.run(world_dir, run_dir, branch, detection, profile, cache_dir)
+        invalidated = sum(m.invalidated for m in d.maintenance)
+        click.echo(
+            f"{world_dir.name} {branch} {detection}: {len(d.writes)} writes, "
+            f"{invalidated} invalidations",
+            err=True,
+        )
 
 
 @cli.command("audit-repair")
@@ -267,7 +283,7 @@ def ingest(
 def audit_repair(
     world_dir: Path,
     run_dir: Path,
-    branch: str,
+    branch_list: tuple[str, ...],
     detection: str,
     repair: str,
     llm: str,
@@ -277,10 +293,10 @@ def audit_repair(
     """Apply one repair arm (D) to a detection policy's writes."""
     from memshift.stages import audit_repair as stage
 
-    n = stage.run(
-        world_dir, run_dir, branch, detection, repair, _profile(llm, models_file), cache_dir
-    )
-    click.echo(f"{world_dir.name} {branch} D={repair} {detection}: {n} served items", err=True)
+    profile = _profile(llm, models_file)
+    for branch in _in_order(branch_list):
+        n = stage.run(world_dir, run_dir, branch, detection, repair, profile, cache_dir)
+        click.echo(f"{world_dir.name} {branch} D={repair} {detection}: {n} served items", err=True)
 
 
 @cli.command()
@@ -307,7 +323,7 @@ def audit_repair(
 def probe(
     world_dir: Path,
     run_dir: Path,
-    branch: str,
+    branch_list: tuple[str, ...],
     system: str,
     spec: str | None,
     embedder: str,
@@ -316,21 +332,15 @@ def probe(
     models_file: Path,
     cache_dir: Path,
 ) -> None:
-    """Ask every probe of a branch of one system, through the shared reader."""
+    """Ask one system every probe of a branch, through the shared reader."""
     from memshift.stages import probe as stage
 
-    n = stage.run(
-        world_dir,
-        run_dir,
-        branch,
-        system,
-        _profile(llm, models_file),
-        cache_dir,
-        spec,
-        embedder,
-        embedding_cache,
-    )
-    click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
+    profile = _profile(llm, models_file)
+    for branch in _in_order(branch_list):
+        n = stage.run(
+            world_dir, run_dir, branch, system, profile, cache_dir, spec, embedder, embedding_cache
+        )
+        click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
 
 
 @cli.command("fork-check")
@@ -418,7 +428,7 @@ def report(
 )
 @LLM
 @click.option("--world", type=click.IntRange(min=0), required=True, help="World seed.")
-@BRANCH
+@click.option("--branch", type=click.Choice(BRANCHES), required=True, help="The score's branch.")
 @SYSTEM
 @click.option("--item", required=True, help="Item id, e.g. contact03.city.")
 @click.option("--checkpoint", type=click.IntRange(min=0), required=True, help="Probed checkpoint.")
@@ -551,6 +561,9 @@ def cache_explain(key: str, other: str | None, cache_dir: Path) -> None:
 
 
 def main() -> None:
+    from memshift.artifacts import skip_pyarrow_pandas_probe
+
+    skip_pyarrow_pandas_probe()
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:

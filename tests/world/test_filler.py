@@ -73,7 +73,7 @@ def _sections(text: str) -> list[str]:
 
 def _assert_carries_no_gold(text: str) -> None:
     assert text.isascii()
-    assert find_statements(text) == []
+    assert find_statements(text) == ()
     assert not CANONICAL_WORDS.search(text), CANONICAL_WORDS.search(text)
     assert not CALENDAR_WORDS.search(text), CALENDAR_WORDS.search(text)
     assert not CALENDAR_ABBREVIATIONS.search(text), CALENDAR_ABBREVIATIONS.search(text)

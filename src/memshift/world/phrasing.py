@@ -453,13 +453,17 @@ def compile_pattern(phrase: Phrase) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
-def find_statements(text: str) -> list[tuple[str, str, int]]:
-    """Every (attribute, value, offset) stated in `text` by some phrase, ordered by offset.
+@functools.lru_cache(maxsize=8192)
+def find_statements(text: str, attribute: str | None = None) -> tuple[tuple[str, str, int], ...]:
+    """Every (attribute, value, offset) stated in `text` by some phrase (of `attribute` only, when
+    given), ordered by offset. The offset is where the matched statement begins in `text`.
 
-    The offset is where the matched statement begins in `text`.
+    Cached because the rule-based reader and auditor ask about the same records many times.
     """
     found: dict[tuple[str, str, int], None] = {}
     for phrase in PHRASES:
+        if attribute is not None and phrase.attribute != attribute:
+            continue
         for match in compile_pattern(phrase).finditer(text):
             found[(phrase.attribute, match.group(VALUE_SLOT), match.start())] = None
-    return sorted(found, key=lambda statement: (statement[2], statement[0], statement[1]))
+    return tuple(sorted(found, key=lambda statement: (statement[2], statement[0], statement[1])))

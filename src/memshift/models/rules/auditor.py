@@ -16,7 +16,7 @@ from memshift.world.records import Record
 def _value_of(request: AuditRequest, record: Record) -> Value:
     item = request.item
     if item.free_text:
-        found = [v for a, v, _ in phrasing.find_statements(record.text) if a == item.attribute]
+        found = [v for _, v, _ in phrasing.find_statements(record.text, item.attribute)]
         return found[-1] if found else None
     gold = evaluate(item, [record], record.updated, version=request.version)
     return gold.value if gold.status == "answer" else None

@@ -38,8 +38,7 @@ def read(request: ReaderRequest) -> dict[str, Any]:
         found = [
             ((p.updated, p.object_id, offset), value)
             for p in parsed
-            for attribute, value, offset in phrasing.find_statements(p.text)
-            if attribute == item.attribute
+            for _, value, offset in phrasing.find_statements(p.text, item.attribute)
         ]
         return _answer(max(found)[1] if found else None)
     gold = evaluate(item, [p.as_record() for p in parsed], request.as_of, version=request.version)
