@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 from memshift.fingerprint import AUDIT_ONLY, code_fingerprint
@@ -65,10 +66,19 @@ def cell_answers(world):
 
 def all_answers(world):
     others = [*SYSTEMS["baselines"], *SYSTEMS["custom"]]
+    audited = [f"{system}+audit" for system in SYSTEMS["answer_audit"]]
     return cell_answers(world) + [
         f"{RUNS}/w{world}/{branch}/{system}/answers.parquet"
         for branch in BRANCHES
-        for system in others
+        for system in [*others, *audited]
+    ]
+
+
+def answer_audit_logs(world):
+    return [
+        f"{RUNS}/w{world}/{branch}/{system}+audit/answer-audits.parquet"
+        for branch in BRANCHES
+        for system in SYSTEMS["answer_audit"]
     ]
 
 
@@ -110,7 +120,7 @@ def run_outputs(world):
                 f"{base}/{branch}/holdmem-d{repair}-{detection}/store.parquet"
                 for repair in SYSTEMS["repairs"]
             ]
-    return files + all_answers(world)
+    return files + answer_audit_logs(world) + all_answers(world)
 
 
 def config_sha256():

@@ -82,6 +82,46 @@ rule probe_system:
         " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 
 
+rule answer_audit:
+    input:
+        each_branch(f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet"),
+        each_branch(f"{WORLDS}/w{{world}}/events-{{branch}}.parquet"),
+        each_branch(f"{RUNS}/w{{world}}/{{branch}}/{{system}}/answers.parquet"),
+    output:
+        answers=each_branch(f"{RUNS}/w{{world}}/{{branch}}/{{system}}+audit/answers.parquet"),
+        audits=each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/{{system}}+audit/answer-audits.parquet"
+        ),
+        calls=each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/{{system}}+audit/calls-auditor.parquet"
+        ),
+    log:
+        f"{RUNS}/logs/answer_audit/w{{world}}-{{system}}.log",
+    benchmark:
+        f"{RUNS}/benchmarks/answer_audit/w{{world}}-{{system}}.tsv"
+    wildcard_constraints:
+        system="|".join(re.escape(s) for s in SYSTEMS["answer_audit"]) or "(?!)",
+    conda:
+        "../envs/memshift.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=30 * len(BRANCHES),
+        llm_api=1,
+    params:
+        code=stage_code("answer_audit", audit=True),
+        profile=profile_code("auditor"),
+        world=world_dir,
+        run=run_dir,
+        branches=BRANCH_ARGS,
+        llm=config["llm"],
+        models=config["models"],
+        cache=LLM_CACHE,
+    shell:
+        "memshift answer-audit --world-dir {params.world} --run-dir {params.run}"
+        " {params.branches} --system {wildcards.system}"
+        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+
+
 rule fork_check:
     input:
         lambda wc: cell_answers(wc.world),

@@ -2,6 +2,7 @@ rule report:
     input:
         scores=f"{RUNS}/scores.parquet",
         maintenance=[m for world in SEEDS for m in maintenance_logs(world)],
+        answer_audits=[a for world in SEEDS for a in answer_audit_logs(world)],
         probes=expand(
             f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet",
             world=SEEDS,
@@ -58,7 +59,7 @@ rule report:
         draws=config.get("report", {}).get("draws", 2000),
         seed=config.get("report", {}).get("seed", 0),
     shell:
-        "memshift report --scores {input.scores} {input.maintenance}"
+        "memshift report --scores {input.scores} {input.maintenance} {input.answer_audits}"
         " --worlds-dir {params.worlds} --out {params.out} --llm {params.llm}"
         " --models-file {params.models} --study {params.study}"
         " --draws {params.draws} --seed {params.seed} 2> {log}"

@@ -58,6 +58,11 @@ def test_the_shipped_configs_are_valid():
         (lambda c: c["worlds"].update(history_months=6), "choose one of 1, 3, 9"),
         (lambda c: c["worlds"].update(seeds="a-b"), "seeds: 'a-b' is not a seed"),
         (lambda c: c.pop("branches"), "'branches' is a required property"),
+        (
+            lambda c: c.update(systems={"baselines": ["bm25"], "answer_audit": ["rag"]}),
+            "systems.answer_audit: 'rag' is not a system of this study; choose from "
+            "holdmem-d0-append, holdmem-d1-append",
+        ),
     ],
 )
 def test_bad_config_gets_one_line_naming_the_problem(change, message):
@@ -67,6 +72,12 @@ def test_bad_config_gets_one_line_naming_the_problem(change, message):
         check_config(config)
     assert message in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_answer_audited_systems_are_planned():
+    config = {**base_config(), "systems": {"answer_audit": ["bm25", "holdmem-d1-source"]}}
+    assert check_config(config)["system_plan"]["answer_audit"] == ["bm25", "holdmem-d1-source"]
+    assert check_config(base_config())["system_plan"]["answer_audit"] == []
 
 
 def test_an_unreadable_config_file_is_named(tmp_path):

@@ -171,16 +171,29 @@ def test_a_checkpoint_without_a_probe_names_the_probed_checkpoints(results):
     probes = table(results, f"worlds/w{SEED}/probes-{BRANCH}.parquet")
     checkpoints: dict[str, list[int]] = {}
     for p in probes:
-        checkpoints.setdefault(p["item_id"], []).append(p["checkpoint"])
+        if p["kind"] == "direct":
+            checkpoints.setdefault(p["item_id"], []).append(p["checkpoint"])
     item, probed = next((i, sorted(c)) for i, c in checkpoints.items() if 0 < len(c) < 5)
     missing = next(k for k in range(5) if k not in probed)
     expected = (
-        f"no probe for item {item} at checkpoint {missing} on branch {BRANCH} of world {SEED}; "
+        f"no direct probe for item {item} at checkpoint {missing} on branch {BRANCH} of world "
+        f"{SEED}; "
         f"probed checkpoints: {', '.join(map(str, probed))}"
     )
     with pytest.raises(MemshiftError) as error:
         explain(results, "rules", Target(SEED, BRANCH, CELL, item, missing))
     assert str(error.value) == expected
+
+
+def test_a_premise_probe_is_explained_with_the_value_it_presupposes(results):
+    probes = table(results, f"worlds/w{SEED}/probes-{BRANCH}.parquet")
+    premise = next(p for p in probes if p["kind"] == "premise")
+    target = Target(SEED, BRANCH, CELL, premise["item_id"], premise["checkpoint"], premise=True)
+    text = render(explain(results, "rules", target))
+    assert f"probe       {premise['probe_id']}\n" in text
+    assert f"presupposes {premise['premise_value']} (the value at the fork)" in text
+    direct = render(explain(results, "rules", dataclasses.replace(target, premise=False)))
+    assert "presupposes" not in direct
 
 
 def test_a_missing_system_lists_the_systems_answered(results):
@@ -230,4 +243,4 @@ def test_the_command_prints_every_section(results, monkeypatch, capsys):
         *("--branch", BRANCH, "--system", CELL, "--item", "no.such", "--checkpoint", "0"),
     )
     assert code == 2
-    assert err.startswith("memshift: error: no probe for item no.such on branch src")
+    assert err.startswith("memshift: error: no direct probe for item no.such on branch src")

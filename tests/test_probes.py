@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 from memshift.definitions import definition
-from memshift.probes import probes_to_table, select_probes
+from memshift.probes import DIRECT, PREMISE, probes_to_table, select_probes
+from memshift.scoring.scorer import accepted_premise, score_answer
+from memshift.statements import value_text
 
 
 def test_every_item_is_asked_at_the_fork(data_1000):
@@ -18,7 +21,7 @@ def test_after_the_fork_changed_item_times_and_an_equal_sample_of_unchanged_ones
         for k in range(1, 5):
             points = [p for p in branch.gold.points if p.checkpoint == k]
             changed = sum(p.changed for p in points)
-            asked = [p for p in branch.probes if p.point.checkpoint == k]
+            asked = [p for p in branch.probes if p.point.checkpoint == k and p.kind == DIRECT]
             assert sum(p.point.changed for p in asked) == changed, name
             sampled = [p for p in asked if p.sampled]
             assert len(sampled) == min(changed, len(points) - changed)
@@ -53,3 +56,41 @@ def test_probe_table_rows_are_unique_and_carry_gold(data_1000):
     abstains = [r for r in table if r["gold_status"] == "abstain"]
     assert abstains and all(r["gold_value"] is None for r in abstains)
     assert all(r["gold_value"] is not None for r in table if r["gold_status"] == "answer")
+
+
+def test_premise_probes_presuppose_the_fork_value_of_every_changed_item_time(data_1000):
+    for name, branch in data_1000.items():
+        fork = {p.point.item.item_id: p.point for p in branch.probes if p.point.checkpoint == 0}
+        premise = [p for p in branch.probes if p.kind == PREMISE]
+        expected = [
+            p
+            for p in branch.probes
+            if p.kind == DIRECT
+            and p.point.changed
+            and p.point.checkpoint > 0
+            and fork[p.point.item.item_id].gold.status == "answer"
+        ]
+        assert [p.probe_id for p in premise] == [f"{p.probe_id}-premise" for p in expected], name
+        for probe in premise:
+            before = fork[probe.point.item.item_id]
+            assert probe.premise == before and before.gold.outcome != probe.point.gold.outcome
+            assert f" still {value_text(before.gold.value)}, " in probe.question
+    assert sum(p.kind == PREMISE for p in data_1000["src"].probes) > 10
+
+
+def test_a_premise_probe_is_right_only_with_the_current_value_or_the_right_abstention(data_1000):
+    rows = probes_to_table(data_1000["del"].probes, world=1000, branch="del").to_pylist()
+    premise = [r for r in rows if r["kind"] == PREMISE]
+    assert any(r["gold_status"] == "abstain" for r in premise)
+    for row in premise:
+        took_premise = {"status": "answer", "value": row["premise_value"]}
+        assert accepted_premise(row, took_premise)
+        assert not score_answer(row, took_premise).correct
+        if row["gold_status"] == "answer":
+            right = {"status": "answer", "value": row["gold_value"]}
+        else:
+            right = {"status": row["gold_status"], "value": None}
+        assert score_answer(row, right).correct and not accepted_premise(row, right)
+    direct = next(r for r in rows if r["kind"] == DIRECT)
+    assert direct["premise_value"] is None
+    assert not accepted_premise(direct, {"status": "answer", "value": json.dumps("x")})

@@ -343,6 +343,37 @@ def probe(
         click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
 
 
+@cli.command("answer-audit")
+@WORLD_DIR
+@RUN_DIR
+@BRANCH
+@click.option("--system", required=True, help="The system whose answers are audited.")
+@LLM
+@MODELS
+@CACHE
+def answer_audit(
+    world_dir: Path,
+    run_dir: Path,
+    branch_list: tuple[str, ...],
+    system: str,
+    llm: str,
+    models_file: Path,
+    cache_dir: Path,
+) -> None:
+    """Audit one system's answers before scoring, written as the answers of <system>+audit:
+    a verified transition corrects the answer to the current value."""
+    from memshift.stages import answer_audit as stage
+
+    profile = _profile(llm, models_file)
+    for branch in _in_order(branch_list):
+        n, corrected = stage.run(world_dir, run_dir, branch, system, profile, cache_dir)
+        click.echo(
+            f"{world_dir.name} {branch} {stage.audited_system(system)}: {n} answers, "
+            f"{corrected} corrected",
+            err=True,
+        )
+
+
 @cli.command("fork-check")
 @click.argument("answers", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
@@ -373,7 +404,7 @@ def score(answers: tuple[Path, ...], worlds_dir: Path, out: Path) -> None:
     required=True,
     help="The run's scores.parquet.",
 )
-@click.argument("maintenance", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("logs", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 @WORLDS_DIR
 @click.option(
     "--out",
@@ -390,7 +421,7 @@ def score(answers: tuple[Path, ...], worlds_dir: Path, out: Path) -> None:
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 def report(
     scores: Path,
-    maintenance: tuple[Path, ...],
+    logs: tuple[Path, ...],
     worlds_dir: Path,
     out: Path,
     llm: str,
@@ -401,14 +432,15 @@ def report(
 ) -> None:
     """Measures, contrasts and diagnostic tests of a run, with world-bootstrap intervals.
 
-    MAINTENANCE are the run's holdmem-<detection>/maintenance.parquet logs; every scored HoldMem
-    cell needs the log of its detection."""
+    LOGS are the run's holdmem-<detection>/maintenance.parquet and <system>+audit/
+    answer-audits.parquet files: every scored HoldMem cell needs the log of its detection, and
+    every audited system its answer-audit log."""
     from memshift.analysis.bootstrap import Resampling
     from memshift.stages import report as stage
 
     path = stage.run(
         scores,
-        list(maintenance),
+        list(logs),
         worlds_dir,
         out,
         _profile(llm, models_file),
@@ -432,8 +464,18 @@ def report(
 @SYSTEM
 @click.option("--item", required=True, help="Item id, e.g. contact03.city.")
 @click.option("--checkpoint", type=click.IntRange(min=0), required=True, help="Probed checkpoint.")
+@click.option(
+    "--premise", is_flag=True, help="The item-time's premise probe instead of its direct probe."
+)
 def explain(
-    results: Path, llm: str, world: int, branch: str, system: str, item: str, checkpoint: int
+    results: Path,
+    llm: str,
+    world: int,
+    branch: str,
+    system: str,
+    item: str,
+    checkpoint: int,
+    premise: bool,
 ) -> None:
     """Drill into one score: the probe and its gold dependencies, what a HoldMem cell stored,
     maintained and repaired, the evidence the reader saw (recomputed and checked against the
@@ -442,7 +484,8 @@ def explain(
     from memshift.explain import explain as gather
 
     click.echo(
-        render(gather(results, llm, Target(world, branch, system, item, checkpoint))), nl=False
+        render(gather(results, llm, Target(world, branch, system, item, checkpoint, premise))),
+        nl=False,
     )
 
 

@@ -127,9 +127,24 @@ def study_systems(config: dict[str, Any]) -> dict[str, Any]:
     taken = [n for n in custom if n in BUILTIN_BASELINES or n.startswith("holdmem")]
     if taken:
         raise ConfigError(f"systems.custom: the name {taken[0]!r} is taken by a built-in system")
-    return {
+    plan = {
         "detections": list(holdmem.get("detections", DEFAULT_DETECTIONS)),
         "repairs": list(holdmem.get("repairs", DEFAULT_REPAIRS)),
         "baselines": list(systems.get("baselines", BUILTIN_BASELINES)),
         "custom": custom,
     }
+    known = [
+        *(f"holdmem-d{r}-{d}" for d in plan["detections"] for r in plan["repairs"]),
+        *plan["baselines"],
+        *custom,
+    ]
+    audited = list(systems.get("answer_audit") or [])
+    unknown = [s for s in audited if s not in known]
+    if unknown:
+        raise ConfigError(
+            f"systems.answer_audit: {unknown[0]!r} is not a system of this study; "
+            f"choose from {', '.join(known)} (a study file inherits the key from "
+            "config/config.yaml unless it sets it; [] audits none)"
+        )
+    plan["answer_audit"] = audited
+    return plan

@@ -36,6 +36,11 @@ class Target:
     system: str
     item_id: str
     checkpoint: int
+    premise: bool = False  # the premise probe of that item-time instead of the direct one
+
+    @property
+    def kind(self) -> str:
+        return "premise" if self.premise else "direct"
 
     @property
     def where(self) -> str:
@@ -64,6 +69,7 @@ class ProbeFacts:
     last_change: int
     sampled: bool
     dependencies: tuple[Dependency, ...]
+    premise_value: str | None = None
 
 
 @dataclass(frozen=True)
@@ -284,7 +290,9 @@ def _evidence(
         return EvidenceCheck(None, False, None, stored_hash, why_not)
     world = load(world_dir, with_events=False)
     memory = system_for(world, world_dir, run_world_dir, target.branch, target.system, None)
-    one_probe = _where(probes, item_id=target.item_id, checkpoint=target.checkpoint)
+    one_probe = _where(
+        probes, item_id=target.item_id, checkpoint=target.checkpoint, kind=target.kind
+    )
     (asked,) = drive(
         memory,
         table_to_events(events),
@@ -330,17 +338,20 @@ def no_system(target: Target, branch_dir: Path, present: Sequence[str]) -> str:
 
 def find_probe(probes: Sequence[Row], target: Target) -> Row:
     """The item's probe at the target checkpoint, or an error naming the checkpoints probed."""
-    mine = [p for p in probes if p["item_id"] == target.item_id]
+    mine = [p for p in probes if p["item_id"] == target.item_id and p["kind"] == target.kind]
     for probe in mine:
         if probe["checkpoint"] == target.checkpoint:
             return probe
     if not mine:
         close = difflib.get_close_matches(target.item_id, sorted({p["item_id"] for p in probes}))
         hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise MemshiftError(f"no probe for item {target.item_id} on {target.where}{hint}")
+        raise MemshiftError(
+            f"no {target.kind} probe for item {target.item_id} on {target.where}{hint}"
+        )
     probed = ", ".join(str(k) for k in sorted(p["checkpoint"] for p in mine))
     raise MemshiftError(
-        f"no probe for item {target.item_id} at checkpoint {target.checkpoint} on {target.where}; "
+        f"no {target.kind} probe for item {target.item_id} at checkpoint {target.checkpoint} on "
+        f"{target.where}; "
         f"probed checkpoints: {probed}"
     )
 
@@ -373,6 +384,7 @@ def probe_facts(probe: Row, deps: tuple[Dependency, ...]) -> ProbeFacts:
         probe["last_change"],
         probe["sampled"],
         deps,
+        probe["premise_value"],
     )
 
 
@@ -502,6 +514,7 @@ def _probe_lines(p: ProbeFacts) -> list[str]:
         f"changed {_yes(p.changed)}, caused by shift {_yes(p.caused_by_shift)}, "
         f"clock alone {_yes(p.clock_alone)}, last change at checkpoint {p.last_change}, "
         f"sampled {_yes(p.sampled)}",
+        *([f"presupposes {p.premise_value} (the value at the fork)"] if p.premise_value else []),
     ]
 
 

@@ -13,7 +13,10 @@ from memshift.gold.compute import GoldPoint
 from memshift.gold.tables import value_json
 from memshift.items import Item
 from memshift.rng import stream
+from memshift.statements import value_text
 from memshift.timeutil import fmt
+
+DIRECT, PREMISE = "direct", "premise"
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,8 @@ class Probe:
     question: str
     definition_text: str | None
     sampled: bool
+    kind: str = DIRECT
+    premise: GoldPoint | None = None  # the fork's point whose value a premise probe presupposes
 
 
 def question_text(item: Item, point: GoldPoint) -> tuple[str, str | None]:
@@ -37,9 +42,45 @@ def question_text(item: Item, point: GoldPoint) -> tuple[str, str | None]:
     )
 
 
+def premise_question(item: Item, point: GoldPoint, fork: GoldPoint) -> str:
+    """The probe's question, led by a clause that takes the fork's value as still true."""
+    question, _ = question_text(item, point)
+    head, _, rest = question.partition(": ")
+    verb = "are" if item.value_type == "entity_set" else "is"
+    assert fork.gold.value is not None
+    stated = value_text(fork.gold.value)  # type: ignore[arg-type]
+    return f"{head}: Given that {item.label} {verb} still {stated}, {rest[0].lower()}{rest[1:]}"
+
+
+def premise_probes(probes: Sequence[Probe], fork: dict[str, GoldPoint]) -> list[Probe]:
+    """One premise probe per changed item-time after the fork whose fork value was an answer:
+    asked as if that value still held. Only the current value, or the right abstention, is
+    correct."""
+    out = []
+    for probe in probes:
+        p, before = probe.point, fork.get(probe.point.item.item_id)
+        if p.checkpoint == 0 or not p.changed or before is None or before.gold.value is None:
+            continue
+        if before.gold.status != "answer":
+            continue
+        out.append(
+            Probe(
+                f"{probe.probe_id}-premise",
+                p,
+                premise_question(p.item, p, before),
+                probe.definition_text,
+                False,
+                PREMISE,
+                before,
+            )
+        )
+    return out
+
+
 def select_probes(points: Sequence[GoldPoint], *, seed: int, branch: str) -> list[Probe]:
     """Every item at the fork; after it, every changed item-time plus as many unchanged ones
-    drawn with a fixed stream (all of them if there are fewer)."""
+    drawn with a fixed stream (all of them if there are fewer); and a premise probe for each
+    changed item-time whose fork value it can presuppose."""
     by_checkpoint: dict[int, list[GoldPoint]] = {}
     for p in points:
         by_checkpoint.setdefault(p.checkpoint, []).append(p)
@@ -59,7 +100,8 @@ def select_probes(points: Sequence[GoldPoint], *, seed: int, branch: str) -> lis
         question, text = question_text(p.item, p)
         probe_id = f"w{seed}-{branch}-c{p.checkpoint}-{p.item.item_id}"
         probes.append(Probe(probe_id, p, question, text, sampled))
-    return probes
+    fork = {p.item.item_id: p for p in by_checkpoint.get(0, [])}
+    return probes + premise_probes(probes, fork)
 
 
 def probes_to_table(probes: Sequence[Probe], *, world: int, branch: str) -> pa.Table:
@@ -87,4 +129,8 @@ def probes_to_table(probes: Sequence[Probe], *, world: int, branch: str) -> pa.T
         rows["clock_alone"].append(p.clock_alone)
         rows["last_change"].append(p.last_change)
         rows["sampled"].append(probe.sampled)
+        rows["kind"].append(probe.kind)
+        rows["premise_value"].append(
+            None if probe.premise is None else value_json(probe.premise.gold.value)
+        )
     return pa.Table.from_pydict(rows, schema=schemas.PROBES)

@@ -74,6 +74,9 @@ PROBES = pa.schema(
         ("clock_alone", pa.bool_()),
         ("last_change", pa.int8()),
         ("sampled", pa.bool_()),
+        # "direct", or "premise": asked as if the fork's value (premise_value) still held
+        ("kind", pa.string()),
+        ("premise_value", pa.string()),
     ]
 )
 
@@ -136,6 +139,8 @@ MAINTENANCE = pa.schema(
 # JSON, times come from the matched records.
 AUDITS = pa.schema(
     [
+        # the probe whose answer was audited; empty when HoldMem audited a stored item
+        ("probe_id", pa.string()),
         ("item_id", pa.string()),
         ("checkpoint", pa.int8()),
         ("dimension", pa.string()),
@@ -212,6 +217,7 @@ SCORE_PROBE_FIELDS = (
     "last_change",
     "sampled",
     "gold_status",
+    "kind",
 )
 SCORES = pa.schema(
     [
@@ -220,6 +226,8 @@ SCORES = pa.schema(
         ANSWERS.field("status"),
         ("correct", pa.bool_()),
         ("reason", pa.string()),
+        # a premise probe answered with the value it presupposed
+        ("accepted_premise", pa.bool_()),
     ]
 )
 

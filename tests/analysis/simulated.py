@@ -72,6 +72,8 @@ def item_times(truth: Truth, simulations: int, worlds: int, per_world: int, seed
                 "changed": pa.array(np.ones(rows, bool)),
                 "unchanged": pa.array(np.zeros(rows, bool)),
                 "before_shift": pa.array(np.zeros(rows, bool)),
+                "premise": pa.array(np.zeros(rows, bool)),
+                "accepted_premise": pa.array(np.zeros(rows, bool)),
                 "correct": pa.array(correct.reshape(-1)),
                 "reports": pa.array(np.full(rows, det is not None)),
                 "detected": pa.nulls(rows, pa.bool_())

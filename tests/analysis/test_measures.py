@@ -40,6 +40,8 @@ def score(item: str, checkpoint: int, correct: bool, **fields: Any) -> dict[str,
         "status": "answer",
         "correct": correct,
         "reason": "match" if correct else "wrong value",
+        "kind": "direct",
+        "accepted_premise": False,
     }
     row.update(fields)
     return row
@@ -118,7 +120,7 @@ def test_a_scored_cell_without_its_maintenance_log_is_an_error(tmp_path: Path) -
         schemas.SCORES,
         tmp_path / "s.parquet",
     )
-    with pytest.raises(MemshiftError, match=r"no maintenance log, e.g. holdmem-d1-citation"):
+    with pytest.raises(MemshiftError, match=r"no log of their .*e.g. holdmem-d1-citation"):
         open_study(tmp_path / "s.parquet", [])
 
 
@@ -128,7 +130,7 @@ def test_maintenance_logs_must_name_world_branch_and_detection(tmp_path: Path) -
         schemas.SCORES,
         tmp_path / "s.parquet",
     )
-    with pytest.raises(MemshiftError, match="must live at"):
+    with pytest.raises(MemshiftError, match="a log must be"):
         open_study(tmp_path / "s.parquet", [tmp_path / "maintenance.parquet"])
 
 
@@ -169,6 +171,67 @@ def test_m_r_a_and_update_on_a_hand_counted_cell(tmp_path: Path) -> None:
     assert measures.check_identity(rows) == len(
         {(r["item_class"], r["cause"]) for r in rows if r["measure"] == "m"}
     )
+
+
+def test_premise_probes_count_only_in_the_premise_measures(tmp_path: Path) -> None:
+    scores = [
+        score("a", 1, True),
+        score("b", 1, False),
+        score("a", 1, False, kind="premise", probe_id="a-1-premise", accepted_premise=True),
+        score("b", 1, True, kind="premise", probe_id="b-1-premise"),
+        score("c", 1, False, kind="premise", probe_id="c-1-premise"),
+    ]
+    rows, found = _estimates(tmp_path, scores, [("a", 1, True)])
+    assert found[("all", "all", "update")]["n"] == 2
+    assert found[("all", "all", "m")]["numerator"] == 1
+    assert found[("all", "all", "premise_resistance")]["estimate"] == 1 / 3
+    assert found[("all", "all", "premise_accepted")]["estimate"] == 1 / 3
+    assert found[("all", "caused", "premise_resistance")]["n"] == 3
+    assert measures.check_identity(rows) > 0
+
+
+def _answer_audit_log(path: Path, flagged: list[tuple[str, str]]) -> Path:
+    rows = [
+        {
+            "probe_id": probe_id,
+            "item_id": probe_id.split("-")[0],
+            "checkpoint": 1,
+            "accepted": verdict == "STALE",
+            "reason": "",
+            "verdict": verdict,
+            "causal_path": [],
+        }
+        for probe_id, verdict in flagged
+    ]
+    write_table(pa.Table.from_pylist(rows, schema=schemas.AUDITS), schemas.AUDITS, path)
+    return path
+
+
+def test_an_answer_audit_detects_exactly_the_answers_it_found_stale(tmp_path: Path) -> None:
+    audited = "bm25+audit"
+    scores = [
+        score("a", 1, True, system=audited),
+        score("b", 1, False, system=audited),
+        score("c", 1, True, system=audited, changed=False, sampled=True, last_change=0),
+    ]
+    write_table(
+        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
+    )
+    log = _answer_audit_log(
+        tmp_path / f"w1/src/{audited}/answer-audits.parquet",
+        [("a-1", "STALE"), ("b-1", "UNKNOWN")],
+    )
+    con = open_study(tmp_path / "s.parquet", [log])
+    found = dict(con.execute("SELECT probe_id, detected FROM item_times").fetchall())
+    assert found == {"a-1": True, "b-1": False, "c-1": False}
+    measures.compute(con, Resampling(draws=20))
+    rows = measures.measures_table(con).to_pylist()
+    mine = {r["measure"]: r for r in rows if r["item_class"] == "all" and r["cause"] == "all"}
+    assert (mine["m"]["estimate"], mine["r"]["estimate"], mine["a"]["estimate"]) == (0.5, 1.0, 0.0)
+    assert mine["unchanged_invalidated"]["estimate"] == 0.0
+    assert measures.check_identity(rows) > 0
+    with pytest.raises(MemshiftError, match=r"no log of their .*e.g. bm25\+audit"):
+        open_study(tmp_path / "s.parquet", [])
 
 
 def test_the_identity_check_catches_a_table_that_breaks_it(tmp_path: Path) -> None:

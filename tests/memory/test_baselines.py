@@ -22,7 +22,7 @@ def accuracy(rows):
 
 def test_the_oracle_context_lets_the_reader_answer_nearly_everything():
     gold = data(SEED)[BRANCH].gold.points
-    deps = {f"w{SEED}-{BRANCH}-c{p.checkpoint}-{p.item.item_id}": p.gold.deps for p in gold}
+    deps = {(p.item.item_id, p.time): p.gold.deps for p in gold}
     rows = run(OracleContext(deps))
     assert accuracy(rows) >= 0.95
     assert all(r["evidence_tokens"] <= 4096 for r in rows)

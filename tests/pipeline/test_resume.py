@@ -26,6 +26,7 @@ STUDY = {
     "systems": {
         "holdmem": {"detections": ["source"], "repairs": ["0"]},
         "baselines": ["bm25"],
+        "answer_audit": [],
     },
     "report": {"draws": 50},
 }

@@ -65,6 +65,7 @@ STUDY = {
         "holdmem": {"detections": ["source", "append"], "repairs": ["0", "1"]},
         "baselines": ["bm25", "oracle"],
         "custom": {"mine": "custom_memory:NewestRecords"},
+        "answer_audit": ["holdmem-d0-source"],
     },
     "report": {"draws": 200},
 }
@@ -115,8 +116,25 @@ def check_precise_reruns(where: Path, package: Path) -> None:
         "    description: The built-in",
     )
     jobs = planned(where, package=package)
-    assert set(jobs) == {"probe_cell", "probe_system"} | ANSWERS_READ | AGGREGATES
+    assert set(jobs) == {"probe_cell", "probe_system", "answer_audit"} | ANSWERS_READ | AGGREGATES
     models.write_text(original)
+
+    # the auditor role and the answer-level audit's own code rerun that stage alone
+    original = edited(
+        models,
+        "    backend: rules\n    description: The built-in",
+        "    backend: rules\n    roles: {auditor: {decoding: {max_tokens: 256}}}\n"
+        "    description: The built-in",
+    )
+    jobs = planned(where, package=package)
+    assert set(jobs) == {"answer_audit"} | AGGREGATES
+    assert jobs["answer_audit"] == ["world=1000, system=holdmem-d0-source"]
+    models.write_text(original)
+    audit_code = package / "memshift/audit/answers.py"
+    original = audit_code.read_text()
+    audit_code.write_text(original + "\n# an edit to the answer-level audit\n")
+    assert set(planned(where, package=package)) == {"answer_audit"} | AGGREGATES
+    audit_code.write_text(original)
 
     scorer = package / "memshift/scoring/scorer.py"
     original = scorer.read_text()
@@ -160,7 +178,14 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     assert len(manifest["files"]) == 2 + 4 * 4
     runs = first / "results/runs/rules/w1000"
     for branch in STUDY["branches"]:
-        for system in ("holdmem-d0-source", "holdmem-d1-append", "bm25", "oracle", "mine"):
+        for system in (
+            "holdmem-d0-source",
+            "holdmem-d1-append",
+            "bm25",
+            "oracle",
+            "mine",
+            "holdmem-d0-source+audit",
+        ):
             answers = pq.read_table(runs / branch / system / "answers.parquet")
             probes = pq.read_table(first / f"results/worlds/w1000/probes-{branch}.parquet")
             assert answers.num_rows == probes.num_rows, (branch, system)
@@ -172,6 +197,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     report = (first / "results/runs/rules/report/report.md").read_text()
     assert "rule-based backend" in report and "| mine |" in report
     assert "holdmem-d1-source" in report and "B×D" in report
+    assert "| holdmem-d0-source+audit |" in report and "### Premise resistance" in report
     html = snakemake(first, "--report", "report.html", package=package)
     assert html.returncode == 0, html.stderr[-2000:]
     assert "Update (share correct on changed item-times)" in (first / "report.html").read_text()

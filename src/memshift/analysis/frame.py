@@ -13,69 +13,101 @@ from memshift.errors import MemshiftError
 
 # results/runs/<run>/w<world>/<branch>/holdmem-<detection>/maintenance.parquet
 MAINTENANCE_PATH = re.compile(r"w(\d+)/([^/]+)/holdmem-([^/]+)/maintenance\.parquet$")
+# results/runs/<run>/w<world>/<branch>/<system>+audit/answer-audits.parquet
+ANSWER_AUDIT_PATH = re.compile(r"w(\d+)/([^/]+)/([^/]+\+audit)/answer-audits\.parquet$")
 
 
-def maintenance_sources(paths: Sequence[Path]) -> list[tuple[int, str, str, Path]]:
-    sources = []
+def log_sources(
+    paths: Sequence[Path],
+) -> tuple[list[tuple[int, str, str, Path]], list[tuple[int, str, str, Path]]]:
+    """The maintenance logs (world, branch, detection, path) and the answer-audit logs (world,
+    branch, audited system, path) among `paths`."""
+    maintenance, answer_audits = [], []
     for path in paths:
-        match = MAINTENANCE_PATH.search(path.as_posix())
-        if match is None:
+        if match := MAINTENANCE_PATH.search(path.as_posix()):
+            maintenance.append((int(match[1]), match[2], match[3], path))
+        elif match := ANSWER_AUDIT_PATH.search(path.as_posix()):
+            answer_audits.append((int(match[1]), match[2], match[3], path))
+        else:
             raise MemshiftError(
-                f"{path}: a maintenance log must live at w<world>/<branch>/holdmem-<detection>/"
-                "maintenance.parquet"
+                f"{path}: a log must be w<world>/<branch>/holdmem-<detection>/maintenance.parquet"
+                " or w<world>/<branch>/<system>+audit/answer-audits.parquet"
             )
-        sources.append((int(match[1]), match[2], match[3], path))
-    return sources
+    return maintenance, answer_audits
 
 
-def open_study(scores: Path, maintenance: Sequence[Path]) -> duckdb.DuckDBPyConnection:
-    """A fresh in-memory database with the tables `scores`, `invalidations` and `item_times`."""
+def _union(con: duckdb.DuckDBPyConnection, name: str, empty: str, selects: list[str]) -> None:
+    con.execute(f"CREATE TABLE {name} AS " + " UNION ALL ".join([empty, *selects]))
+
+
+def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
+    """A fresh in-memory database with the tables `scores`, `invalidations` (HoldMem's, from the
+    maintenance logs), `flagged` (answers an answer-level audit found stale) and `item_times`."""
     if not scores.exists():
         raise MemshiftError(f"missing scores table {scores}")
     con = duckdb.connect(":memory:")
     con.execute("SET threads TO 2")
     con.execute("SET enable_progress_bar = false")
     con.execute(f"CREATE TABLE scores AS SELECT * FROM read_parquet({path_literal(scores)})")
-    sources = maintenance_sources(maintenance)
-    con.execute("CREATE TABLE maintenance_files (world INTEGER, branch VARCHAR, detection VARCHAR)")
-    if sources:
-        con.executemany(
-            "INSERT INTO maintenance_files VALUES (?, ?, ?)",
-            [(world, branch, detection) for world, branch, detection, _ in sources],
-        )
-    selects = [
-        f"SELECT {world}::INTEGER AS world, '{branch}' AS branch, '{detection}' AS detection, "
-        f"item_id, checkpoint FROM read_parquet({path_literal(path)}) WHERE invalidated"
-        for world, branch, detection, path in sources
-    ]
-    empty = (
+    maintenance, answer_audits = log_sources(logs)
+    con.execute("CREATE TABLE log_files (world INTEGER, branch VARCHAR, system VARCHAR)")
+    files = [(w, b, f"holdmem-{d}") for w, b, d, _ in maintenance]
+    files += [(w, b, s) for w, b, s, _ in answer_audits]
+    if files:
+        con.executemany("INSERT INTO log_files VALUES (?, ?, ?)", files)
+    _union(
+        con,
+        "invalidations",
         "SELECT NULL::INTEGER AS world, NULL::VARCHAR AS branch, NULL::VARCHAR AS detection, "
-        "NULL::VARCHAR AS item_id, NULL::TINYINT AS checkpoint WHERE false"
+        "NULL::VARCHAR AS item_id, NULL::TINYINT AS checkpoint WHERE false",
+        [
+            f"SELECT {world}::INTEGER AS world, '{branch}' AS branch, '{detection}' AS detection, "
+            f"item_id, checkpoint FROM read_parquet({path_literal(path)}) WHERE invalidated"
+            for world, branch, detection, path in maintenance
+        ],
     )
-    con.execute("CREATE TABLE invalidations AS " + " UNION ALL ".join([empty, *selects]))
+    _union(
+        con,
+        "flagged",
+        "SELECT NULL::INTEGER AS world, NULL::VARCHAR AS branch, NULL::VARCHAR AS system, "
+        "NULL::VARCHAR AS probe_id WHERE false",
+        [
+            f"SELECT DISTINCT {world}::INTEGER AS world, '{branch}' AS branch, '{system}' AS "
+            f"system, probe_id FROM read_parquet({path_literal(path)}) WHERE verdict = 'STALE'"
+            for world, branch, system, path in answer_audits
+        ],
+    )
     _check_reports(con)
     run(con, "item_times")
     return con
 
 
 def _check_reports(con: duckdb.DuckDBPyConnection) -> None:
-    """Every HoldMem cell scored needs the maintenance log of its detection, or its m would
-    silently read as 'never invalidated'."""
+    """Every HoldMem cell scored needs the maintenance log of its detection, and every audited
+    system its answer-audit log, or its m would silently read as 'never invalidated'."""
     missing = con.execute(
         """
-        SELECT DISTINCT s.world, s.branch, s.system
-        FROM scores AS s
-        WHERE regexp_matches(s.system, '^holdmem-d[^-]+-.+$')
-            AND regexp_extract(s.system, '^holdmem-d[^-]+-(.+)$', 1) NOT IN (
-                SELECT detection FROM maintenance_files AS f
-                WHERE f.world = s.world AND f.branch = s.branch
-            )
+        WITH needed AS (
+            SELECT DISTINCT world, branch, system,
+                CASE
+                    WHEN system LIKE '%+audit' THEN system
+                    ELSE 'holdmem-' || regexp_extract(system, '^holdmem-d[^-]+-([^+]+)$', 1)
+                END AS log
+            FROM scores
+            WHERE system LIKE '%+audit' OR regexp_matches(system, '^holdmem-d[^-]+-[^+]+$')
+        )
+        SELECT world, branch, system FROM needed AS n
+        WHERE NOT EXISTS (
+            SELECT 1 FROM log_files AS f
+            WHERE f.world = n.world AND f.branch = n.branch AND f.system = n.log
+        )
         ORDER BY ALL
         """
     ).fetchall()
     if missing:
         world, branch, system = missing[0]
         raise MemshiftError(
-            f"{len(missing)} scored HoldMem cell(s) have no maintenance log, e.g. {system} on "
-            f"branch {branch} of world {world}; pass every holdmem-<detection>/maintenance.parquet"
+            f"{len(missing)} scored system(s) have no log of their invalidations, e.g. {system} "
+            f"on branch {branch} of world {world}; pass every holdmem-<detection>/"
+            "maintenance.parquet and every <system>+audit/answer-audits.parquet"
         )

@@ -24,6 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from memshift.models.requests import AuditRequest
+from memshift.world.parse import record_evidence
+
 MATCH_SHARE = 0.8
 MIN_PATH = 2
 _WORD = re.compile(r"[a-z0-9]+")
@@ -207,6 +210,17 @@ def authorize(candidate: Candidate, index: Index) -> Decision:
 
 def _where(decision: Decision) -> tuple[str, str, datetime | None, datetime | None]:
     return decision.old_entry, decision.new_entry, decision.old_time, decision.new_time
+
+
+def audit_index(request: AuditRequest) -> Index:
+    """The records of an audit request, each rendered as the writer reads it and named by object
+    id and revision."""
+    return Index(
+        [
+            Entry(f"{r.object_id} r{r.revision}", record_evidence(r), r.updated)
+            for r in (*request.cited, *request.records)
+        ]
+    )
 
 
 def review(

@@ -49,6 +49,7 @@ def _probe(world: int, branch: str, n: int, rng: np.random.Generator) -> dict[st
         "last_change": int(rng.integers(1, checkpoint + 1)) if changed else 0,
         "sampled": checkpoint > 0 and not changed,
         "gold_status": "answer",
+        "kind": "direct",
     }
 
 
@@ -91,6 +92,7 @@ def write_study(where: Path) -> tuple[Path, list[Path]]:
                     scores["status"].append("answer")
                     scores["correct"].append(correct)
                     scores["reason"].append("match" if correct else "wrong value")
+                    scores["accepted_premise"].append(False)
     path = where / "scores.parquet"
     write_table(pa.Table.from_pydict(scores, schema=schemas.SCORES), schemas.SCORES, path)
     return path, logs

@@ -66,18 +66,21 @@ class NoStoreBM25(LiveRecords):
 
 
 class OracleContext(LiveRecords):
-    """Exactly the records the gold value depends on (a control no memory can be)."""
+    """Exactly the records the gold value depends on (a control no memory can be), by item and
+    time (a direct probe and a premise probe of one item-time get the same records)."""
 
     name = "oracle"
 
-    def __init__(self, dependencies: Mapping[str, Sequence[tuple[str, int]]]) -> None:
+    def __init__(
+        self, dependencies: Mapping[tuple[str, datetime], Sequence[tuple[str, int]]]
+    ) -> None:
         super().__init__()
         self.dependencies = dependencies
 
     def query(self, question: Question) -> list[str]:
         records = [
             self.state.records[oid]
-            for oid, _ in self.dependencies[question.probe_id]
+            for oid, _ in self.dependencies[question.item.item_id, question.time]
             if oid in self.state.records
         ]
         budget, kept = EVIDENCE_BUDGET, []

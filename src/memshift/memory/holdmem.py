@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from memshift.audit.arbiter import Verdict, arbitrate
-from memshift.audit.gate import Candidate, Entry, Index, review
+from memshift.audit.gate import Candidate, audit_index, review
 from memshift.items import Item
 from memshift.memory.keys import (
     EventCounts,
@@ -40,7 +40,6 @@ from memshift.memory.selection import Selector
 from memshift.models.client import ModelClient
 from memshift.models.replies import Reply
 from memshift.models.requests import AuditRequest, CallContext, WriterRequest
-from memshift.world.parse import record_evidence
 from memshift.world.records import Event, LiveState, Record
 
 
@@ -98,6 +97,7 @@ class AuditRow:
     old_time: datetime | None
     new_time: datetime | None
     verdict: str
+    probe_id: str = ""
 
 
 @dataclass
@@ -316,11 +316,7 @@ class HoldMemDetector:
             )
         verdicts: dict[str, Verdict] = {}
         for request, reply in zip(requests, self.client.generate(requests), strict=True):
-            entries = [
-                Entry(f"{r.object_id} r{r.revision}", record_evidence(r), r.updated)
-                for r in (*request.cited, *request.records)
-            ]
-            decisions = review(reply.value if reply.ok else None, Index(entries))
+            decisions = review(reply.value if reply.ok else None, audit_index(request))
             verdict = arbitrate(request.value, decisions)
             verdicts[request.item.item_id] = verdict
             for candidate, decision in decisions:

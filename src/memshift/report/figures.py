@@ -191,6 +191,8 @@ def effect_points(contrasts: pa.Table) -> dict[tuple[str, str, str, Effect], Poi
 
 
 def system_group(system: str) -> str:
+    if system.endswith("+audit"):
+        return "answer audit"
     cell = cell_parts(system)
     if cell:
         return f"holdmem {cell[1]}"

@@ -213,6 +213,21 @@ def render(
         "",
         "![Update and Stability](figures/update_stability.png)",
         "",
+        "## Premise probes",
+        "",
+        "Every changed item-time after the fork is asked a second time as if the value at the "
+        'fork still held ("Given that … is still X, …"). Resistance: the share answered with '
+        "the current value or the right abstention; accepted: the share answered with the "
+        "presupposed value.",
+        "",
+        "### Premise resistance",
+        "",
+        overview(index, "premise_resistance"),
+        "",
+        "### Premise accepted",
+        "",
+        overview(index, "premise_accepted"),
+        "",
         "![What happened to changed items](figures/changed_outcomes.png)",
         "",
     ]

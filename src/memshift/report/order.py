@@ -34,15 +34,25 @@ def ordered_branches(branches: Iterable[str]) -> list[str]:
     return in_order(branches, BRANCHES)
 
 
-def system_key(system: str) -> tuple[int, int, str, int, str]:
-    """HoldMem cells first, by detection then repair; then the baselines; then custom systems."""
-    cell = cell_parts(system)
+def system_key(system: str) -> tuple[int, int, str, int, str, int]:
+    """HoldMem cells first, by detection then repair; then the baselines; then custom systems;
+    a system audited at answer level right after the system itself."""
+    base = system.removesuffix("+audit")
+    audited = int(base != system)
+    cell = cell_parts(base)
     if cell:
         repair, detection = cell
-        return 0, rank(detection, DETECTION_ORDER), detection, rank(repair, REPAIR_ORDER), repair
-    if system in BASELINE_ORDER:
-        return 1, BASELINE_ORDER.index(system), system, 0, ""
-    return 2, 0, system, 0, ""
+        return (
+            0,
+            rank(detection, DETECTION_ORDER),
+            detection,
+            rank(repair, REPAIR_ORDER),
+            repair,
+            audited,
+        )
+    if base in BASELINE_ORDER:
+        return 1, BASELINE_ORDER.index(base), base, 0, "", audited
+    return 2, 0, base, 0, "", audited
 
 
 def ordered_systems(systems: Iterable[str]) -> list[str]:

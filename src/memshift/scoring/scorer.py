@@ -642,3 +642,12 @@ def score_answer(probe: Mapping[str, Any], answer: Mapping[str, Any]) -> Score:
         answer["status"],
         answer["value"],
     )
+
+
+def accepted_premise(probe: Mapping[str, Any], answer: Mapping[str, Any]) -> bool:
+    """Whether a premise probe was answered with the fork value it presupposed (always False for
+    a direct probe): the answer scored against that value as if it were gold."""
+    premise = probe.get("premise_value")
+    if probe.get("kind") != "premise" or premise is None:
+        return False
+    return score(probe["value_type"], "answer", premise, answer["status"], answer["value"]).correct

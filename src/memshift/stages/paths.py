@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-_CELL = re.compile(r"holdmem-d(?P<repair>[^-]+)-(?P<detection>.+)")
+_CELL = re.compile(r"holdmem-d(?P<repair>[^-]+)-(?P<detection>[^+]+)")
 
 
 def world_events(world_dir: Path) -> Path:

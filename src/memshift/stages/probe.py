@@ -69,8 +69,9 @@ def system_for(
         return NoStoreBM25()
     if system == "oracle":
         gold = read_table(paths.gold(world_dir, branch), schemas.GOLD).to_pydict()
+        times = world.timeline.checkpoints
         deps = {
-            f"w{world.seed}-{branch}-c{k}-{item}": [(d["object_id"], d["revision"]) for d in dep]
+            (item, times[k]): [(d["object_id"], d["revision"]) for d in dep]
             for item, k, dep in zip(gold["item_id"], gold["checkpoint"], gold["deps"], strict=True)
         }
         return OracleContext(deps)

@@ -1,7 +1,8 @@
 """Stage `report`: measures, contrasts and diagnostic tests of a run, as tables, figures and text.
 
-Reads the run's scores and the maintenance logs of its HoldMem detections, and from each world
-its probes' times, events and items (for the cost of a full re-read). Writes
+Reads the run's scores, the maintenance logs of its HoldMem detections and the logs of its
+answer-level audits, and from each world its probes' times, events and items (for the cost of a
+full re-read). Writes
 report/tables/{measures,measures_by_checkpoint,contrasts,diagnostics}.parquet,
 report/figures/*.png and report/report.md.
 """
@@ -79,14 +80,14 @@ def _load_world_tables(con: duckdb.DuckDBPyConnection, worlds_dir: Path) -> None
 
 def run(
     scores: Path,
-    maintenance: Sequence[Path],
+    logs: Sequence[Path],
     worlds_dir: Path,
     out: Path,
     profile: Profile,
     study: str,
     resampling: Resampling,
 ) -> Path:
-    con = open_study(scores, maintenance)
+    con = open_study(scores, logs)
     worlds = [w for (w,) in con.execute("SELECT DISTINCT world FROM scores ORDER BY 1").fetchall()]
     systems = [
         s for (s,) in con.execute("SELECT DISTINCT system FROM scores ORDER BY 1").fetchall()

@@ -11,7 +11,7 @@ import pyarrow as pa
 from memshift import schemas
 from memshift.artifacts import read_table, write_table
 from memshift.errors import MemshiftError
-from memshift.scoring.scorer import score_answer
+from memshift.scoring.scorer import accepted_premise, score_answer
 from memshift.stages import paths
 
 
@@ -34,5 +34,6 @@ def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
                 rows[name].append(probe[name])
             rows["correct"].append(result.correct)
             rows["reason"].append(result.reason)
+            rows["accepted_premise"].append(accepted_premise(probe, answer))
     write_table(pa.Table.from_pydict(rows, schema=schemas.SCORES), schemas.SCORES, out)
     return len(rows["probe_id"])

@@ -1,12 +1,15 @@
 -- One row per scored answer, with its item class, the cause of its change, and for systems
 -- that report invalidations whether the item counts as detected: invalidated at a checkpoint
--- no earlier than the interval in which its gold last changed (the fork, for unchanged items).
+-- no earlier than the interval in which its gold last changed (the fork, for unchanged items);
+-- for a system audited at answer level (<system>+audit), whether the audit found the answer stale.
+-- Premise probes (asked as if the fork's value still held) count in the premise measures only.
 CREATE OR REPLACE TABLE item_times AS
 WITH cells AS (
     SELECT
         s.*,
-        regexp_extract(s.system, '^holdmem-d([^-]+)-(.+)$', 1) AS repair,
-        regexp_extract(s.system, '^holdmem-d([^-]+)-(.+)$', 2) AS detection
+        regexp_extract(s.system, '^holdmem-d([^-]+)-([^+]+)$', 1) AS repair,
+        regexp_extract(s.system, '^holdmem-d([^-]+)-([^+]+)$', 2) AS detection,
+        s.system LIKE '%+audit' AS answer_audited
     FROM scores AS s
 )
 SELECT
@@ -30,14 +33,25 @@ SELECT
         WHEN c.caused_by_shift THEN 'caused'
         ELSE 'also without'
     END AS cause,
-    c.changed AND c.clock_alone AS clock_alone,
-    c.changed,
-    c.sampled AND NOT c.changed AS unchanged,
-    c.checkpoint = 0 AS before_shift,
+    c.changed AND c.clock_alone AND c.kind = 'direct' AS clock_alone,
+    c.changed AND c.kind = 'direct' AS changed,
+    c.sampled AND NOT c.changed AND c.kind = 'direct' AS unchanged,
+    c.checkpoint = 0 AND c.kind = 'direct' AS before_shift,
+    c.kind = 'premise' AS premise,
+    c.accepted_premise,
     c.correct,
     c.evidence_tokens,
-    c.detection <> '' AS reports,
+    c.detection <> '' OR c.answer_audited AS reports,
     CASE
+        -- an answer-level audit invalidates when it answers: its verdict on this very probe
+        WHEN c.answer_audited THEN EXISTS (
+            SELECT 1
+            FROM flagged AS f
+            WHERE f.world = c.world
+                AND f.branch = c.branch
+                AND f.system = c.system
+                AND f.probe_id = c.probe_id
+        )
         WHEN c.detection = '' THEN NULL
         ELSE EXISTS (
             SELECT 1

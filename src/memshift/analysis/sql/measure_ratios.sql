@@ -15,7 +15,9 @@ WITH measures(measure, needs_reports, all_causes_only) AS (
         ('stability', NULL, true),
         ('unchanged_invalidated', true, true),
         ('rederived_accuracy', true, true),
-        ('before_shift', NULL, true)
+        ('before_shift', NULL, true),
+        ('premise_resistance', NULL, false),
+        ('premise_accepted', NULL, false)
 )
 SELECT
     c.system,
@@ -39,6 +41,8 @@ SELECT
         WHEN 'unchanged_invalidated' THEN c.unchanged_invalidated
         WHEN 'rederived_accuracy' THEN c.rederived_right
         WHEN 'before_shift' THEN c.before_right
+        WHEN 'premise_resistance' THEN c.premise_right
+        WHEN 'premise_accepted' THEN c.premise_accepted
     END AS num,
     CASE m.measure
         WHEN 'r' THEN c.detected_n
@@ -47,6 +51,8 @@ SELECT
         WHEN 'unchanged_invalidated' THEN c.unchanged_n
         WHEN 'rederived_accuracy' THEN c.rederived_n
         WHEN 'before_shift' THEN c.before_n
+        WHEN 'premise_resistance' THEN c.premise_n
+        WHEN 'premise_accepted' THEN c.premise_n
         ELSE c.changed_n
     END AS den
 FROM world_counts AS c

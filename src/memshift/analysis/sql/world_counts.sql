@@ -25,7 +25,10 @@ WITH counted AS (
         count(*) FILTER ((changed OR unchanged) AND detected) AS rederived_n,
         count(*) FILTER ((changed OR unchanged) AND detected AND correct) AS rederived_right,
         count(*) FILTER (before_shift) AS before_n,
-        count(*) FILTER (before_shift AND correct) AS before_right
+        count(*) FILTER (before_shift AND correct) AS before_right,
+        count(*) FILTER (premise) AS premise_n,
+        count(*) FILTER (premise AND correct) AS premise_right,
+        count(*) FILTER (premise AND accepted_premise) AS premise_accepted
     FROM item_times
     GROUP BY GROUPING SETS (
         (system, branch, world, unit, item_class, cause),
@@ -57,7 +60,10 @@ WITH counted AS (
         0 AS rederived_n,
         0 AS rederived_right,
         0 AS before_n,
-        0 AS before_right
+        0 AS before_right,
+        0 AS premise_n,
+        0 AS premise_right,
+        0 AS premise_accepted
     FROM item_times
     WHERE clock_alone
     GROUP BY GROUPING SETS ((system, branch, world, unit, item_class), (system, branch, world, unit))

@@ -1,0 +1,99 @@
+"""Stage `answer_audit`: one system's answers on a branch audited before scoring, written as the
+answers of the system `<system>+audit`, with every proposed transition and gate decision."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+
+import pyarrow as pa
+
+from memshift import schemas
+from memshift.artifacts import read_table, write_table
+from memshift.audit.answers import Draft, answer_json, draft_value, evidence_at, judge, request_for
+from memshift.audit.arbiter import STALE
+from memshift.memory.holdmem import NO_CANDIDATE, AuditRow
+from memshift.memory.tables import audits_to_table
+from memshift.models.calllog import CallLog
+from memshift.models.client import ModelClient
+from memshift.models.profiles import Profile
+from memshift.models.requests import CallContext
+from memshift.stages import paths
+from memshift.stages.world import load, load_events
+
+AUDITED = "+audit"
+
+
+def audited_system(system: str) -> str:
+    return system + AUDITED
+
+
+def run(
+    world_dir: Path,
+    run_world_dir: Path,
+    branch: str,
+    system: str,
+    profile: Profile,
+    cache_dir: Path | None,
+) -> tuple[int, int]:
+    """Audit `system`'s answers on `branch`; return (answers, corrected)."""
+    world = load(world_dir, with_events=False)
+    items = {i.item_id: i for i in world.items}
+    probes = {
+        p["probe_id"]: p
+        for p in read_table(paths.probes(world_dir, branch), schemas.PROBES).to_pylist()
+    }
+    answers = read_table(
+        paths.system_dir(run_world_dir, branch, system) / "answers.parquet", schemas.ANSWERS
+    ).to_pylist()
+    name = audited_system(system)
+    drafts = [
+        Draft(
+            a["probe_id"],
+            a["checkpoint"],
+            probes[a["probe_id"]]["time"],
+            items[a["item_id"]],
+            probes[a["probe_id"]]["definition_version"],
+            draft_value(a["value"]),
+        )
+        for a in answers
+        if a["status"] == "answer" and a["value"] is not None
+    ]
+    evidence = evidence_at(load_events(world_dir, branch), drafts)
+    requests = {}
+    for draft in drafts:
+        context = CallContext(
+            profile.name, world.seed, branch, name, draft.item.item_id, draft.checkpoint
+        )
+        request = request_for(draft, evidence[draft.probe_id], context)
+        if request is not None:
+            requests[draft.probe_id] = request
+    log = CallLog()
+    auditor = ModelClient(profile, cache_dir=cache_dir, log=log)
+    replies = auditor.generate(list(requests.values()))
+    corrected: dict[str, str] = {}
+    audit_rows = []
+    for (probe_id, request), reply in zip(requests.items(), replies, strict=True):
+        verdict, decisions = judge(request, reply.value if reply.ok else None)
+        if verdict.status == STALE:
+            corrected[probe_id] = answer_json(verdict.current)
+        for candidate, decision in decisions:
+            audit_rows.append(
+                AuditRow(
+                    item_id=request.item.item_id,
+                    checkpoint=request.context.checkpoint,
+                    **asdict(candidate or NO_CANDIDATE),
+                    **asdict(decision),
+                    verdict=verdict.status,
+                    probe_id=probe_id,
+                )
+            )
+    out = paths.system_dir(run_world_dir, branch, name)
+    rows = [
+        {**a, "system": name, "value": corrected.get(a["probe_id"], a["value"])} for a in answers
+    ]
+    answers_table = pa.Table.from_pylist(rows, schema=schemas.ANSWERS)
+    write_table(answers_table, schemas.ANSWERS, out / "answers.parquet")
+    write_table(audits_to_table(audit_rows), schemas.AUDITS, out / "answer-audits.parquet")
+    log.write(out / "calls-auditor.parquet")
+    return len(rows), len(corrected)
