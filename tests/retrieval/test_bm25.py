@@ -7,6 +7,8 @@ from datetime import datetime, timedelta
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memshift.retrieval.bm25 import (
     BM25Index,
@@ -115,6 +117,18 @@ def test_budget_selection_skips_what_does_not_fit_and_keeps_rank_order() -> None
     assert select_within_budget(ranked, tokens, 100_000) == ranked
     with pytest.raises(ValueError):
         select_within_budget(ranked, tokens, -1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 3_000), min_size=1, max_size=40),
+    budget=st.integers(0, 12_000),
+)
+def test_stopping_once_nothing_fits_selects_the_same(sizes: list[int], budget: int) -> None:
+    tokens = {f"d{n}": size for n, size in enumerate(sizes)}
+    ranked = list(tokens)
+    full = select_within_budget(ranked, tokens, budget)
+    assert select_within_budget(ranked, tokens, budget, min(sizes)) == full
 
 
 def test_budget_selection_takes_exact_fits() -> None:

@@ -15,6 +15,7 @@ quotes with different values pass even when the newer one does not supersede the
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -133,6 +134,13 @@ def content_tokens(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _token_counts(text: str) -> tuple[tuple[str, int], ...]:
+    """Each content token of a record's text with its count; cached because the same records
+    are audited for many items."""
+    return tuple(Counter(content_tokens(text)).items())
+
+
 @dataclass(frozen=True)
 class Grounding:
     entry: Entry | None
@@ -146,16 +154,12 @@ class Index:
 
     def __init__(self, entries: Sequence[Entry]) -> None:
         self.entries = tuple(entries)
-        postings: dict[str, tuple[list[int], list[int]]] = {}
+        self._postings: dict[str, tuple[list[int], list[int]]] = {}
         for position, entry in enumerate(self.entries):
-            for token, n in Counter(content_tokens(entry.text)).items():
-                where, counts = postings.setdefault(token, ([], []))
+            for token, n in _token_counts(entry.text):
+                where, counts = self._postings.setdefault(token, ([], []))
                 where.append(position)
                 counts.append(n)
-        self._postings = {
-            token: (np.asarray(where, np.int64), np.asarray(counts, np.int64))
-            for token, (where, counts) in postings.items()
-        }
 
     def ground(self, quote: str) -> Grounding:
         tokens = content_tokens(quote)
@@ -167,7 +171,7 @@ class Index:
             posting = self._postings.get(token)
             if posting is not None:
                 where, counts = posting
-                found[where] += np.minimum(counts, n)
+                found[where] += np.minimum(counts, n)  # an entry holds a token at most once
                 covered += n
         # a share of at least MATCH_SHARE in one entry; ties keep the earliest entry
         best = int(np.argmax(found)) if len(found) else 0

@@ -32,12 +32,13 @@ class Selector:
     def __init__(self, records: Sequence[Record]) -> None:
         self.records = {r.object_id: r for r in records}
         self.index = BM25Index.from_records(records, cache=_TERMS)
+        self.tokens = {oid: record_tokens(r) for oid, r in self.records.items()}
+        self.smallest = min(self.tokens.values(), default=0)
 
     def select(self, query: str, budget: int = WRITER_BUDGET) -> tuple[Record, ...]:
         """Records taken by rank until the budget is full, then presented in time order."""
         ranked = self.index.rank(query)
-        tokens = {oid: record_tokens(self.records[oid]) for oid in ranked}
-        chosen = select_within_budget(ranked, tokens, budget)
+        chosen = select_within_budget(ranked, self.tokens, budget, self.smallest)
         picked = [self.records[oid] for oid in chosen]
         return tuple(sorted(picked, key=lambda r: (r.updated, r.object_id)))
 

@@ -229,16 +229,20 @@ def oldest_first(records: Iterable[Record]) -> list[Record]:
 
 
 def select_within_budget(
-    ranked_ids: Sequence[str], tokens: Mapping[str, int], budget: int
+    ranked_ids: Sequence[str], tokens: Mapping[str, int], budget: int, smallest: int = 0
 ) -> list[str]:
     """Ids taken in rank order while they fit: a document larger than what is left is skipped and
     the next ones are still tried, so one long document (a newsletter over the whole budget)
-    does not end the selection. Returned in rank order; callers present them in time order."""
+    does not end the selection. Returned in rank order; callers present them in time order.
+
+    `smallest`, a size no document is below, ends the pass once nothing more can fit."""
     if budget < 0:
         raise ValueError(f"a token budget must be non-negative, got {budget}")
     selected: list[str] = []
     left = budget
     for doc_id in ranked_ids:
+        if left < smallest:
+            break
         size = tokens[doc_id]
         if size <= left:
             selected.append(doc_id)
