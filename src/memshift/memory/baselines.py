@@ -10,6 +10,7 @@ from pathlib import Path
 from memshift.errors import MemshiftError
 from memshift.memory.interface import Cost, Question
 from memshift.memory.selection import EVIDENCE_BUDGET, Selector, record_tokens
+from memshift.retrieval.bm25 import select_within_budget
 from memshift.world.parse import record_evidence
 from memshift.world.records import Event, LiveState, Record
 
@@ -99,12 +100,21 @@ class PlainRAG(LiveRecords):
     def __init__(self, rank: Callable[[str, Sequence[Record]], list[Record]]) -> None:
         super().__init__()
         self.rank = rank
+        self._tokens: dict[str, int] | None = None
+
+    def ingest(self, events: Sequence[Event], now: datetime) -> None:
+        super().ingest(events, now)
+        self._tokens = None
 
     def query(self, question: Question) -> list[str]:
-        ranked = self.rank(question.question, list(self.state.records.values()))
-        budget, kept = EVIDENCE_BUDGET, []
-        for record in ranked:
-            if record_tokens(record) <= budget:
-                kept.append(record)
-                budget -= record_tokens(record)
-        return self._as_evidence(kept)
+        records = self.state.records
+        if self._tokens is None:
+            self._tokens = {oid: record_tokens(r) for oid, r in records.items()}
+        ranked = self.rank(question.question, list(records.values()))
+        kept = select_within_budget(
+            [r.object_id for r in ranked],
+            self._tokens,
+            EVIDENCE_BUDGET,
+            min(self._tokens.values(), default=0),
+        )
+        return self._as_evidence([records[oid] for oid in kept])

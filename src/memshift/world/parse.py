@@ -7,6 +7,7 @@ recover source, kind and the fields that gold reads. Prose bodies stay prose.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -180,8 +181,10 @@ def _kind_and_fields(text: str) -> tuple[str, str, dict[str, Any]] | None:
     return None
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def parse_evidence(item: str) -> ParsedRecord | None:
-    """A record rendered as evidence, or None if the text is not one."""
+    """A record rendered as evidence, or None if the text is not one. Cached: a reader sees the
+    same records in many probes' evidence (the result is shared, so never change its fields)."""
     header = _HEADER.match(item)
     if not header:
         return None
