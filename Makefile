@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(BIN)):$(PATH)
 CORES ?= all
 
-.PHONY: run test lint bench install compile clean-results
+.PHONY: run test lint bench bench-study install compile clean-results
 
 install: $(STAMP)
 
@@ -34,6 +34,10 @@ test: lint
 
 bench: $(STAMP)
 	$(BIN)/python -m memshift.bench --out docs/benchmarks.md --runs 3
+
+# The study budgets: the main and smoke studies three times each from nothing (about half an hour).
+bench-study: compile
+	$(BIN)/python -m memshift.bench.study --out docs/benchmarks-study.md --runs 3
 
 clean-results:
 	rm -rf results .snakemake

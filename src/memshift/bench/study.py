@@ -1,0 +1,138 @@
+"""The study budgets of DESIGN section 12, measured: the main study and the smoke study from
+nothing, and a no-op dry run on the finished main study, each repeated and given as a median.
+
+Run from the repository: `python -m memshift.bench.study --runs 3` (`make bench-study`), which
+writes docs/benchmarks-study.md. Every run builds its study in a fresh results directory under
+the scratch folder, so nothing is reused between runs (no worlds, no response cache, no vectors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from memshift.bench.common import machine, median
+from memshift.errors import MemshiftError
+
+# Runs a command and prints the peak resident memory of its largest process (any descendant).
+_PEAK = (
+    "import resource, subprocess, sys\n"
+    "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,"
+    " text=True)\n"
+    "sys.stderr.write(code.stderr[-3000:] if code.returncode else '')\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    "sys.exit(code.returncode)\n"
+)
+
+
+@dataclass(frozen=True)
+class Run:
+    seconds: float
+    peak_mb: float
+
+
+def snakemake_command(results: Path, configfile: str | None, *extra: str) -> list[str]:
+    snakemake = Path(sys.executable).with_name("snakemake")
+    command = [str(snakemake), "--cores", "2", "--quiet", "all"]
+    if configfile:
+        command += ["--configfile", configfile]
+    return [*command, "--config", f"results={results}", *extra]
+
+
+def measure(command: list[str]) -> Run:
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK, *command], capture_output=True, text=True, check=False
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise MemshiftError(f"{' '.join(command)} failed:\n{done.stderr}")
+    return Run(seconds, int(done.stdout.split()[-1]) / 1024)
+
+
+def study_runs(name: str, configfile: str | None, runs: int, scratch: Path) -> list[Run]:
+    out = []
+    for n in range(runs):
+        results = scratch / f"{name}-{n}"
+        shutil.rmtree(results, ignore_errors=True)
+        print(f"{name} study, run {n + 1} of {runs} ...", file=sys.stderr, flush=True)
+        out.append(measure(snakemake_command(results, configfile)))
+        print(f"  {out[-1].seconds:.0f} s", file=sys.stderr, flush=True)
+    return out
+
+
+def clock(seconds: float) -> str:
+    return f"{int(seconds // 60)} min {seconds % 60:04.1f} s"
+
+
+def row(what: str, budget: str, runs: list[Run], command: str) -> str:
+    times = ", ".join(clock(r.seconds) for r in runs)
+    peak = max(r.peak_mb for r in runs)
+    return (
+        f"| {what} | {budget} | **{clock(median([r.seconds for r in runs]))}** ({times}); "
+        f"peak {peak / 1024:.2f} GB | `{command}` |"
+    )
+
+
+def section(runs: int, scratch: Path) -> list[str]:
+    main = study_runs("main", None, runs, scratch)
+    finished = scratch / f"main-{runs - 1}"
+    noop = [measure(snakemake_command(finished, None, "-n")) for _ in range(runs)]
+    smoke = study_runs("smoke", "config/studies/smoke.yaml", runs, scratch)
+    for n in range(runs):
+        shutil.rmtree(scratch / f"main-{n}", ignore_errors=True)
+        shutil.rmtree(scratch / f"smoke-{n}", ignore_errors=True)
+    return [
+        "# Study budgets",
+        "",
+        "Produced by `make bench-study` (`python -m memshift.bench.study --runs "
+        f"{runs}`): each study built {runs} times from nothing in a fresh results directory, "
+        "with the `rules` backend; the median first, then every run. Peak memory is that of "
+        "the largest single process of any run (Snakemake or a job).",
+        "",
+        f"Machine: {machine()}.",
+        "",
+        "| what | budget | median (runs); peak | command |",
+        "|---|---|---|---|",
+        row(
+            "main study (config/config.yaml)",
+            "15 min, 4 GB",
+            main,
+            "rm -rf results && snakemake --cores 2",
+        ),
+        row(
+            "no-op dry run on the finished main study",
+            "10 s",
+            noop,
+            "snakemake -n",
+        ),
+        row(
+            "smoke study",
+            "2 min",
+            smoke,
+            "snakemake --cores 2 --configfile config/studies/smoke.yaml",
+        ),
+        "",
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m memshift.bench.study", description=__doc__)
+    parser.add_argument("--out", type=Path, default=Path("docs/benchmarks-study.md"))
+    parser.add_argument("--runs", type=int, default=3, help="runs per study (median)")
+    parser.add_argument("--scratch", type=Path, default=Path("results/bench-study"))
+    args = parser.parse_args()
+    lines = section(args.runs, args.scratch)
+    shutil.rmtree(args.scratch, ignore_errors=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
