@@ -106,6 +106,29 @@ def world_outputs(world):
     return files
 
 
+def call_logs(world):
+    """Every model call log of a world's run."""
+    base = f"{RUNS}/w{world}"
+    files = [f"{base}/calls-prefork.parquet"]
+    for branch in BRANCHES:
+        for detection in SYSTEMS["detections"]:
+            files.append(f"{base}/{branch}/holdmem-{detection}/calls.parquet")
+            files += [
+                f"{base}/{branch}/holdmem-d{repair}-{detection}/{name}.parquet"
+                for repair in SYSTEMS["repairs"]
+                for name in ("calls-programs", "calls-reader")
+            ]
+        files += [
+            f"{base}/{branch}/{system}/calls-reader.parquet"
+            for system in [*SYSTEMS["baselines"], *SYSTEMS["custom"]]
+        ]
+        files += [
+            f"{base}/{branch}/{system}+audit/calls-auditor.parquet"
+            for system in SYSTEMS["answer_audit"]
+        ]
+    return files
+
+
 def run_outputs(world):
     """Every result of a world's run, without the call logs: those hold latencies."""
     base = f"{RUNS}/w{world}"

@@ -3,6 +3,7 @@ rule report:
         scores=f"{RUNS}/scores.parquet",
         maintenance=[m for world in SEEDS for m in maintenance_logs(world)],
         answer_audits=[a for world in SEEDS for a in answer_audit_logs(world)],
+        calls=[c for world in SEEDS for c in call_logs(world)],
         probes=expand(
             f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet",
             world=SEEDS,
@@ -21,7 +22,7 @@ rule report:
         ),
         tables=expand(
             f"{RUNS}/report/tables/{{table}}.parquet",
-            table=["measures", "measures_by_checkpoint", "contrasts", "diagnostics"],
+            table=["measures", "measures_by_checkpoint", "contrasts", "diagnostics", "calls"],
         ),
         update_stability=report(
             f"{RUNS}/report/figures/update_stability.png",
@@ -60,6 +61,7 @@ rule report:
         seed=config.get("report", {}).get("seed", 0),
     shell:
         "memshift report --scores {input.scores} {input.maintenance} {input.answer_audits}"
+        " {input.calls}"
         " --worlds-dir {params.worlds} --out {params.out} --llm {params.llm}"
         " --models-file {params.models} --study {params.study}"
         " --draws {params.draws} --seed {params.seed} 2> {log}"

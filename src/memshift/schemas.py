@@ -296,3 +296,18 @@ DIAGNOSTICS = pa.schema(
         ("note", pa.string()),
     ]
 )
+# Model calls of a run by who made them (the call context's system), role and branch, pooled
+# over worlds.
+CALL_COSTS = pa.schema(
+    [
+        ("system", pa.string()),
+        ("role", pa.string()),
+        ("branch", pa.string()),
+        ("calls", pa.int64()),
+        ("tokens_in", pa.int64()),
+        ("tokens_out", pa.int64()),
+        ("cache_hits", pa.int64()),
+        ("failures", pa.int64()),
+        ("worlds", pa.int64()),
+    ]
+)

@@ -74,6 +74,7 @@ REPORT_FILES = (
     "tables/measures.parquet",
     "tables/contrasts.parquet",
     "tables/diagnostics.parquet",
+    "tables/calls.parquet",
     "figures/update_stability.png",
     "figures/changed_outcomes.png",
     "figures/contrasts_by_class.png",
@@ -198,6 +199,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     assert "rule-based backend" in report and "| mine |" in report
     assert "holdmem-d1-source" in report and "B×D" in report
     assert "| holdmem-d0-source+audit |" in report and "### Premise resistance" in report
+    assert "| holdmem-d0-source+audit | auditor |" in report  # the model-call table
     html = snakemake(first, "--report", "report.html", package=package)
     assert html.returncode == 0, html.stderr[-2000:]
     assert "Update (share correct on changed item-times)" in (first / "report.html").read_text()

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
-from memshift.analysis.sqlfiles import path_literal, run
+from memshift import schemas
+from memshift.analysis.sqlfiles import path_list, path_literal, run
 from memshift.errors import MemshiftError
 
 # results/runs/<run>/w<world>/<branch>/holdmem-<detection>/maintenance.parquet
@@ -17,23 +19,33 @@ MAINTENANCE_PATH = re.compile(r"w(\d+)/([^/]+)/holdmem-([^/]+)/maintenance\.parq
 ANSWER_AUDIT_PATH = re.compile(r"w(\d+)/([^/]+)/([^/]+\+audit)/answer-audits\.parquet$")
 
 
-def log_sources(
-    paths: Sequence[Path],
-) -> tuple[list[tuple[int, str, str, Path]], list[tuple[int, str, str, Path]]]:
-    """The maintenance logs (world, branch, detection, path) and the answer-audit logs (world,
-    branch, audited system, path) among `paths`."""
-    maintenance, answer_audits = [], []
+# results/runs/<run>/w<world>/.../calls.parquet, calls-reader.parquet, ...: model call logs
+CALL_LOG_NAME = re.compile(r"calls(-[a-z]+)?\.parquet$")
+
+
+@dataclass(frozen=True)
+class Logs:
+    maintenance: list[tuple[int, str, str, Path]]  # world, branch, detection, path
+    answer_audits: list[tuple[int, str, str, Path]]  # world, branch, audited system, path
+    calls: list[Path]
+
+
+def log_sources(paths: Sequence[Path]) -> Logs:
+    """The maintenance logs, answer-audit logs and model call logs among `paths`."""
+    logs = Logs([], [], [])
     for path in paths:
         if match := MAINTENANCE_PATH.search(path.as_posix()):
-            maintenance.append((int(match[1]), match[2], match[3], path))
+            logs.maintenance.append((int(match[1]), match[2], match[3], path))
         elif match := ANSWER_AUDIT_PATH.search(path.as_posix()):
-            answer_audits.append((int(match[1]), match[2], match[3], path))
+            logs.answer_audits.append((int(match[1]), match[2], match[3], path))
+        elif CALL_LOG_NAME.fullmatch(path.name):
+            logs.calls.append(path)
         else:
             raise MemshiftError(
-                f"{path}: a log must be w<world>/<branch>/holdmem-<detection>/maintenance.parquet"
-                " or w<world>/<branch>/<system>+audit/answer-audits.parquet"
+                f"{path}: a log must be w<world>/<branch>/holdmem-<detection>/maintenance.parquet,"
+                " w<world>/<branch>/<system>+audit/answer-audits.parquet or a calls*.parquet"
             )
-    return maintenance, answer_audits
+    return logs
 
 
 def _union(con: duckdb.DuckDBPyConnection, name: str, empty: str, selects: list[str]) -> None:
@@ -42,14 +54,16 @@ def _union(con: duckdb.DuckDBPyConnection, name: str, empty: str, selects: list[
 
 def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
     """A fresh in-memory database with the tables `scores`, `invalidations` (HoldMem's, from the
-    maintenance logs), `flagged` (answers an answer-level audit found stale) and `item_times`."""
+    maintenance logs), `flagged` (answers an answer-level audit found stale), `calls` (the model
+    call logs) and `item_times`."""
     if not scores.exists():
         raise MemshiftError(f"missing scores table {scores}")
     con = duckdb.connect(":memory:")
     con.execute("SET threads TO 2")
     con.execute("SET enable_progress_bar = false")
     con.execute(f"CREATE TABLE scores AS SELECT * FROM read_parquet({path_literal(scores)})")
-    maintenance, answer_audits = log_sources(logs)
+    found = log_sources(logs)
+    maintenance, answer_audits = found.maintenance, found.answer_audits
     con.execute("CREATE TABLE log_files (world INTEGER, branch VARCHAR, system VARCHAR)")
     files = [(w, b, f"holdmem-{d}") for w, b, d, _ in maintenance]
     files += [(w, b, s) for w, b, s, _ in answer_audits]
@@ -77,6 +91,15 @@ def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
             for world, branch, system, path in answer_audits
         ],
     )
+    if found.calls:
+        con.execute(
+            f"CREATE TABLE calls AS SELECT * FROM read_parquet({path_list(found.calls)}, "
+            "union_by_name = true)"
+        )
+    else:
+        con.register("no_calls", schemas.CALLS.empty_table())
+        con.execute("CREATE TABLE calls AS SELECT * FROM no_calls")
+        con.unregister("no_calls")
     _check_reports(con)
     run(con, "item_times")
     return con

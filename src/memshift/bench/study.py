@@ -79,7 +79,25 @@ def row(what: str, budget: str, runs: list[Run], command: str) -> str:
     )
 
 
+def commit() -> str:
+    """The checked-out commit, with a mark when the working tree has changes."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return f"{head} (with uncommitted changes)" if dirty else head
+
+
 def section(runs: int, scratch: Path) -> list[str]:
+    measured_at = commit()
     main = study_runs("main", None, runs, scratch)
     finished = scratch / f"main-{runs - 1}"
     noop = [measure(snakemake_command(finished, None, "-n")) for _ in range(runs)]
@@ -95,7 +113,7 @@ def section(runs: int, scratch: Path) -> list[str]:
         "with the `rules` backend; the median first, then every run. Peak memory is that of "
         "the largest single process of any run (Snakemake or a job).",
         "",
-        f"Machine: {machine()}.",
+        f"Machine: {machine()}. Code: commit {measured_at}.",
         "",
         "| what | budget | median (runs); peak | command |",
         "|---|---|---|---|",

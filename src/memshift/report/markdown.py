@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memshift.analysis.measures import decomposed
-from memshift.report.order import BRANCH_NAMES, ordered_branches, ordered_systems
+from memshift.report.order import BRANCH_NAMES, ordered_branches, ordered_systems, system_key
 
 CLASSES = ("definition", "other", "free text")
 CAUSES = ("caused", "also without", "clock alone")
@@ -179,12 +179,54 @@ def diagnostics_table(rows: Sequence[Row]) -> str:
     )
 
 
+def calls_table(rows: Sequence[Row]) -> str:
+    """Calls per world on each branch, and tokens per world over all branches, by caller and
+    role."""
+    branches = ordered_branches(r["branch"] for r in rows)
+    by_caller: dict[tuple[str, str], dict[str, Row]] = {}
+    for r in rows:
+        by_caller.setdefault((r["system"], r["role"]), {})[r["branch"]] = r
+    header = [
+        "caller",
+        "role",
+        *[f"calls, {BRANCH_NAMES.get(b, b)}" for b in branches],
+        "tokens in",
+        "tokens out",
+        "cache hits",
+        "failures",
+    ]
+
+    def per_world(value: int, worlds: int) -> str:
+        return f"{value / worlds:,.0f}" if worlds else "—"
+
+    lines = []
+    for (system, role), found in sorted(
+        by_caller.items(), key=lambda kv: (system_key(kv[0][0]), kv[0][1])
+    ):
+        worlds = max(r["worlds"] for r in found.values())
+        total = {k: sum(r[k] for r in found.values()) for k in ("tokens_in", "tokens_out")}
+        calls = [per_world(found[b]["calls"], worlds) if b in found else "—" for b in branches]
+        lines.append(
+            [
+                system,
+                role,
+                *calls,
+                per_world(total["tokens_in"], worlds),
+                per_world(total["tokens_out"], worlds),
+                str(sum(r["cache_hits"] for r in found.values())),
+                str(sum(r["failures"] for r in found.values())),
+            ]
+        )
+    return table(header, lines)
+
+
 def render(
     header: Header,
     measures: Sequence[Row],
     contrasts: Sequence[Row],
     diagnostics: Sequence[Row],
     identity_checked: int,
+    calls: Sequence[Row] = (),
 ) -> str:
     index = Index(measures)
     worlds = ", ".join(str(w) for w in header.worlds)
@@ -262,6 +304,16 @@ def render(
         "## Diagnostic tests",
         "",
         diagnostics_table(diagnostics),
+        "",
+        "## Model calls",
+        "",
+        "Per world (mean over the worlds): calls on each branch, and tokens in and out over all "
+        "branches, by the system that made them (a HoldMem detection's writer and auditor calls "
+        "serve both of its repair arms; `holdmem` alone is the store written before the fork); "
+        "cache hits and failures are totals. Tokens are the project's own count unless the "
+        "backend reports its own.",
+        "",
+        calls_table(calls) if calls else "No model calls were logged.",
         "",
     ]
     return "\n".join(parts)

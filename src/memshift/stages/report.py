@@ -1,9 +1,9 @@
 """Stage `report`: measures, contrasts and diagnostic tests of a run, as tables, figures and text.
 
-Reads the run's scores, the maintenance logs of its HoldMem detections and the logs of its
-answer-level audits, and from each world its probes' times, events and items (for the cost of a
-full re-read). Writes
-report/tables/{measures,measures_by_checkpoint,contrasts,diagnostics}.parquet,
+Reads the run's scores, the maintenance logs of its HoldMem detections, the logs of its
+answer-level audits and its model call logs, and from each world its probes' times, events and
+items (for the cost of a full re-read). Writes
+report/tables/{measures,measures_by_checkpoint,contrasts,diagnostics,calls}.parquet,
 report/figures/*.png and report/report.md.
 """
 
@@ -19,6 +19,7 @@ import pyarrow as pa
 from memshift import schemas
 from memshift.analysis import contrasts, diagnostics, measures
 from memshift.analysis.bootstrap import Resampling
+from memshift.analysis.costs import call_costs
 from memshift.analysis.frame import open_study
 from memshift.analysis.sqlfiles import path_list
 from memshift.artifacts import ArtifactError, write_table, write_text
@@ -33,6 +34,7 @@ TABLES = {
     "measures_by_checkpoint": schemas.MEASURES_BY_CHECKPOINT,
     "contrasts": schemas.CONTRASTS,
     "diagnostics": schemas.DIAGNOSTICS,
+    "calls": schemas.CALL_COSTS,
 }
 
 
@@ -117,6 +119,7 @@ def run(
         "measures_by_checkpoint": measures.by_checkpoint_table(con),
         "contrasts": contrast_table,
         "diagnostics": diagnostics.table(rows),
+        "calls": call_costs(con),
     }
     for name, table in tables.items():
         write_table(table, TABLES[name], out / "tables" / f"{name}.parquet")
@@ -129,6 +132,7 @@ def run(
         contrast_table.to_pylist(),
         tables["diagnostics"].to_pylist(),
         checked,
+        tables["calls"].to_pylist(),
     )
     report = out / "report.md"
     write_text(text, report)

@@ -1,0 +1,94 @@
+"""The report's model-call table: calls and tokens by caller, role and branch, from call logs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from memshift import schemas
+from memshift.analysis.costs import call_costs
+from memshift.analysis.frame import open_study
+from memshift.artifacts import write_table
+from memshift.report.markdown import calls_table
+
+
+def call(system: str, role: str, branch: str, world: int, **fields: Any) -> dict[str, Any]:
+    row = {name: None for name in schemas.CALLS.names}
+    row.update(
+        run="rules",
+        role=role,
+        world=world,
+        branch=branch,
+        system=system,
+        item="person.employer",
+        checkpoint=1,
+        backend="rules",
+        model="rules",
+        cache_key="",
+        cache_hit=False,
+        attempts=1,
+        tokens_in=100,
+        tokens_out=10,
+        latency_ms=0.1,
+        finish_reason="stop",
+        failure=None,
+        detail="",
+    )
+    row.update(fields)
+    return row
+
+
+def write_log(path: Path, rows: list[dict[str, Any]]) -> Path:
+    write_table(pa.Table.from_pylist(rows, schema=schemas.CALLS), schemas.CALLS, path)
+    return path
+
+
+def scores(tmp_path: Path) -> Path:
+    path = tmp_path / "scores.parquet"
+    write_table(schemas.SCORES.empty_table(), schemas.SCORES, path)
+    return path
+
+
+def test_calls_are_counted_by_caller_role_and_branch(tmp_path: Path) -> None:
+    logs = [
+        write_log(
+            tmp_path / f"w{world}/src/holdmem-source/calls.parquet",
+            [call("holdmem-source", "writer", "src", world, tokens_in=200)] * 3,
+        )
+        for world in (1, 2)
+    ]
+    logs.append(
+        write_log(
+            tmp_path / "w1/src/bm25/calls-reader.parquet",
+            [
+                call("bm25", "reader", "src", 1, cache_hit=True),
+                call("bm25", "reader", "src", 1, failure="invalid_json", tokens_out=0),
+            ],
+        )
+    )
+    con = open_study(scores(tmp_path), logs)
+    rows = {(r["system"], r["role"]): r for r in call_costs(con).to_pylist()}
+    writer = rows[("holdmem-source", "writer")]
+    assert (writer["calls"], writer["tokens_in"], writer["tokens_out"], writer["worlds"]) == (
+        6,
+        1200,
+        60,
+        2,
+    )
+    reader = rows[("bm25", "reader")]
+    assert (reader["calls"], reader["cache_hits"], reader["failures"], reader["tokens_out"]) == (
+        2,
+        1,
+        1,
+        10,
+    )
+    text = calls_table(list(rows.values()))
+    assert "| holdmem-source | writer | 3 | 600 | 30 | 0 | 0 |" in text  # per world over 2
+    assert "| bm25 | reader | 2 | 200 | 10 | 1 | 1 |" in text
+
+
+def test_a_run_without_call_logs_has_an_empty_table(tmp_path: Path) -> None:
+    con = open_study(scores(tmp_path), [])
+    assert call_costs(con).num_rows == 0
