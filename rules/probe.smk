@@ -88,7 +88,9 @@ rule answer_audit:
         each_branch(f"{WORLDS}/w{{world}}/events-{{branch}}.parquet"),
         each_branch(f"{RUNS}/w{{world}}/{{branch}}/{{system}}/answers.parquet"),
     output:
-        answers=each_branch(f"{RUNS}/w{{world}}/{{branch}}/{{system}}+audit/answers.parquet"),
+        answers=each_branch(
+            f"{RUNS}/w{{world}}/{{branch}}/{{system}}+audit/answers.parquet"
+        ),
         audits=each_branch(
             f"{RUNS}/w{{world}}/{{branch}}/{{system}}+audit/answer-audits.parquet"
         ),

@@ -22,7 +22,13 @@ rule report:
         ),
         tables=expand(
             f"{RUNS}/report/tables/{{table}}.parquet",
-            table=["measures", "measures_by_checkpoint", "contrasts", "diagnostics", "calls"],
+            table=[
+                "measures",
+                "measures_by_checkpoint",
+                "contrasts",
+                "diagnostics",
+                "calls",
+            ],
         ),
         update_stability=report(
             f"{RUNS}/report/figures/update_stability.png",
