@@ -46,6 +46,14 @@ def test_the_shipped_configs_are_valid():
         assert load_config(path)["seed_list"], path
 
 
+def test_every_preset_is_valid_as_snakemake_merges_it_over_the_default():
+    snakemake_utils = pytest.importorskip("snakemake.utils")
+    for path in sorted((ROOT / "config/studies").glob("*.yaml")):
+        merged = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+        snakemake_utils.update_config(merged, yaml.safe_load(path.read_text()))
+        assert check_config(merged)["seed_list"], path
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
