@@ -212,13 +212,18 @@ def test_contrast_points_are_defined_b_and_bxd_effects_on_update_off_the_none_br
 def test_systems_run_from_holdmem_cells_by_detection_to_baselines_then_custom():
     shuffled = ["my-memory", "rag", "holdmem-dm-source", "oracle", "holdmem-d1-append"]
     shuffled += ["holdmem-d0-source", "bm25", "holdmem-d0-audit", "holdmem-d0-append"]
+    shuffled += ["bm25+audit", "holdmem-source", "holdmem", "holdmem-d0-append+audit"]
     assert ordered_systems(shuffled) == [
+        "holdmem",  # callers in the cost table: the store before the fork, then a detection
         "holdmem-d0-append",
+        "holdmem-d0-append+audit",
         "holdmem-d1-append",
+        "holdmem-source",
         "holdmem-d0-source",
         "holdmem-dm-source",
         "holdmem-d0-audit",
         "bm25",
+        "bm25+audit",
         "rag",
         "oracle",
         "my-memory",

@@ -35,10 +35,16 @@ def ordered_branches(branches: Iterable[str]) -> list[str]:
 
 
 def system_key(system: str) -> tuple[int, int, str, int, str, int]:
-    """HoldMem cells first, by detection then repair; then the baselines; then custom systems;
-    a system audited at answer level right after the system itself."""
+    """HoldMem cells first, by detection then repair (a detection's own calls before its cells);
+    then the baselines; then custom systems; a system audited at answer level right after the
+    system itself."""
     base = system.removesuffix("+audit")
     audited = int(base != system)
+    if base == "holdmem":  # the store written before the fork (a caller in the cost table)
+        return 0, -1, "", -1, "", audited
+    detection = base.removeprefix("holdmem-")
+    if detection != base and detection in DETECTION_ORDER:  # a detection's writer and auditor
+        return 0, rank(detection, DETECTION_ORDER), detection, -1, "", audited
     cell = cell_parts(base)
     if cell:
         repair, detection = cell
