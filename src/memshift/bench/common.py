@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import resource
+import shutil
 import statistics
 import time
 from collections.abc import Callable
@@ -39,3 +41,20 @@ def machine() -> str:
 
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def arguments(prog: str, description: str | None, out: str, scratch: str) -> argparse.Namespace:
+    """The options every benchmark command takes: where to write, how many runs, scratch."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--out", type=Path, default=Path(out))
+    parser.add_argument("--runs", type=int, default=3, help="runs per measurement (median)")
+    parser.add_argument("--scratch", type=Path, default=Path(scratch))
+    return parser.parse_args()
+
+
+def publish(lines: list[str], out: Path, scratch: Path) -> None:
+    """Remove the scratch folder, write the Markdown and show it."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines))
+    print("\n".join(lines))

@@ -8,7 +8,6 @@ the scratch folder, so nothing is reused between runs (no worlds, no response ca
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from memshift.bench.common import machine, median
+from memshift.bench.common import arguments, machine, median, publish
 from memshift.errors import MemshiftError
 
 # Runs a command and prints the peak resident memory of its largest process (any descendant).
@@ -140,16 +139,10 @@ def section(runs: int, scratch: Path) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m memshift.bench.study", description=__doc__)
-    parser.add_argument("--out", type=Path, default=Path("docs/benchmarks-study.md"))
-    parser.add_argument("--runs", type=int, default=3, help="runs per study (median)")
-    parser.add_argument("--scratch", type=Path, default=Path("results/bench-study"))
-    args = parser.parse_args()
-    lines = section(args.runs, args.scratch)
-    shutil.rmtree(args.scratch, ignore_errors=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines))
-    print("\n".join(lines))
+    args = arguments(
+        "python -m memshift.bench.study", __doc__, "docs/benchmarks-study.md", "results/bench-study"
+    )
+    publish(section(args.runs, args.scratch), args.out, args.scratch)
 
 
 if __name__ == "__main__":
