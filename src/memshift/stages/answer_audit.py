@@ -12,6 +12,7 @@ from memshift import schemas
 from memshift.artifacts import read_table, write_table
 from memshift.audit.answers import Draft, answer_json, draft_value, evidence_at, judge, request_for
 from memshift.audit.arbiter import STALE
+from memshift.errors import MemshiftError
 from memshift.memory.holdmem import NO_CANDIDATE, AuditRow
 from memshift.memory.tables import audits_to_table
 from memshift.models.calllog import CallLog
@@ -43,9 +44,14 @@ def run(
         p["probe_id"]: p
         for p in read_table(paths.probes(world_dir, branch), schemas.PROBES).to_pylist()
     }
-    answers = read_table(
-        paths.system_dir(run_world_dir, branch, system) / "answers.parquet", schemas.ANSWERS
-    ).to_pylist()
+    answers_path = paths.system_dir(run_world_dir, branch, system) / "answers.parquet"
+    answers = read_table(answers_path, schemas.ANSWERS).to_pylist()
+    unknown = [a["probe_id"] for a in answers if a["probe_id"] not in probes]
+    if unknown:
+        raise MemshiftError(
+            f"{answers_path}: {len(unknown)} answer(s) to probes not in "
+            f"{paths.probes(world_dir, branch)}, e.g. {unknown[0]}"
+        )
     name = audited_system(system)
     drafts = [
         Draft(
