@@ -3,9 +3,12 @@ changed are corrected only through a verified transition, and current drafts are
 
 from __future__ import annotations
 
+import pyarrow as pa
 import pytest
 
 from conftest import data
+from memshift import schemas
+from memshift.artifacts import write_table
 from memshift.audit.answers import (
     Draft,
     answer_json,
@@ -15,9 +18,12 @@ from memshift.audit.answers import (
     request_for,
 )
 from memshift.audit.arbiter import STALE
+from memshift.errors import MemshiftError
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.stages import answer_audit, paths
+from memshift.stages.chain import build_world
 
 SEED = 1000
 
@@ -98,3 +104,16 @@ def test_answer_values_round_trip_through_the_audit():
     assert draft_value(None) is None
     assert answer_json(("a", "b")) == '["a", "b"]'
     assert answer_json("Lisbon") == '"Lisbon"'
+
+
+def test_answers_to_unknown_probes_stop_the_stage_with_the_file(tmp_path):
+    world_dir, run_dir = tmp_path / "w0", tmp_path / "run"
+    build_world(0, world_dir)
+    row = {name: None for name in schemas.ANSWERS.names}
+    row.update(probe_id="w0-src-c9-nothing", world=0, branch="src", system="bm25", checkpoint=1)
+    row.update(item_id="person.employer", status="answer", value='"Acme"', evidence_items=0)
+    row.update(evidence_tokens=0, evidence_hash="")
+    answers = paths.system_dir(run_dir, "src", "bm25") / "answers.parquet"
+    write_table(pa.Table.from_pylist([row], schema=schemas.ANSWERS), schemas.ANSWERS, answers)
+    with pytest.raises(MemshiftError, match=r"answers.parquet: 1 answer\(s\) to probes not in"):
+        answer_audit.run(world_dir, run_dir, "src", "bm25", Profile("rules", "rules"), None)
