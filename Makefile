@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml requirements/constraints.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check -c requirements/constraints.txt -e '.[workflow,dev]'
 	touch $@
 
-# A study starts thousands of short processes; compiled modules spare each of them compiling the
+# A study starts hundreds of short processes; compiled modules spare each of them compiling the
 # package again (also where PYTHONDONTWRITEBYTECODE keeps Python from caching them itself).
 compile: $(STAMP)
 	$(BIN)/python -m compileall -q src
@@ -29,7 +29,7 @@ lint: $(STAMP)
 	$(BIN)/snakefmt --check Snakefile rules
 	$(BIN)/snakemake --lint --cores 1
 
-test: lint
+test: lint compile
 	$(BIN)/pytest -n 2 -q
 
 bench: $(STAMP)
