@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,14 +70,21 @@ class ResponseCache:
         head = canonical(
             {"key": key, "meta": {"format": CACHE_FORMAT, **meta}, "reply": reply.__dict__}
         )
-        payload = f'{head[:-1]},"body":{body_json}}}'
-        fd, tmp = tempfile.mkstemp(prefix=f".{key[:12]}.", suffix=".tmp", dir=target.parent)
+        payload = f'{head[:-1]},"body":{body_json}}}'.encode()
+        # One temporary name per process and thread (no random names to draw: on a virtual
+        # disk each write costs a few file-system calls, and a study writes thousands).
+        tmp = target.parent / f".{key}.{os.getpid()}.{threading.get_ident()}.tmp"
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(payload)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                left = memoryview(payload)
+                while left:  # a regular file takes it all at once, short of a full disk
+                    left = left[os.write(fd, left) :]
+            finally:
+                os.close(fd)
             os.replace(tmp, target)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
             raise
 
     def components(self, key: str) -> dict[str, Any] | None:
