@@ -20,7 +20,7 @@ from memshift.gold.tables import gold_to_table
 from memshift.models.profiles import Profile
 from memshift.probes import probes_to_table
 from memshift.scoring.scorer import score
-from memshift.stages import audit_repair, ingest, paths, prefork, probe
+from memshift.stages import answer_audit, audit_repair, ingest, paths, prefork, probe
 from memshift.stages import score as score_stage
 from memshift.world.tables import events_to_table, world_description
 
@@ -47,6 +47,7 @@ def study(root: Path) -> Path:
     audit_repair.run(world_dir, run_dir, BRANCH, "source", "1", RULES, None)
     for system in (CELL, "bm25"):
         probe.run(world_dir, run_dir, BRANCH, system, RULES, None)
+    answer_audit.run(world_dir, run_dir, BRANCH, "bm25", RULES, None)
     bm25_answers = paths.system_dir(run_dir, BRANCH, "bm25") / "answers.parquet"
     score_stage.run([bm25_answers], root / "worlds", root / "runs" / "rules" / "scores.parquet")
     return root
@@ -144,6 +145,30 @@ def test_a_hash_that_differs_is_said_plainly(results):
     assert "hashes match     NO: the recomputed evidence differs" in render(tampered)
 
 
+def test_an_audited_answer_shows_the_draft_the_audit_and_the_audited_systems_evidence(results):
+    audits = table(results, f"runs/rules/w{SEED}/{BRANCH}/bm25+audit/answer-audits.parquet")
+    stale = next(a for a in audits if a["verdict"] == "STALE")
+    (p,) = [
+        p
+        for p in table(results, f"worlds/w{SEED}/probes-{BRANCH}.parquet")
+        if p["probe_id"] == stale["probe_id"]
+    ]
+    target = Target(
+        SEED, BRANCH, "bm25+audit", p["item_id"], p["checkpoint"], p["kind"] == "premise"
+    )
+    e = explain(results, "rules", target)
+    assert e.audit is not None and e.audit.audited == "bm25"
+    assert e.evidence.matches is True  # bm25's evidence, recomputed
+    assert e.answer.value == stale["new_value"] != e.audit.draft.value
+    shown = render(e)
+    assert f"draft of bm25: answer {e.audit.draft.value}" in shown
+    assert "verdict STALE; directive correct-and-inform" in shown
+    assert (
+        e.holdmem is None
+        and explained(results, "bm25", p["item_id"], p["checkpoint"]).audit is None
+    )
+
+
 def test_systems_whose_evidence_is_not_recomputed_say_why():
     assert not_recomputed("bm25") is None and not_recomputed("holdmem-dm-citation") is None
     assert "dense embedding model" in (not_recomputed("rag") or "")
@@ -197,7 +222,8 @@ def test_a_premise_probe_is_explained_with_the_value_it_presupposes(results):
 
 
 def test_a_missing_system_lists_the_systems_answered(results):
-    with pytest.raises(MemshiftError, match=r"systems answered there: bm25, holdmem-d1-source$"):
+    answered = r"systems answered there: bm25, bm25\+audit, holdmem-d1-source$"
+    with pytest.raises(MemshiftError, match=answered):
         explain(results, "rules", Target(SEED, BRANCH, "oracle", "person.employer", 0))
 
 

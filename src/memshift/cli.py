@@ -363,12 +363,13 @@ def answer_audit(
     """Audit one system's answers before scoring, written as the answers of <system>+audit:
     a verified transition corrects the answer to the current value."""
     from memshift.stages import answer_audit as stage
+    from memshift.stages import paths
 
     profile = _profile(llm, models_file)
     for branch in _in_order(branch_list):
         n, corrected = stage.run(world_dir, run_dir, branch, system, profile, cache_dir)
         click.echo(
-            f"{world_dir.name} {branch} {stage.audited_system(system)}: {n} answers, "
+            f"{world_dir.name} {branch} {paths.audited_system(system)}: {n} answers, "
             f"{corrected} corrected",
             err=True,
         )

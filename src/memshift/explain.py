@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -147,6 +147,16 @@ class ScoreFacts:
 
 
 @dataclass(frozen=True)
+class AnswerAudit:
+    """An audited system's view of one answer: the audited system's draft and the audit's
+    proposals, gate decisions and verdict (no rows: nothing was sent to the auditor)."""
+
+    audited: str
+    draft: AnswerFacts
+    rows: tuple[Row, ...]
+
+
+@dataclass(frozen=True)
 class Explanation:
     target: Target
     probe: ProbeFacts
@@ -154,6 +164,7 @@ class Explanation:
     evidence: EvidenceCheck
     answer: AnswerFacts
     score: ScoreFacts
+    audit: AnswerAudit | None = None
 
 
 # ---- gathering from the artifacts -------------------------------------------------------------
@@ -184,27 +195,50 @@ def explain(results: Path, llm: str, target: Target) -> Explanation:
         paths.events(world_dir, target.branch), schemas.EVENTS, f"events on {target.where}"
     )
     deps = [(d["object_id"], d["revision"]) for d in gold_row["deps"]]
-    answers_path = system_dir / "answers.parquet"
-    answer = _one(
-        _rows(
-            _read(answers_path, schemas.ANSWERS, f"answers of {target.system}"),
-            probe_id=probe["probe_id"],
-        ),
-        f"{answers_path} has no answer to {probe['probe_id']}",
-    )
+    answer = _answer_row(system_dir, target.system, probe["probe_id"])
+    # An audited system answers with its audited system's evidence, memory and draft.
+    base = paths.audited_base(target.system)
+    drafted = target if base is None else replace(target, system=base)
+    audit = None
+    if base is not None:
+        base_dir = paths.system_dir(run_world_dir, target.branch, base)
+        log = system_dir / "answer-audits.parquet"
+        audit = AnswerAudit(
+            base,
+            answer_facts(_answer_row(base_dir, base, probe["probe_id"])),
+            tuple(
+                _rows(
+                    _read(log, schemas.AUDITS, f"answer audit of {target.system}"),
+                    probe_id=probe["probe_id"],
+                )
+            ),
+        )
     return Explanation(
         target,
         probe_facts(probe, dependencies(deps, events)),
-        _holdmem(run_world_dir, target, probe["last_change"]),
-        _evidence(world_dir, run_world_dir, target, probes, events, answer["evidence_hash"]),
-        AnswerFacts(
-            answer["status"],
-            answer["value"],
-            answer["failure"],
-            answer["evidence_items"],
-            answer["evidence_tokens"],
-        ),
+        _holdmem(run_world_dir, drafted, probe["last_change"]),
+        _evidence(world_dir, run_world_dir, drafted, probes, events, answer["evidence_hash"]),
+        answer_facts(answer),
         _score(results / "runs" / llm / "scores.parquet", probe, answer),
+        audit,
+    )
+
+
+def _answer_row(system_dir: Path, system: str, probe_id: str) -> Row:
+    path = system_dir / "answers.parquet"
+    return _one(
+        _rows(_read(path, schemas.ANSWERS, f"answers of {system}"), probe_id=probe_id),
+        f"{path} has no answer to {probe_id}",
+    )
+
+
+def answer_facts(answer: Row) -> AnswerFacts:
+    return AnswerFacts(
+        answer["status"],
+        answer["value"],
+        answer["failure"],
+        answer["evidence_items"],
+        answer["evidence_tokens"],
     )
 
 
@@ -477,6 +511,10 @@ def render(e: Explanation) -> str:
             "Evidence the reader saw",
             _evidence_lines(e.evidence, e.probe.dependencies, records=e.holdmem is None),
         ),
+    ]
+    if e.audit is not None:
+        sections.append(_section("Answer-level audit", _audit_lines(e.audit)))
+    sections += [
         _section("Answer", _answer_lines(e.answer)),
         _section("Score", _score_lines(e.score)),
     ]
@@ -635,6 +673,30 @@ def _answer_lines(a: AnswerFacts) -> list[str]:
         f"failure     {_or_dash(a.failure)}",
         f"evidence    {_count(a.evidence_items, 'item')}, {_count(a.evidence_tokens, 'token')}",
     ]
+
+
+def _audit_lines(a: AnswerAudit) -> list[str]:
+    lines = [f"draft of {a.audited}: {a.draft.status} {_or_dash(a.draft.value)}"]
+    if a.draft.status != "answer" or a.draft.value is None:
+        return [*lines, "not audited: the draft has no value"]
+    if not a.rows:
+        return [
+            *lines,
+            "no transition: no record states the draft's value, none is newer, or "
+            "the auditor proposed nothing; the draft stands",
+        ]
+    for r in a.rows:
+        decided = "verified" if r["accepted"] else f"refused: {r['reason']}"
+        lines.append(
+            f"proposed {_or_dash(r['old_value'])} -> {_or_dash(r['new_value'])} "
+            f"({r['old_entry'] or '?'} -> {r['new_entry'] or '?'}): {decided}"
+        )
+    verdict = a.rows[0]["verdict"]
+    directive = {
+        "STALE": "correct-and-inform: the answer becomes the newest verified value",
+        "UNKNOWN": "verify: the draft stands and the user is asked",
+    }.get(verdict, "none: the draft stands")
+    return [*lines, f"verdict {verdict}; directive {directive}"]
 
 
 def _score_lines(s: ScoreFacts) -> list[str]:

@@ -22,12 +22,6 @@ from memshift.models.requests import CallContext
 from memshift.stages import paths
 from memshift.stages.world import load, load_events
 
-AUDITED = "+audit"
-
-
-def audited_system(system: str) -> str:
-    return system + AUDITED
-
 
 def run(
     world_dir: Path,
@@ -52,7 +46,7 @@ def run(
             f"{answers_path}: {len(unknown)} answer(s) to probes not in "
             f"{paths.probes(world_dir, branch)}, e.g. {unknown[0]}"
         )
-    name = audited_system(system)
+    name = paths.audited_system(system)
     drafts = [
         Draft(
             a["probe_id"],

@@ -65,6 +65,19 @@ def cell_system(detection: str, repair: str) -> str:
     return f"holdmem-d{repair}-{detection}"
 
 
+AUDITED = "+audit"
+
+
+def audited_system(system: str) -> str:
+    """The name under which `system`'s answers are scored after the answer-level audit."""
+    return system + AUDITED
+
+
+def audited_base(system: str) -> str | None:
+    """The system whose answers `system` audits; None when it is not an audited system."""
+    return system.removesuffix(AUDITED) if system.endswith(AUDITED) else None
+
+
 def cell_parts(system: str) -> tuple[str, str] | None:
     """(repair, detection) of a HoldMem cell's name; None for any other system."""
     match = _CELL.fullmatch(system)
