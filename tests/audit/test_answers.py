@@ -14,10 +14,9 @@ from memshift.audit.answers import (
     answer_json,
     draft_value,
     evidence_at,
-    judge,
     request_for,
 )
-from memshift.audit.arbiter import STALE
+from memshift.audit.arbiter import STALE, judge
 from memshift.errors import MemshiftError
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile

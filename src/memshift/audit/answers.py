@@ -17,8 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memshift.audit.arbiter import Verdict, arbitrate
-from memshift.audit.gate import Candidate, Decision, audit_index, review
 from memshift.gold.evaluator import Value
 from memshift.items import Item
 from memshift.memory.queries import item_query
@@ -105,11 +103,3 @@ def request_for(
     return AuditRequest(
         draft.item, draft.version, statement, draft.value, since, tuple(support), newer, context
     )
-
-
-def judge(
-    request: AuditRequest, reply: object | None
-) -> tuple[Verdict, list[tuple[Candidate | None, Decision]]]:
-    """The gate's decisions on an auditor reply and the arbiter's verdict on the draft."""
-    decisions = review(reply if isinstance(reply, dict) else None, audit_index(request))
-    return arbitrate(request.value, decisions), decisions

@@ -120,6 +120,10 @@ class Candidate:
             raise ValueError(f"malformed transition: {exc}") from exc
 
 
+# What the log records for a reply (or a transition) that did not parse into a candidate.
+NO_CANDIDATE = Candidate("", None, None, "", "", ())
+
+
 @dataclass(frozen=True)
 class Decision:
     accepted: bool

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from memshift.errors import MemshiftError
 from memshift.memory.interface import Cost, Question
-from memshift.memory.selection import EVIDENCE_BUDGET, Selector, record_tokens
-from memshift.retrieval.bm25 import select_within_budget
+from memshift.memory.selection import EVIDENCE_BUDGET, Selector, SizedRecords, record_tokens
 from memshift.world.parse import record_evidence
 from memshift.world.records import Event, LiveState, Record
 
@@ -100,21 +99,15 @@ class PlainRAG(LiveRecords):
     def __init__(self, rank: Callable[[str, Sequence[Record]], list[Record]]) -> None:
         super().__init__()
         self.rank = rank
-        self._tokens: dict[str, int] | None = None
+        self._sized: SizedRecords | None = None
 
     def ingest(self, events: Sequence[Event], now: datetime) -> None:
         super().ingest(events, now)
-        self._tokens = None
+        self._sized = None
 
     def query(self, question: Question) -> list[str]:
-        records = self.state.records
-        if self._tokens is None:
-            self._tokens = {oid: record_tokens(r) for oid, r in records.items()}
-        ranked = self.rank(question.question, list(records.values()))
-        kept = select_within_budget(
-            [r.object_id for r in ranked],
-            self._tokens,
-            EVIDENCE_BUDGET,
-            min(self._tokens.values(), default=0),
-        )
-        return self._as_evidence([records[oid] for oid in kept])
+        records = list(self.state.records.values())
+        if self._sized is None:
+            self._sized = SizedRecords(records)
+        ranked = self.rank(question.question, records)
+        return self._as_evidence(self._sized.within([r.object_id for r in ranked], EVIDENCE_BUDGET))

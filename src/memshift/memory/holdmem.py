@@ -20,12 +20,11 @@ Repair (D) is applied later, to these same writes, by `repair.py`, so D cannot c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from memshift.audit.arbiter import Verdict, arbitrate
-from memshift.audit.gate import Candidate, audit_index, review
+from memshift.audit.arbiter import AuditRow, Verdict, audit_log, judge
 from memshift.items import Item
 from memshift.memory.keys import (
     EventCounts,
@@ -71,33 +70,6 @@ class MaintenanceRow:
     key_after: str
     rederived: bool
     write_id: str
-
-
-# What the log row of a reply that failed, or a transition that did not parse, proposes.
-NO_CANDIDATE = Candidate("", None, None, "", "", ())
-
-
-@dataclass(frozen=True)
-class AuditRow:
-    """One proposed transition (or failed reply) of an audit, and what the gate decided: the
-    fields of a `Candidate` and of a `Decision`, flattened into one log row."""
-
-    item_id: str
-    checkpoint: int
-    dimension: str
-    old_value: Any
-    new_value: Any
-    old_quote: str
-    new_quote: str
-    causal_path: tuple[str, ...]
-    accepted: bool
-    reason: str
-    old_entry: str
-    new_entry: str
-    old_time: datetime | None
-    new_time: datetime | None
-    verdict: str
-    probe_id: str = ""
 
 
 @dataclass
@@ -316,19 +288,9 @@ class HoldMemDetector:
             )
         verdicts: dict[str, Verdict] = {}
         for request, reply in zip(requests, self.client.generate(requests), strict=True):
-            decisions = review(reply.value if reply.ok else None, audit_index(request))
-            verdict = arbitrate(request.value, decisions)
+            verdict, decisions = judge(request, reply.value if reply.ok else None)
             verdicts[request.item.item_id] = verdict
-            for candidate, decision in decisions:
-                self.audits.append(
-                    AuditRow(
-                        item_id=request.item.item_id,
-                        checkpoint=checkpoint,
-                        **asdict(candidate or NO_CANDIDATE),
-                        **asdict(decision),
-                        verdict=verdict.status,
-                    )
-                )
+            self.audits += audit_log(request.item.item_id, checkpoint, verdict, decisions)
         return verdicts
 
     def _write(self, write_id: str) -> WriteRecord:

@@ -25,21 +25,32 @@ def record_tokens(record: Record) -> int:
     return _TOKENS[key]
 
 
+class SizedRecords:
+    """One set of records by object id with their sizes, measured once for every ranking that
+    is cut to a budget over them."""
+
+    def __init__(self, records: Sequence[Record]) -> None:
+        self.records = {r.object_id: r for r in records}
+        self.tokens = {oid: record_tokens(r) for oid, r in self.records.items()}
+        self.smallest = min(self.tokens.values(), default=0)
+
+    def within(self, ranked_ids: Sequence[str], budget: int) -> list[Record]:
+        """Records taken in rank order while they fit the budget (see select_within_budget)."""
+        chosen = select_within_budget(ranked_ids, self.tokens, budget, self.smallest)
+        return [self.records[oid] for oid in chosen]
+
+
 class Selector:
     """BM25 over one set of records, reused by every item that reads the same sources at the
     same time."""
 
     def __init__(self, records: Sequence[Record]) -> None:
-        self.records = {r.object_id: r for r in records}
+        self.sized = SizedRecords(records)
         self.index = BM25Index.from_records(records, cache=_TERMS)
-        self.tokens = {oid: record_tokens(r) for oid, r in self.records.items()}
-        self.smallest = min(self.tokens.values(), default=0)
 
     def select(self, query: str, budget: int = WRITER_BUDGET) -> tuple[Record, ...]:
         """Records taken by rank until the budget is full, then presented in time order."""
-        ranked = self.index.rank(query)
-        chosen = select_within_budget(ranked, self.tokens, budget, self.smallest)
-        picked = [self.records[oid] for oid in chosen]
+        picked = self.sized.within(self.index.rank(query), budget)
         return tuple(sorted(picked, key=lambda r: (r.updated, r.object_id)))
 
 

@@ -9,8 +9,9 @@ from typing import Any
 import pyarrow as pa
 
 from memshift import schemas
+from memshift.audit.arbiter import AuditRow
 from memshift.gold.tables import value_json
-from memshift.memory.holdmem import AuditRow, MaintenanceRow, WriteRecord
+from memshift.memory.holdmem import MaintenanceRow, WriteRecord
 from memshift.memory.repair import StoredItem, as_value
 
 
@@ -67,12 +68,13 @@ def _fields_to_table(
     schema: pa.Schema,
     encode: Mapping[str, Callable[[Any], Any]] | None = None,
 ) -> pa.Table:
-    """Rows whose attributes are named like the schema's columns (`encode` converts some)."""
+    """Rows (mappings, or objects with attributes) named like the schema's columns (`encode`
+    converts some)."""
     rows = schemas.empty_columns(schema)
     convert = encode or {}
     for record in records:
         for name in schema.names:
-            value = getattr(record, name)
+            value = record[name] if isinstance(record, Mapping) else getattr(record, name)
             rows[name].append(convert[name](value) if name in convert else value)
     return pa.Table.from_pydict(rows, schema=schema)
 
@@ -87,7 +89,7 @@ def maintenance_to_table(rows_in: Sequence[MaintenanceRow]) -> pa.Table:
 
 def audits_to_table(rows_in: Sequence[AuditRow]) -> pa.Table:
     return _fields_to_table(
-        rows_in,
+        [row.flat() for row in rows_in],
         schemas.AUDITS,
         {"old_value": _json_or_none, "new_value": _json_or_none, "causal_path": list},
     )

@@ -3,17 +3,15 @@ answers of the system `<system>+audit`, with every proposed transition and gate 
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 
 import pyarrow as pa
 
 from memshift import schemas
 from memshift.artifacts import read_table, write_table
-from memshift.audit.answers import Draft, answer_json, draft_value, evidence_at, judge, request_for
-from memshift.audit.arbiter import STALE
+from memshift.audit.answers import Draft, answer_json, draft_value, evidence_at, request_for
+from memshift.audit.arbiter import STALE, AuditRow, audit_log, judge
 from memshift.errors import MemshiftError
-from memshift.memory.holdmem import NO_CANDIDATE, AuditRow
 from memshift.memory.tables import audits_to_table
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
@@ -72,22 +70,14 @@ def run(
     auditor = ModelClient(profile, cache_dir=cache_dir, log=log)
     replies = auditor.generate(list(requests.values()))
     corrected: dict[str, str] = {}
-    audit_rows = []
+    audit_rows: list[AuditRow] = []
     for (probe_id, request), reply in zip(requests.items(), replies, strict=True):
         verdict, decisions = judge(request, reply.value if reply.ok else None)
         if verdict.status == STALE:
             corrected[probe_id] = answer_json(verdict.current)
-        for candidate, decision in decisions:
-            audit_rows.append(
-                AuditRow(
-                    item_id=request.item.item_id,
-                    checkpoint=request.context.checkpoint,
-                    **asdict(candidate or NO_CANDIDATE),
-                    **asdict(decision),
-                    verdict=verdict.status,
-                    probe_id=probe_id,
-                )
-            )
+        audit_rows += audit_log(
+            request.item.item_id, request.context.checkpoint, verdict, decisions, probe_id
+        )
     out = paths.system_dir(run_world_dir, branch, name)
     rows = [
         {**a, "system": name, "value": corrected.get(a["probe_id"], a["value"])} for a in answers
