@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import multiprocessing
+from pathlib import Path
 
 import pytest
 
@@ -92,27 +95,148 @@ def test_the_request_context_is_not_in_the_key(writer_request):
     assert key(OPENAI, other) == key(OPENAI, writer_request)
 
 
+def put(store, profile=OPENAI, body=None, content='{"value": null}'):
+    """Store one reply for `body` and return its key."""
+    k, body_json = request_key(profile, body if body is not None else {"x": 1})
+    store.put(k, key_meta(profile), body_json, CachedReply(content, "stop", 12, 3))
+    return k
+
+
 def test_entries_round_trip_and_explain_names_the_differing_field(tmp_path):
     store = ResponseCache(tmp_path)
-    reply = CachedReply('{"value": null}', "stop", 12, 3)
     body = openai_body(OPENAI, "writer", [{"role": "user", "content": "hi"}], {})
-    k, body_json = request_key(OPENAI, body)
+    k = request_key(OPENAI, body)[0]
     assert store.get(k) is None
-    store.put(k, key_meta(OPENAI), body_json, reply)
-    assert store.get(k) == reply
-    assert store.path(k).parent.parent == tmp_path
-    other = dataclasses.replace(OPENAI, revision="zzz")
-    k2, body_json2 = request_key(other, body)
-    store.put(k2, key_meta(other), body_json2, reply)
+    assert put(store, body=body) == k
+    assert store.get(k) == CachedReply('{"value": null}', "stop", 12, 3)
+    assert ResponseCache(tmp_path).get(k) == store.get(k), "another process reads it too"
+    k2 = put(store, dataclasses.replace(OPENAI, revision="zzz"), body)
     assert store.components(k)["body"] == body
     assert explain(store.components(k), store.components(k2)) == ['revision: "abc" != "zzz"']
     assert any(line.startswith("body.messages[0].content") for line in explain(store.components(k)))
-
-
-def test_a_damaged_entry_is_a_miss(tmp_path):
-    store = ResponseCache(tmp_path)
-    k, body_json = request_key(OPENAI, {"x": 1})
-    store.put(k, key_meta(OPENAI), body_json, CachedReply("{}", "stop", 1, 1))
-    store.path(k).write_text("{half")
-    assert store.get(k) is None
     assert canonical({"b": 1, "a": 2}) == '{"a":2,"b":1}'
+
+
+def test_one_process_writes_one_pack_and_one_index_whatever_the_number_of_entries(tmp_path):
+    store = ResponseCache(tmp_path)
+    keys = [put(store, body={"n": n}) for n in range(50)]
+    store.close()
+    files = sorted(p.suffix for p in tmp_path.rglob("*") if p.is_file())
+    assert files == [".index", ".pack"]
+    assert ResponseCache(tmp_path).stored_keys() == set(keys)
+
+
+def only(folder, suffix):
+    (path,) = folder.glob(f"*{suffix}")
+    return path
+
+
+def test_a_damaged_entry_is_a_miss_and_its_next_copy_serves(tmp_path):
+    store = ResponseCache(tmp_path)
+    k = put(store)
+    store.close()
+    pack = only(store.packs, ".pack")
+    pack.write_bytes(b"{half" + pack.read_bytes()[5:])
+    fresh = ResponseCache(tmp_path)
+    assert fresh.get(k) is None
+    put(fresh, content='{"value": 2}')
+    assert fresh.get(k).content == '{"value": 2}'
+    assert ResponseCache(tmp_path).get(k).content == '{"value": 2}', "skips the damaged copy"
+
+
+def test_a_torn_last_line_is_skipped_and_the_rest_still_serves(tmp_path):
+    """What a process killed in the middle of a write leaves: part of an entry, or an entry
+    and part of its index line."""
+    store = ResponseCache(tmp_path)
+    kept = [put(store, body={"n": n}) for n in range(3)]
+    torn = put(store, body={"n": "torn"})
+    store.close()
+    index = only(store.packs, ".index")
+    lines = index.read_bytes().splitlines(keepends=True)
+    index.write_bytes(b"".join(lines[:-1]) + lines[-1][:70])
+    pack = only(store.packs, ".pack")
+    pack.write_bytes(pack.read_bytes()[:-20])
+    reader = ResponseCache(tmp_path)
+    assert reader.stored_keys() == set(kept)
+    assert reader.get(torn) is None
+    assert all(reader.get(k) is not None for k in kept)
+
+
+def test_an_index_line_pointing_past_its_pack_is_a_miss(tmp_path):
+    store = ResponseCache(tmp_path)
+    k = put(store)
+    store.close()
+    pack = only(store.packs, ".pack")
+    pack.write_bytes(pack.read_bytes()[:-1])
+    assert ResponseCache(tmp_path).get(k) is None
+
+
+def test_entries_of_the_first_layout_are_still_read(tmp_path):
+    """A cache written before packs (one JSON file per key) keeps serving its replies."""
+    body = {"x": "legacy"}
+    k = request_key(OPENAI, body)[0]
+    old = ResponseCache(tmp_path).legacy_path(k)
+    old.parent.mkdir(parents=True)
+    reply = {"content": "{}", "finish_reason": "stop", "tokens_in": 4, "tokens_out": 1}
+    meta = {"format": "memshift-cache-1", **key_meta(OPENAI)}
+    old.write_text(canonical({"key": k, "meta": meta, "reply": reply, "body": body}))
+    store = ResponseCache(tmp_path)
+    assert store.get(k) == CachedReply("{}", "stop", 4, 1)
+    assert store.components(k)["body"] == body
+    assert store.stored_keys() == {k}
+
+
+def test_entries_another_process_adds_later_are_seen_after_a_refresh(tmp_path):
+    reader = ResponseCache(tmp_path)
+    assert reader.stored_keys() == set()
+    k = put(ResponseCache(tmp_path))
+    assert reader.get(k) is None, "the index as first read"
+    reader.refresh()
+    assert reader.get(k) is not None
+
+
+def test_a_key_stored_twice_resolves_to_the_same_entry_in_every_process(tmp_path):
+    for content in ('{"value": 1}', '{"value": 2}', '{"value": 3}'):
+        k = put(ResponseCache(tmp_path), content=content)
+    first = sorted(ResponseCache(tmp_path).packs.glob("*.pack"))[0]
+    expected = json.loads(first.read_bytes())["reply"]["content"]
+    assert {ResponseCache(tmp_path).get(k).content for _ in range(3)} == {expected}
+
+
+def _writer(root, start, count):
+    store = ResponseCache(Path(root))
+    for n in range(start, start + count):
+        put(store, body={"n": n}, content=json.dumps({"value": n}))
+
+
+def test_many_processes_writing_at_once_lose_and_mix_up_nothing(tmp_path):
+    # Overlapping ranges: some keys are written by two processes, as racing jobs would.
+    spans = [(0, 300), (200, 300), (400, 300), (600, 300)]
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_writer, args=(str(tmp_path), *s)) for s in spans]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert [w.exitcode for w in workers] == [0] * len(workers)
+    store = ResponseCache(tmp_path)
+    assert len(list(store.packs.glob("*.pack"))) == len(spans)
+    for n in range(900):
+        reply = store.get(request_key(OPENAI, {"n": n})[0])
+        assert reply is not None and json.loads(reply.content) == {"value": n}
+
+
+def test_a_forked_child_appends_to_a_pack_of_its_own(tmp_path):
+    store = ResponseCache(tmp_path)
+    put(store, body={"n": "parent"})
+    child = multiprocessing.get_context("fork").Process(
+        target=lambda: put(store, body={"n": "child"})
+    )
+    child.start()
+    child.join(30)
+    assert child.exitcode == 0
+    put(store, body={"n": "parent again"})
+    assert len(list(store.packs.glob("*.pack"))) == 2
+    assert ResponseCache(tmp_path).stored_keys() == {
+        request_key(OPENAI, {"n": n})[0] for n in ("parent", "child", "parent again")
+    }

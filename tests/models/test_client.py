@@ -18,6 +18,7 @@ from memshift.errors import ConfigError
 from memshift.models import prompts
 from memshift.models.backends import RulesBackend
 from memshift.models.book import RequestBook
+from memshift.models.cache import ResponseCache
 from memshift.models.client import ModelClient
 from memshift.models.client import request_key as client_key
 from memshift.models.localserver import FaultRule, LocalServer, request_key
@@ -71,6 +72,27 @@ def test_replies_through_openai_equal_the_rules_backend_and_a_rerun_makes_no_cal
     assert all(r["backend"] == "openai" and not r["cache_hit"] and r["failure"] is None
                for r in rows)  # fmt: skip
     assert all(r["tokens_in"] > 0 and r["latency_ms"] > 0 for r in rows)
+
+
+def test_a_batch_takes_in_what_another_job_cached_since_it_last_looked(server, requests, tmp_path):
+    job = ModelClient(openai_profile(server.url), cache_dir=tmp_path)
+    job.generate(requests[:2])
+    ModelClient(openai_profile(server.url), cache_dir=tmp_path).generate(requests[2:6])
+    calls = server.stats()["requests"]
+    again = job.generate(requests[:6])
+    assert all(r.cache_hit for r in again)
+    assert server.stats()["requests"] == calls
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_no_more_requests_are_in_flight_than_the_profile_allows(requests, concurrency):
+    with LocalServer(RequestBook(requests).answer, latency=0.03) as slow:
+        replies = ModelClient(openai_profile(slow.url, concurrency=concurrency)).generate(
+            requests[:12]
+        )
+        stats = slow.stats()
+    assert all(r.ok for r in replies)
+    assert (stats["requests"], stats["most_in_flight"]) == (12, concurrency)
 
 
 def test_cache_explain_names_why_a_call_missed(server, requests, tmp_path):
@@ -131,7 +153,7 @@ def test_bad_replies_are_recorded_failures_never_cached(server, requests, expect
     replies = ModelClient(profile, cache_dir=tmp_path).generate(requests[:5])
     assert [r.failure for r in replies] == [failure] * 5
     assert all(r.attempts == 1 and r.value is None for r in replies)
-    assert not list(tmp_path.rglob("*.json"))
+    assert not ResponseCache(tmp_path).stored_keys()
     later = ModelClient(profile, cache_dir=tmp_path).generate(requests[:5])
     assert [r.value for r in later] == expected[:5] and not any(r.cache_hit for r in later)
 
@@ -144,7 +166,7 @@ def test_a_persistent_error_ends_as_a_transport_failure(server, requests, tmp_pa
     assert all(r.failure == "transport_error" and r.attempts == 3 for r in replies)
     assert "HTTP 500" in replies[0].detail
     assert server.stats()["requests"] == 9
-    assert not list(tmp_path.rglob("*.json"))
+    assert not ResponseCache(tmp_path).stored_keys()
 
 
 def test_an_unknown_request_is_not_retried(server):
@@ -175,13 +197,13 @@ def test_a_killed_batch_repeats_no_completed_call(tmp_path):
         worker = subprocess.Popen([sys.executable, str(script), running.url, str(cache), "60"],
                                   env=env, stdout=subprocess.PIPE)  # fmt: skip
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and len(list(cache.rglob("*.json"))) < 10:
+        while time.monotonic() < deadline and len(ResponseCache(cache).stored_keys()) < 10:
             time.sleep(0.05)
         worker.send_signal(signal.SIGKILL)
         worker.wait()
-        done = {p.stem for p in cache.rglob("*.json")}
+        done = ResponseCache(cache).stored_keys()
         assert 10 <= len(done) < 60, "the kill came too late to test anything"
-        assert not list(cache.rglob("*.tmp"))
+        assert all(ResponseCache(cache).get(k) is not None for k in done)
         running.reset()
         rerun = subprocess.run([sys.executable, str(script), running.url, str(cache), "60"],
                                env=env, capture_output=True, text=True, check=True)  # fmt: skip

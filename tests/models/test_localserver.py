@@ -489,8 +489,10 @@ def test_latency_delays_every_reply_but_requests_overlap(recorder: Recorder) -> 
         started = time.perf_counter()
         contents = asyncio.run(ask_many(server, 16))
         elapsed = time.perf_counter() - started
+        server_stats = server.stats()
     assert contents == [LISBON] * 16
     assert 0.25 <= elapsed < 1.0
+    assert server_stats["most_in_flight"] == 16
 
 
 def test_async_anthropic_client(server: LocalServer) -> None:

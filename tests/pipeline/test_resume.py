@@ -3,7 +3,6 @@ repeated (counted at a local OpenAI-compatible server), and the study finishes."
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from memshift.models.cache import ResponseCache
 from memshift.models.localserver import LocalServer, canned_answer, request_key
 from pipeline.test_snakemake import SNAKEMAKE, assert_verified, snakemake, workflow_copy
 
@@ -34,10 +34,8 @@ STUDY = {
 
 def cached_request_keys(cache: Path) -> set[str]:
     """The server-side identity of every call the pipeline completed (its cached body)."""
-    keys = set()
-    for path in cache.rglob("*.json"):
-        keys.add(request_key(json.loads(path.read_text())["body"]))
-    return keys
+    store = ResponseCache(cache)
+    return {request_key(store.components(key)["body"]) for key in store.stored_keys()}
 
 
 @pytest.mark.slow

@@ -12,6 +12,7 @@ import json
 import random
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,11 @@ def _checked(
     )
 
 
+@dataclass
+class _Batch:
+    refreshed: bool = False
+
+
 class ModelClient:
     def __init__(
         self,
@@ -106,19 +112,32 @@ class ModelClient:
             replies = [self._rules_reply(r) for r in requests]
             name, model = "rules", "rules"
         else:
-            backend = make_http_backend(self.profile)
-            limit = asyncio.Semaphore(self.profile.concurrency)
-            try:
-                replies = list(
-                    await asyncio.gather(*(self._http_reply(backend, r, limit) for r in requests))
-                )
-            finally:
-                await backend.aclose()
-            name, model = backend.name, self.profile.model
+            replies = await self._http_replies(requests)
+            name, model = self.profile.backend, self.profile.model
         # Logged in request order, whatever order the calls finished in.
         for request, reply in zip(requests, replies, strict=True):
             self.log.add(request.context, reply, backend=name, model=model)
         return replies
+
+    async def _http_replies(self, requests: Sequence[ModelRequest]) -> list[Reply]:
+        """A fixed pool of `concurrency` workers takes the requests in order: each request is
+        prepared only when a worker is free for it, so the first call goes out at once."""
+        backend = make_http_backend(self.profile)
+        replies: list[Reply | None] = [None] * len(requests)
+        turns = iter(range(len(requests)))
+        # A cache not read yet is read whole at the first lookup: nothing to refresh then.
+        batch = _Batch(refreshed=self.cache is None or not self.cache.loaded)
+
+        async def worker() -> None:
+            for index in turns:
+                replies[index] = await self._http_reply(backend, requests[index], batch)
+
+        try:
+            workers = min(self.profile.concurrency, len(requests))
+            await asyncio.gather(*(worker() for _ in range(workers)))
+        finally:
+            await backend.aclose()
+        return [r for r in replies if r is not None]
 
     def _rules_reply(self, request: ModelRequest) -> Reply:
         assert self.rules is not None
@@ -129,26 +148,30 @@ class ModelClient:
         return _checked(request.role, content, "stop", usage, start, 1, "")
 
     async def _http_reply(
-        self, backend: HttpBackend, request: ModelRequest, limit: asyncio.Semaphore
+        self, backend: HttpBackend, request: ModelRequest, batch: _Batch
     ) -> Reply:
         start = time.perf_counter()
         body = backend.body(request.role, prompts.build(request), SCHEMAS[request.role])
         key, body_json = request_key(self.profile, body)
-        reply = self._from_cache(request.role, key, start)
+        reply = self._from_cache(request.role, key, start, batch)
         if reply is None:
-            async with limit:
-                outcome = await self._with_retries(backend, body_json.encode())
+            outcome = await self._with_retries(backend, body_json.encode())
             reply = self._from_outcome(request.role, outcome, start, key)
             if reply.ok and self.cache is not None:
                 # Stored before the reply is returned, so a killed run repeats no call it had
-                # finished; the write (a rename, slow on some file systems) runs in a thread.
-                await asyncio.get_running_loop().run_in_executor(
-                    None, self._store, key, body_json, outcome[0]
-                )
+                # finished.
+                self._store(key, body_json, outcome[0])
         return reply
 
-    def _from_cache(self, role: str, key: str, start: float) -> Reply | None:
-        cached = self.cache.get(key) if self.cache is not None else None
+    def _from_cache(self, role: str, key: str, start: float, batch: _Batch) -> Reply | None:
+        if self.cache is None:
+            return None
+        cached = self.cache.get(key)
+        if cached is None and not batch.refreshed:
+            # Once a batch: take in what other jobs have cached since this cache was read.
+            batch.refreshed = True
+            self.cache.refresh()
+            cached = self.cache.get(key)
         if cached is None:
             return None
         usage = Usage(cached.tokens_in, cached.tokens_out)

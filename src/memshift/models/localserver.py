@@ -455,11 +455,13 @@ class _State:
         self._lock = threading.Lock()
         self._faults = tuple(faults)
         self._spent: Counter[tuple[int, str]] = Counter()
+        self._in_flight = 0
         self._clear()
 
     def _clear(self) -> None:
         self._requests = 0
         self._completed = 0
+        self._most_in_flight = self._in_flight  # requests in flight across a reset still count
         self._paths: Counter[str] = Counter()
         self._keys: Counter[str] = Counter()
         self._ok: Counter[str] = Counter()
@@ -471,6 +473,12 @@ class _State:
         with self._lock:
             self._requests += 1
             self._paths[path] += 1
+            self._in_flight += 1
+            self._most_in_flight = max(self._most_in_flight, self._in_flight)
+
+    def finished(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
 
     def identified(self, key: str, extra: Mapping[str, Any]) -> None:
         with self._lock:
@@ -509,6 +517,7 @@ class _State:
             return {
                 "requests": self._requests,
                 "completed": self._completed,
+                "most_in_flight": self._most_in_flight,
                 "paths": dict(self._paths),
                 "keys": dict(self._keys),
                 "ok": dict(self._ok),
@@ -541,6 +550,12 @@ class _App:
     def _api_handler(self, dialect: _Dialect) -> Handler:
         async def handle(request: web.Request) -> web.StreamResponse:
             self._state.received(request.path)
+            try:
+                return await answer(request)
+            finally:
+                self._state.finished()
+
+        async def answer(request: web.Request) -> web.StreamResponse:
             try:
                 body = await _json_body(request)
                 call = dialect.parse(body)
@@ -722,7 +737,8 @@ class LocalServer:
 
     def stats(self) -> dict[str, Any]:
         """Counters since the start or the last reset, over the two API paths only:
-        `requests` received, `completed` replies handed to the transport, `paths` {path: n},
+        `requests` received, `completed` replies handed to the transport, `most_in_flight`
+        requests handled at once at the peak, `paths` {path: n},
         `keys` {request key: n}, `ok` {request key: HTTP 200 replies}, `faults` {kind: n applied},
         `extra_fields` {field: n} and `last_extra` {field: last value}, and the `fault_plan`."""
         return self._state.snapshot()
