@@ -162,6 +162,18 @@ def test_a_torn_last_line_is_skipped_and_the_rest_still_serves(tmp_path):
     assert all(reader.get(k) is not None for k in kept)
 
 
+def test_index_lines_of_any_other_shape_are_skipped(tmp_path):
+    store = ResponseCache(tmp_path)
+    k = put(store)
+    store.close()
+    index = only(store.packs, ".index")
+    junk = [b"\xff" * 64 + b" 0 10", b"short 0 10", b"a" * 64 + b" x 10", b"a" * 64 + b" 0", b""]
+    index.write_bytes(b"\n".join(junk) + b"\n" + index.read_bytes())
+    reader = ResponseCache(tmp_path)
+    assert reader.stored_keys() == {k}
+    assert reader.get(k) is not None
+
+
 def test_an_index_line_pointing_past_its_pack_is_a_miss(tmp_path):
     store = ResponseCache(tmp_path)
     k = put(store)

@@ -31,7 +31,7 @@ import uuid
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 CACHE_FORMAT = "memshift-cache-1"
 PACKS = "packs"
@@ -60,8 +60,7 @@ class CachedReply:
     tokens_out: int
 
 
-@dataclass(frozen=True)
-class _Location:
+class _Location(NamedTuple):
     pack: Path
     offset: int
     length: int
@@ -173,13 +172,17 @@ class ResponseCache:
         whole = tail[: tail.rfind(b"\n") + 1]  # a line still being written waits for next time
         self._consumed[name] = start + len(whole)
         pack = self.packs / (name[: -len(INDEX_SUFFIX)] + PACK_SUFFIX)
-        for line in whole.decode("ascii", "replace").splitlines():
-            parts = line.split(" ")
-            if len(parts) != 3 or not _KEY.fullmatch(parts[0]):
+        for line in whole.split(b"\n"):
+            parts = line.split(b" ")
+            # A line of another shape cannot come from a whole write; skip it (an entry it
+            # named is checked on reading anyway).
+            if len(parts) != 3 or len(parts[0]) != 64 or not parts[1].isdigit():
                 continue
-            if not (parts[1].isdigit() and parts[2].isdigit()):
+            if not parts[2].isdigit():
                 continue
-            self._remember(parts[0], _Location(pack, int(parts[1]), int(parts[2])))
+            self._remember(
+                parts[0].decode("ascii", "replace"), _Location(pack, int(parts[1]), int(parts[2]))
+            )
 
     def _remember(self, key: str, at: _Location) -> None:
         if key in self._index:
@@ -249,7 +252,7 @@ class ResponseCache:
         """Every key with an entry indexed (in either layout), as of now."""
         self.refresh()
         legacy = {p.stem for p in self.root.glob("???/*.json") if _KEY.fullmatch(p.stem)}
-        return set(self._index) | legacy
+        return {k for k in self._index if _KEY.fullmatch(k)} | legacy
 
     def components(self, key: str) -> dict[str, Any] | None:
         """Everything the key was computed from: the metadata and the request body."""
