@@ -81,21 +81,25 @@ class _PackWriter:
         name = f"{host}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self.pid = os.getpid()
         self.pack = folder / f"{name}{PACK_SUFFIX}"
+        self.index_name = f"{name}{INDEX_SUFFIX}"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND
         self._data = os.open(self.pack, flags, 0o644)
         try:
-            self._index = os.open(folder / f"{name}{INDEX_SUFFIX}", flags, 0o644)
+            self._index = os.open(folder / self.index_name, flags, 0o644)
         except BaseException:
             os.close(self._data)
             raise
         self._size = 0
+        self.index_size = 0
         self._closer = weakref.finalize(self, _close_all, (self._data, self._index))
 
     def append(self, key: str, entry: bytes) -> _Location:
         at = _Location(self.pack, self._size, len(entry))
         _write_all(self._data, entry)
         self._size += len(entry)
-        _write_all(self._index, f"{key} {at.offset} {at.length}\n".encode())
+        line = f"{key} {at.offset} {at.length}\n".encode()
+        _write_all(self._index, line)
+        self.index_size += len(line)
         return at
 
     def close(self) -> None:
@@ -241,6 +245,7 @@ class ResponseCache:
                 raise
             self._index[key] = at
             self._more.pop(key, None)
+            self._consumed[writer.index_name] = writer.index_size  # known without reading back
 
     def close(self) -> None:
         with self._lock:
