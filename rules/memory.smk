@@ -32,6 +32,12 @@ rule ingest:
     input:
         each_branch(f"{WORLDS}/w{{world}}/events-{{branch}}.parquet"),
         f"{RUNS}/w{{world}}/prefork-writes.parquet",
+        # the oracle key is a control built from gold
+        lambda wc: (
+            each_branch(f"{WORLDS}/w{wc.world}/gold-{{branch}}.parquet")
+            if wc.detection == "oracle"
+            else []
+        ),
     output:
         writes=each_branch(
             f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/writes.parquet"

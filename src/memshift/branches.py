@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from memshift.definitions import DEFINITION_ITEMS, definition
 from memshift.gold.evaluator import conflict_key
-from memshift.items import Item, card_id, series_id, tracked_task_id
+from memshift.items import Item
 from memshift.rng import stream
 from memshift.timeutil import WEEKDAYS, days, fmt, fmt_date
 from memshift.world import filler, pools
@@ -26,7 +26,7 @@ from memshift.world.calendar import (
 from memshift.world.cast import Person
 from memshift.world.emit import Emitter
 from memshift.world.generate import World
-from memshift.world.life import SETTINGS_ID, settings_fields, state_value
+from memshift.world.life import settings_fields, state_value
 from memshift.world.notes import hours_range, working_hours_note
 from memshift.world.prose import chat, dm_channel, email
 from memshift.world.records import Event, LiveState, Record, sort_events, state_at
@@ -57,7 +57,7 @@ class ShiftContext:
         self.rng = stream(world.seed, f"shift:{name}")
         self.fork_state: LiveState = state_at(list(world.events), world.timeline.fork)
         revisions = {oid: r.revision for oid, r in self.fork_state.records.items()}
-        self.em = Emitter(f"shift:{name}", name, revisions)
+        self.em = Emitter(f"shift:{name}", name, world.cast.id_salt, revisions)
         self._after_fork = {e.object_id for e in world.events if e.time > world.timeline.fork}
 
     def untouched_after_fork(self, object_id: str) -> bool:
@@ -128,7 +128,7 @@ def _relocation(ctx: ShiftContext) -> tuple[str, ...]:
     city = next(c for c, z in cast.cities[2:] if c != here and z != zone)
     t = ctx.moment(0, 4)
     _say(ctx, t, "home_city", city)
-    ctx.update(t + days(1), SETTINGS_ID, settings_fields(cast.city_zone(city)))
+    ctx.update(t + days(1), cast.settings_id, settings_fields(cast.city_zone(city)))
     return ("person.home_city", "person.time_zone")
 
 
@@ -144,7 +144,7 @@ def _new_value(attribute: str, options: tuple[str, ...]) -> SrcOp:
 
 def _contact_edit(k: int) -> SrcOp:
     def op(ctx: ShiftContext) -> tuple[str, ...]:
-        card = ctx.record(card_id(k))
+        card = ctx.record(ctx.world.cast.card_id(k))
         attribute = "employer" if ctx.rng.random() < 0.5 else "city"
         options = (
             ctx.world.cast.organizations[4:]
@@ -153,7 +153,7 @@ def _contact_edit(k: int) -> SrcOp:
         )
         choices = [o for o in options if o != card.fields[attribute]]
         new = {**card.fields, attribute: choices[int(ctx.rng.integers(len(choices)))]}
-        ctx.update(ctx.moment(), card_id(k), new)
+        ctx.update(ctx.moment(), ctx.world.cast.card_id(k), new)
         return (f"contact{k:02d}.{attribute}",)
 
     return op
@@ -161,7 +161,7 @@ def _contact_edit(k: int) -> SrcOp:
 
 def _series_change(k: int) -> SrcOp:
     def op(ctx: ShiftContext) -> tuple[str, ...]:
-        series = ctx.record(series_id(k))
+        series = ctx.record(ctx.world.cast.series_id(k))
         fields = dict(series.fields)
         if ctx.rng.random() < 0.3:
             fields["status"] = "canceled"
@@ -172,7 +172,7 @@ def _series_change(k: int) -> SrcOp:
             ):
                 fields["weekday"] = WEEKDAYS[int(ctx.rng.integers(5))]
                 fields["start_time"] = SLOTS[int(ctx.rng.integers(1, len(SLOTS) - 2))]
-        ctx.update(ctx.moment(), series_id(k), fields)
+        ctx.update(ctx.moment(), ctx.world.cast.series_id(k), fields)
         return (f"series{k}",)
 
     return op
@@ -229,11 +229,11 @@ def _appointment_change(kind: str) -> SrcOp:
 
 def _task_due(k: int) -> SrcOp:
     def op(ctx: ShiftContext) -> tuple[str, ...]:
-        task = ctx.record(tracked_task_id(k))
+        task = ctx.record(ctx.world.cast.tracked_task_id(k))
         old = datetime.strptime(task.fields["due"], "%Y-%m-%d")
         shift = int(ctx.rng.choice([-6, -4, 5, 9, 14, 21]))
         new_due = fmt_date(old + days(shift))
-        ctx.update(ctx.moment(), tracked_task_id(k), {**task.fields, "due": new_due})
+        ctx.update(ctx.moment(), ctx.world.cast.tracked_task_id(k), {**task.fields, "due": new_due})
         return (f"task{k}.due",)
 
     return op
@@ -411,10 +411,11 @@ def redefinition(ctx: ShiftContext) -> tuple[str, ...]:
 
 def deletion(ctx: ShiftContext) -> tuple[str, ...]:
     candidates: list[tuple[str, tuple[str, ...]]] = [
-        (card_id(k), (f"contact{k:02d}.employer", f"contact{k:02d}.city")) for k in range(1, 13)
+        (ctx.world.cast.card_id(k), (f"contact{k:02d}.employer", f"contact{k:02d}.city"))
+        for k in range(1, 13)
     ]
-    candidates += [(series_id(k), (f"series{k}",)) for k in range(1, 5)]
-    candidates += [(tracked_task_id(k), (f"task{k}.due",)) for k in range(1, 7)]
+    candidates += [(ctx.world.cast.series_id(k), (f"series{k}",)) for k in range(1, 5)]
+    candidates += [(ctx.world.cast.tracked_task_id(k), (f"task{k}.due",)) for k in range(1, 7)]
     touched: list[str] = []
     chosen: list[str] = []
     for index in ctx.rng.permutation(len(candidates)):
@@ -454,7 +455,7 @@ def conflict(ctx: ShiftContext) -> tuple[str, ...]:
     cast = ctx.world.cast
     touched = []
     for k in sorted(1 + ctx.rng.permutation(12)[:2]):
-        card = ctx.record(card_id(int(k)))
+        card = ctx.record(ctx.world.cast.card_id(int(k)))
         attribute = "city" if ctx.rng.random() < 0.5 else "employer"
         options = (
             [c for c, _ in cast.cities] if attribute == "city" else list(cast.organizations[4:])
@@ -463,7 +464,7 @@ def conflict(ctx: ShiftContext) -> tuple[str, ...]:
         picks = ctx.rng.permutation(len(options))[:2]
         on_card, in_message = options[int(picks[0])], options[int(picks[1])]
         day = (ctx.world.timeline.fork + days(int(ctx.rng.integers(1, SHIFT_DAYS)))).replace(hour=9)
-        ctx.update(day, card_id(int(k)), {**card.fields, attribute: on_card})
+        ctx.update(day, ctx.world.cast.card_id(int(k)), {**card.fields, attribute: on_card})
         person = cast.tracked_contacts[int(k) - 1]
         line = CONFLICT_LINES[attribute][int(ctx.rng.integers(2))].format(value=in_message)
         email(
@@ -474,7 +475,7 @@ def conflict(ctx: ShiftContext) -> tuple[str, ...]:
             subject="News",
             body=line,
             thread=f"thread:{person.handle}",
-            asserts={conflict_key(card_id(int(k)), attribute): in_message},
+            asserts={conflict_key(ctx.world.cast.card_id(int(k)), attribute): in_message},
         )
         touched.append(f"contact{int(k):02d}.{attribute}")
     return tuple(touched)

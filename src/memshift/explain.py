@@ -23,6 +23,7 @@ from memshift.scoring.scorer import score_answer
 from memshift.stages import paths
 from memshift.stages.probe import system_for
 from memshift.stages.world import load
+from memshift.world.records import public_view
 from memshift.world.tables import table_to_events
 
 SHORT_TEXT = 160
@@ -329,7 +330,7 @@ def _evidence(
     )
     (asked,) = drive(
         memory,
-        table_to_events(events),
+        public_view(table_to_events(events)),
         world.timeline.checkpoints[: target.checkpoint + 1],
         questions(one_probe, world.items),
     )

@@ -54,18 +54,6 @@ class Item:
         return self.sources
 
 
-def card_id(k: int) -> str:
-    return f"ct-card-{k:02d}"
-
-
-def series_id(k: int) -> str:
-    return f"cal-series-{k}"
-
-
-def tracked_task_id(k: int) -> str:
-    return f"tk-tracked-{k}"
-
-
 _PERSON = (
     (
         "employer",
@@ -158,7 +146,7 @@ def build_items(cast: Cast) -> tuple[Item, ...]:
                 f"{person.full}'s employer",
                 f"Who does {person.full} work for?",
                 "the organization's name",
-                target=card_id(k),
+                target=cast.card_id(k),
                 attribute="employer",
             )
         )
@@ -171,7 +159,7 @@ def build_items(cast: Cast) -> tuple[Item, ...]:
                 f"{person.full}'s city",
                 f"Which city does {person.full} live in?",
                 "a city name",
-                target=card_id(k),
+                target=cast.card_id(k),
                 attribute="city",
             )
         )
@@ -186,7 +174,7 @@ def build_items(cast: Cast) -> tuple[Item, ...]:
                 f"On which weekday and at what time does the recurring '{title}' "
                 "meeting take place?",
                 "a weekday and a start time",
-                target=series_id(k),
+                target=cast.series_id(k),
             )
         )
     for kind in APPOINTMENT_TYPES:
@@ -212,7 +200,7 @@ def build_items(cast: Cast) -> tuple[Item, ...]:
                 f"the due date of the task '{title}'",
                 f"When is the task '{title}' due?",
                 "a date YYYY-MM-DD",
-                target=tracked_task_id(k),
+                target=cast.tracked_task_id(k),
                 attribute="due",
             )
         )

@@ -23,6 +23,7 @@ from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.stages import answer_audit, paths
 from memshift.stages.chain import build_world
+from memshift.world.records import public_view
 
 SEED = 1000
 
@@ -51,7 +52,7 @@ def fork_value_drafts(branch: str):
 
 def audit(branch: str):
     drafts, truth = fork_value_drafts(branch)
-    evidence = evidence_at(list(data(SEED)[branch].branch.events), drafts)
+    evidence = evidence_at(public_view(data(SEED)[branch].branch.events), drafts)
     requests = {}
     for d in drafts:
         context = CallContext("test", SEED, branch, "x", d.item.item_id, d.checkpoint)
@@ -87,7 +88,7 @@ def test_stale_drafts_after_a_source_revision_are_corrected_to_the_current_value
 def test_no_request_without_support_or_newer_records():
     drafts, _ = fork_value_drafts("src")
     draft = drafts[0]
-    evidence = evidence_at(list(data(SEED)["src"].branch.events), [draft])[draft.probe_id]
+    evidence = evidence_at(public_view(data(SEED)["src"].branch.events), [draft])[draft.probe_id]
     context = CallContext()
     unsupported = Draft(draft.probe_id, 1, draft.time, draft.item, 1, "Zzyzx Unheard-of")
     assert request_for(unsupported, evidence, context) is None

@@ -12,6 +12,7 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.probes import probes_to_table
+from memshift.world.records import PublicEvent, public_view
 
 RULES = Profile("rules", "rules")
 WEAK = Profile("weak", "rules", error_model={"seed": 3, "rates": {"definition": 0.3}})
@@ -23,11 +24,21 @@ def client(profile: Profile = RULES) -> ModelClient:
 
 
 @cache
+def public_events(seed: int, branch: str) -> tuple[PublicEvent, ...]:
+    """What a memory system is given, as the stages give it: no generator annotations."""
+    return tuple(public_view(data(seed)[branch].branch.events))
+
+
+def gold_deps(seed: int, branch: str):
+    return {(p.item.item_id, p.time): p.gold.deps for p in data(seed)[branch].gold.points}
+
+
+@cache
 def prefork(seed: int, profile: str = "rules"):
     return tuple(
         prefork_writes(
             world(seed),
-            data(seed)["none"].branch.events,
+            public_events(seed, "none"),
             client(PROFILES[profile]),
             CallContext(world=seed),
         )
@@ -36,19 +47,19 @@ def prefork(seed: int, profile: str = "rules"):
 
 @cache
 def detect(seed: int, branch: str, detection: str, profile: str = "rules"):
-    events = list(data(seed)[branch].branch.events)
     return run_detection(
         world(seed),
-        events,
+        public_events(seed, branch),
         detection,
         client(PROFILES[profile]),
         prefork(seed, profile),
         CallContext(world=seed, branch=branch),
+        gold_deps(seed, branch) if detection == "oracle" else None,
     )
 
 
 def cell_answers(seed: int, branch: str, detection: str, repair: str, profile: str = "rules"):
-    w, events = world(seed), list(data(seed)[branch].branch.events)
+    w, events = world(seed), public_events(seed, branch)
     detector = detect(seed, branch, detection, profile)
     model = client(PROFILES[profile])
     programs = ProgramRunner(w.items, model, CallContext()) if repair == "m" else None
@@ -72,7 +83,9 @@ def answers_of(system, seed: int, branch: str, name: str = "x"):
     """Drive any memory system through a branch and answer its probes with the rules reader."""
     w, d = world(seed), data(seed)[branch]
     probes = probes_to_table(d.probes, world=seed, branch=branch)
-    asked = drive(system, list(d.branch.events), w.timeline.checkpoints, questions(probes, w.items))
+    asked = drive(
+        system, public_events(seed, branch), w.timeline.checkpoints, questions(probes, w.items)
+    )
     return answer(
         asked, client(RULES), world=seed, branch=branch, system=name, run="test"
     ).to_pylist()

@@ -23,7 +23,7 @@ from memshift.memory.queries import item_query
 from memshift.memory.selection import WRITER_BUDGET, Selector
 from memshift.models.requests import AuditRequest, CallContext
 from memshift.statements import render
-from memshift.world.records import Event, LiveState, Record
+from memshift.world.records import LiveState, PublicEvent, Record
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,9 @@ def supporting(records: Sequence[Record], value: Value) -> list[Record]:
     return [r for r in records if any(s and s in r.text for s in said)]
 
 
-def evidence_at(events: Sequence[Event], drafts: Sequence[Draft]) -> dict[str, tuple[Record, ...]]:
+def evidence_at(
+    events: Sequence[PublicEvent], drafts: Sequence[Draft]
+) -> dict[str, tuple[Record, ...]]:
     """For each draft, the live records at its time that the item's query ranks within the
     writer's budget, oldest first."""
     ordered = sorted(events, key=lambda e: e.time)

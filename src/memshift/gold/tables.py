@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import datetime
 
 import pyarrow as pa
 
@@ -41,6 +42,18 @@ def gold_to_table(points: Sequence[GoldPoint], *, world: int, branch: str) -> pa
         rows["clock_alone"].append(p.clock_alone)
         rows["last_change"].append(p.last_change)
     return pa.Table.from_pydict(rows, schema=schemas.GOLD)
+
+
+Dependencies = dict[tuple[str, datetime], tuple[tuple[str, int], ...]]
+
+
+def dependencies(table: pa.Table) -> Dependencies:
+    """Each item-time's gold dependency set, keyed by item and checkpoint time."""
+    c = table.select(["item_id", "time", "deps"]).to_pydict()
+    return {
+        (item, time): tuple((d["object_id"], d["revision"]) for d in deps)
+        for item, time, deps in zip(c["item_id"], c["time"], c["deps"], strict=True)
+    }
 
 
 def parse_value(text: str | None) -> Value:

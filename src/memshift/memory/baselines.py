@@ -11,7 +11,7 @@ from memshift.errors import MemshiftError
 from memshift.memory.interface import Cost, Question
 from memshift.memory.selection import EVIDENCE_BUDGET, Selector, SizedRecords, record_tokens
 from memshift.world.parse import record_evidence
-from memshift.world.records import Event, LiveState, Record
+from memshift.world.records import LiveState, PublicEvent, Record
 
 
 class LiveRecords:
@@ -21,7 +21,7 @@ class LiveRecords:
         self.state = LiveState()
         self._cost = Cost()
 
-    def ingest(self, events: Sequence[Event], now: datetime) -> None:
+    def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         for e in events:
             self.state.apply(e)
 
@@ -55,7 +55,7 @@ class NoStoreBM25(LiveRecords):
         super().__init__()
         self._selector: Selector | None = None
 
-    def ingest(self, events: Sequence[Event], now: datetime) -> None:
+    def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         super().ingest(events, now)
         self._selector = None
 
@@ -101,7 +101,7 @@ class PlainRAG(LiveRecords):
         self.rank = rank
         self._sized: SizedRecords | None = None
 
-    def ingest(self, events: Sequence[Event], now: datetime) -> None:
+    def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         super().ingest(events, now)
         self._sized = None
 

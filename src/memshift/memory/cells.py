@@ -7,13 +7,14 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memshift.gold.evaluator import Value
+from memshift.gold.tables import Dependencies
 from memshift.items import Item
 from memshift.memory.holdmem import HoldMemDetector, WriteRecord
 from memshift.memory.repair import Repairer, StoredItem, as_value, serve, typed_rows
 from memshift.models.client import ModelClient
 from memshift.models.requests import CallContext, ProgramRequest
 from memshift.world.generate import World
-from memshift.world.records import Event, LiveState, Record, snapshots
+from memshift.world.records import LiveState, PublicEvent, Record, snapshots
 
 PROGRAM_FIELDS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "email": (
@@ -32,12 +33,14 @@ PROGRAM_FIELDS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
 }
 
 
-def _interval(events: Sequence[Event], lo: datetime | None, hi: datetime) -> list[Event]:
+def _interval(
+    events: Sequence[PublicEvent], lo: datetime | None, hi: datetime
+) -> list[PublicEvent]:
     return [e for e in events if (lo is None or e.time > lo) and e.time <= hi]
 
 
 def prefork_writes(
-    world: World, events: Sequence[Event], client: ModelClient, context: CallContext
+    world: World, events: Sequence[PublicEvent], client: ModelClient, context: CallContext
 ) -> list[WriteRecord]:
     """One write per item at the fork from the full history; identical for every branch and
     cell, since every branch shares the events up to the fork."""
@@ -48,14 +51,15 @@ def prefork_writes(
 
 def run_detection(
     world: World,
-    events: Sequence[Event],
+    events: Sequence[PublicEvent],
     detection: str,
     client: ModelClient,
     prefork: Sequence[WriteRecord],
     context: CallContext,
+    gold_deps: Dependencies | None = None,
 ) -> HoldMemDetector:
     checkpoints = world.timeline.checkpoints
-    detector = HoldMemDetector(world.items, detection, client, context)
+    detector = HoldMemDetector(world.items, detection, client, context, gold_deps)
     detector.ingest(_interval(events, None, checkpoints[0]))
     detector.adopt_prefork(prefork, checkpoints[0])
     for k in range(1, len(checkpoints)):
@@ -112,7 +116,7 @@ class ProgramRunner:
 
 def run_repair(
     world: World,
-    events: Sequence[Event],
+    events: Sequence[PublicEvent],
     writes: Sequence[WriteRecord],
     served: dict[int, dict[str, list[str]]] | dict[int, dict[str, tuple[str, ...]]],
     repair: str,

@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from memshift.audit.arbiter import AuditRow, Verdict, audit_log, judge
+from memshift.gold.tables import Dependencies
 from memshift.items import Item
 from memshift.memory.keys import (
     EventCounts,
@@ -39,7 +40,7 @@ from memshift.memory.selection import Selector
 from memshift.models.client import ModelClient
 from memshift.models.replies import Reply
 from memshift.models.requests import AuditRequest, CallContext, WriterRequest
-from memshift.world.records import Event, LiveState, Record
+from memshift.world.records import LiveState, PublicEvent, Record
 
 
 @dataclass(frozen=True)
@@ -87,10 +88,18 @@ def writer_id(client: ModelClient) -> str:
 
 class HoldMemDetector:
     def __init__(
-        self, items: Sequence[Item], detection: str, client: ModelClient, context: CallContext
+        self,
+        items: Sequence[Item],
+        detection: str,
+        client: ModelClient,
+        context: CallContext,
+        gold_deps: Dependencies | None = None,
     ) -> None:
         if detection not in DETECTIONS:
             raise ValueError(f"unknown detection {detection!r}; choose one of {DETECTIONS}")
+        if detection == "oracle" and gold_deps is None:
+            raise ValueError("the oracle key is built from gold: give the gold dependency sets")
+        self.gold_deps = gold_deps or {}
         self.items = list(items)
         self.detection = detection
         self.client = client
@@ -108,7 +117,7 @@ class HoldMemDetector:
 
     # ---- events ------------------------------------------------------------------------------
 
-    def ingest(self, events: Sequence[Event]) -> None:
+    def ingest(self, events: Sequence[PublicEvent]) -> None:
         for e in events:
             self.state.apply(e)
             if e.op in ("insert", "update", "delete"):
@@ -127,7 +136,7 @@ class HoldMemDetector:
         if self.detection == "citation":
             return citation_key(cited, self.counts, version, self.writer)
         if self.detection == "oracle":
-            return oracle_key(item, self.state, now, version)
+            return oracle_key(self.gold_deps[(item.item_id, now)], version)
         if self.detection == "scope" and item.is_definition:
             return scope_key(item, self.state, now, version)
         return source_key(item, self.counts, version, self.writer)

@@ -16,7 +16,7 @@ from typing import Protocol, runtime_checkable
 
 from memshift.errors import MemshiftError
 from memshift.items import Item
-from memshift.world.records import Event
+from memshift.world.records import PublicEvent
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Cost:
 
 @runtime_checkable
 class MemorySystem(Protocol):
-    def ingest(self, events: Sequence[Event], now: datetime) -> None:
+    def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         """Events in time order, all at or before `now`; `now` is a checkpoint."""
 
     def define(self, item_id: str, version: int, text: str) -> None: ...
@@ -83,7 +83,7 @@ class SearchAdapter:
         self.limit = limit
         self._cost = Cost()
 
-    def ingest(self, events: Sequence[Event], now: datetime) -> None:
+    def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         for e in events:
             if e.op in ("insert", "update"):
                 self.backend.add(e.text, {"object_id": e.object_id, "revision": str(e.revision)})

@@ -2,7 +2,7 @@
 
 - source: event count per declared source, definition version, writer;
 - citation: event count per record group holding a cited record, definition version, writer;
-- oracle: the gold dependency set (a control that sees what no memory can);
+- oracle: the gold dependency set, read from gold (a control that sees what no memory can);
 - scope: the records a definition ranges over (definition items; other items use the source key).
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from memshift.definitions import definition
-from memshift.gold.evaluator import evaluate, in_scope
+from memshift.gold.evaluator import in_scope
 from memshift.items import Item
 from memshift.world.records import LiveState
 
@@ -55,9 +55,8 @@ def citation_key(cited: Iterable[str], counts: EventCounts, version: int, writer
     )
 
 
-def oracle_key(item: Item, state: LiveState, now: datetime, version: int) -> str:
-    gold = evaluate(item, state.records.values(), now, version=version)
-    return _json({"deps": [list(d) for d in gold.deps], "version": version})
+def oracle_key(deps: Iterable[tuple[str, int]], version: int) -> str:
+    return _json({"deps": [list(d) for d in deps], "version": version})
 
 
 def scope_key(item: Item, state: LiveState, now: datetime, version: int) -> str:

@@ -19,7 +19,7 @@ from memshift.memory.selection import pack_evidence
 from memshift.models.client import ModelClient
 from memshift.models.requests import CallContext, ReaderRequest
 from memshift.tokens import count_tokens
-from memshift.world.records import Event
+from memshift.world.records import PublicEvent
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def questions(probes: pa.Table, items: Sequence[Item]) -> list[tuple[int, Questi
 
 def drive(
     system: MemorySystem,
-    events: Sequence[Event],
+    events: Sequence[PublicEvent],
     checkpoints: Sequence[datetime],
     asked: Sequence[tuple[int, Question]],
 ) -> list[Asked]:
@@ -132,7 +132,7 @@ class StoreServer:
         self.checkpoints = list(checkpoints)
         self.revoked: set[tuple[str, str]] = set()
 
-    def ingest(self, events: Sequence[Event], now: datetime) -> None:
+    def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         """The store was built by the ingest and audit/repair stages; nothing to do here."""
 
     def define(self, item_id: str, version: int, text: str) -> None:

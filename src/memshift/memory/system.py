@@ -21,7 +21,7 @@ from memshift.memory.repair import Repairer, StoredItem
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.world.records import Event
+from memshift.world.records import PublicEvent
 
 BUNDLE_FORMAT = "memshift-holdmem-1"
 
@@ -46,7 +46,7 @@ class HoldMem:
         self.revoked: set[tuple[str, str]] = set()
         self.imported: dict[str, list[str]] | None = None
 
-    def ingest(self, events: Sequence[Event], now: datetime) -> None:
+    def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         """The first call must bring the history up to the fork; each later call one interval."""
         self.detector.ingest(events)
         self.checkpoint += 1

@@ -18,7 +18,7 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.stages import paths
-from memshift.stages.world import load, load_events
+from memshift.stages.world import load, load_public_events
 
 
 def run(
@@ -57,7 +57,7 @@ def run(
         for a in answers
         if a["status"] == "answer" and a["value"] is not None
     ]
-    evidence = evidence_at(load_events(world_dir, branch), drafts)
+    evidence = evidence_at(load_public_events(world_dir, branch), drafts)
     requests = {}
     for draft in drafts:
         context = CallContext(

@@ -13,7 +13,7 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.stages import paths
-from memshift.stages.world import load, load_events
+from memshift.stages.world import load, load_public_events
 
 
 def run(
@@ -37,7 +37,9 @@ def run(
         programs = ProgramRunner(
             world.items, client, CallContext(profile.name, world.seed, branch, system)
         )
-    store = run_repair(world, load_events(world_dir, branch), writes, served, repair, programs)
+    store = run_repair(
+        world, load_public_events(world_dir, branch), writes, served, repair, programs
+    )
     out = paths.system_dir(run_world_dir, branch, system)
     write_table(store_to_table(store), schemas.STORE, out / "store.parquet")
     log.write(out / "calls-programs.parquet")

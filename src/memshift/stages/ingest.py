@@ -8,6 +8,7 @@ from pathlib import Path
 
 from memshift import schemas
 from memshift.artifacts import read_table, write_table
+from memshift.gold.tables import dependencies
 from memshift.memory.cells import run_detection
 from memshift.memory.holdmem import HoldMemDetector
 from memshift.memory.tables import (
@@ -22,7 +23,7 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.stages import paths
-from memshift.stages.world import load, load_events
+from memshift.stages.world import load, load_public_events
 
 
 def run(
@@ -39,8 +40,13 @@ def run(
     client = ModelClient(profile, cache_dir=cache_dir, log=log)
     system = paths.detection_system(detection)
     context = CallContext(profile.name, world.seed, branch, system)
+    gold_deps = (
+        dependencies(read_table(paths.gold(world_dir, branch), schemas.GOLD))
+        if detection == "oracle"
+        else None
+    )
     detector = run_detection(
-        world, load_events(world_dir, branch), detection, client, prefork, context
+        world, load_public_events(world_dir, branch), detection, client, prefork, context, gold_deps
     )
     out = paths.system_dir(run_world_dir, branch, system)
     write_table(writes_to_table(detector.writes), schemas.WRITES, out / "writes.parquet")

@@ -13,7 +13,7 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.stages import paths
-from memshift.stages.world import load, load_events
+from memshift.stages.world import load, load_public_events
 
 
 def run(world_dir: Path, out_dir: Path, profile: Profile, cache_dir: Path | None) -> int:
@@ -21,7 +21,7 @@ def run(world_dir: Path, out_dir: Path, profile: Profile, cache_dir: Path | None
     log = CallLog()
     client = ModelClient(profile, cache_dir=cache_dir, log=log)
     context = CallContext(run=profile.name, world=world.seed, branch="none", system="holdmem")
-    writes = prefork_writes(world, load_events(world_dir, "none"), client, context)
+    writes = prefork_writes(world, load_public_events(world_dir, "none"), client, context)
     write_table(writes_to_table(writes), schemas.WRITES, paths.prefork(out_dir))
     log.write(out_dir / "calls-prefork.parquet")
     return len(writes)

@@ -8,6 +8,7 @@ from pathlib import Path
 from memshift import schemas
 from memshift.artifacts import read_table, write_table
 from memshift.errors import ConfigError
+from memshift.gold.tables import dependencies
 from memshift.memory.baselines import NoStoreBM25, OracleContext, PlainRAG
 from memshift.memory.interface import MemorySystem
 from memshift.memory.reading import StoreServer, answer, drive, questions
@@ -16,7 +17,7 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.stages import paths
-from memshift.stages.world import load, load_events
+from memshift.stages.world import load, load_public_events
 from memshift.world.generate import World
 
 BASELINES = ("bm25", "rag", "oracle")
@@ -68,13 +69,7 @@ def system_for(
     if system == "bm25":
         return NoStoreBM25()
     if system == "oracle":
-        gold = read_table(paths.gold(world_dir, branch), schemas.GOLD).to_pydict()
-        times = world.timeline.checkpoints
-        deps = {
-            (item, times[k]): [(d["object_id"], d["revision"]) for d in dep]
-            for item, k, dep in zip(gold["item_id"], gold["checkpoint"], gold["deps"], strict=True)
-        }
-        return OracleContext(deps)
+        return OracleContext(dependencies(read_table(paths.gold(world_dir, branch), schemas.GOLD)))
     if system == "rag":
         from memshift.memory.dense import dense_ranker
 
@@ -103,7 +98,7 @@ def run(
     )
     asked = drive(
         memory,
-        load_events(world_dir, branch),
+        load_public_events(world_dir, branch),
         world.timeline.checkpoints,
         questions(probes, world.items),
     )

@@ -8,7 +8,7 @@ from memshift import schemas
 from memshift.artifacts import read_json, read_table, write_json, write_table
 from memshift.stages import paths
 from memshift.world.generate import World, generate_world
-from memshift.world.records import Event
+from memshift.world.records import Event, PublicEvent, public_view
 from memshift.world.tables import (
     events_to_table,
     table_to_events,
@@ -41,3 +41,8 @@ def load(world_dir: Path, *, with_events: bool = True) -> World:
 
 def load_events(world_dir: Path, branch: str) -> list[Event]:
     return table_to_events(read_table(paths.events(world_dir, branch), schemas.EVENTS))
+
+
+def load_public_events(world_dir: Path, branch: str) -> list[PublicEvent]:
+    """A branch's events as memory systems see them, without the generator's annotations."""
+    return public_view(load_events(world_dir, branch))

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from memshift.items import APPOINTMENT_TYPES, series_id
+from memshift.items import APPOINTMENT_TYPES
 from memshift.timeutil import WEEKDAYS, days, fmt
 from memshift.world import pools
 from memshift.world.cast import Cast, Person
@@ -47,7 +47,7 @@ def series_fields(
 
 
 def series_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
-    em = Emitter("series", "sr")
+    em = Emitter("series", "sr", cast.id_salt)
     for k, title in enumerate(cast.series_titles, start=1):
         attendees = [
             cast.colleagues[i].full
@@ -61,7 +61,7 @@ def series_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> l
             attendees,
         )
         created = timeline.random_time(rng, timeline.start, timeline.start + days(7))
-        em.insert(created, series_id(k), "calendar", "series", series_id(k), fields)
+        em.insert(created, cast.series_id(k), "calendar", "series", cast.series_id(k), fields)
         window = (created + days(14), timeline.fork - days(3))
         if rng.random() < 0.3 and timeline.has_room(*window):
             moved = dict(fields)
@@ -70,7 +70,7 @@ def series_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> l
             if (moved["weekday"], moved["start_time"]) != (fields["weekday"], fields["start_time"]):
                 em.update(
                     timeline.random_time(rng, *window),
-                    series_id(k),
+                    cast.series_id(k),
                     moved,
                 )
     return em.events
@@ -97,7 +97,7 @@ def weekday_slot(rng: np.random.Generator, day: datetime) -> datetime:
 def appointment_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
     """Appointments are booked weeks ahead; before the fork some are moved. After the fork the
     ordinary continuation only books new ones, so a shift may own every change to an old one."""
-    em = Emitter("appointments", "ap")
+    em = Emitter("appointments", "ap", cast.id_salt)
     for kind in APPOINTMENT_TYPES:
         provider = f"Dr. {pools.LAST_NAMES[int(rng.integers(len(pools.LAST_NAMES)))]}"
         location = CLINICS[kind][int(rng.integers(2))]
@@ -151,7 +151,7 @@ def colleague_weights(rng: np.random.Generator, n: int, blocks: int) -> np.ndarr
 
 
 def meeting_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
-    em = Emitter("meetings", "mt")
+    em = Emitter("meetings", "mt", cast.id_salt)
     weeks = timeline.weeks()
     weights = colleague_weights(rng, len(cast.colleagues), len(weeks) // DRIFT_WEEKS + 1)
     for index, (lo, hi) in enumerate(weeks):

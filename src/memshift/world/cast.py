@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memshift.world import pools
+from memshift.world.ids import opaque_id
 
 AGENTS = ("assistant", "scheduler", "concierge")
 N_TRACKED_CONTACTS = 12
@@ -58,9 +59,25 @@ class Cast:
     spare_projects: tuple[str, ...]
     channels: tuple[str, ...]
     newsletters: tuple[str, ...]
+    id_salt: str
 
     def city_zone(self, city: str) -> str:
         return dict(pools.CITIES)[city]
+
+    def card_id(self, k: int) -> str:
+        """The contact card of tracked contact k (1-based)."""
+        return opaque_id(self.id_salt, f"card-{k}", "ct")
+
+    def series_id(self, k: int) -> str:
+        return opaque_id(self.id_salt, f"series-{k}", "cal")
+
+    def tracked_task_id(self, k: int) -> str:
+        return opaque_id(self.id_salt, f"task-{k}", "tk")
+
+    @property
+    def settings_id(self) -> str:
+        """The calendar's settings record (its time zone)."""
+        return opaque_id(self.id_salt, "settings", "cal")
 
 
 def _people(rng: np.random.Generator, n: int) -> list[Person]:
@@ -107,4 +124,6 @@ def draw_cast(rng: np.random.Generator) -> Cast:
         spare_projects=projects[12:],
         channels=_pick(rng, pools.CHANNEL_NAMES, 4),
         newsletters=_pick(rng, pools.NEWSLETTER_TITLES, 4),
+        # drawn last, so that the salt moves none of the cast's other draws
+        id_salt=f"{int(rng.integers(2**63)):016x}",
     )

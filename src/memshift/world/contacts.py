@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from memshift.items import card_id
 from memshift.timeutil import days
 from memshift.world.cast import Cast, Person
 from memshift.world.emit import Emitter
@@ -31,7 +30,7 @@ def card_fields(person: Person, employer: str, city: str, number: str) -> dict[s
 
 def tracked_card_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
     """Cards of the tracked contacts, written early; some are edited before the fork, none after."""
-    em = Emitter("contacts", "ct")
+    em = Emitter("contacts", "ct", cast.id_salt)
     employers = cast.organizations[4:]
     cities = [c for c, _ in cast.cities[2:]]
     for k, person in enumerate(cast.tracked_contacts, start=1):
@@ -42,7 +41,7 @@ def tracked_card_events(rng: np.random.Generator, cast: Cast, timeline: Timeline
             phone(rng),
         )
         created = timeline.random_time(rng, timeline.start, timeline.start + days(14))
-        em.insert(created, card_id(k), "contacts", "card", card_id(k), fields)
+        em.insert(created, cast.card_id(k), "contacts", "card", cast.card_id(k), fields)
         window = (created + days(7), timeline.fork - days(7))
         if rng.random() < 0.3 and timeline.has_room(*window):
             edited = timeline.random_time(rng, *window)
@@ -50,7 +49,7 @@ def tracked_card_events(rng: np.random.Generator, cast: Cast, timeline: Timeline
             options = employers if attribute == "employer" else cities
             new = dict(fields)
             new[attribute] = _other(rng, options, fields[attribute])
-            em.update(edited, card_id(k), new)
+            em.update(edited, cast.card_id(k), new)
     return em.events
 
 
@@ -61,7 +60,7 @@ def _other(rng: np.random.Generator, options: tuple[str, ...] | list[str], curre
 
 def churn_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
     """New acquaintances and phone-number edits, at least one a week through the whole year."""
-    em = Emitter("contacts-churn", "cc")
+    em = Emitter("contacts-churn", "cc", cast.id_salt)
     people = list(cast.acquaintances)
     known: list[tuple[str, dict[str, str]]] = []
     cities = [c for c, _ in cast.cities]

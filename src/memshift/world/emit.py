@@ -6,19 +6,22 @@ from datetime import datetime
 from typing import Any
 
 from memshift.tokens import count_tokens
+from memshift.world.ids import opaque_id
 from memshift.world.records import Event
 from memshift.world.render import render
 
 
 class Emitter:
-    """Event factory for one component. Ids carry the component's prefix, so no component's
-    numbering depends on another's."""
+    """Event factory for one component. Objects are named internally with the component's
+    prefix, so no component's numbering depends on another's; the id a record carries is the
+    opaque form of that name under the world's id salt (`memshift.world.ids`)."""
 
     def __init__(
-        self, component: str, prefix: str, revisions: dict[str, int] | None = None
+        self, component: str, prefix: str, id_salt: str, revisions: dict[str, int] | None = None
     ) -> None:
         self.component = component
         self.prefix = prefix
+        self.id_salt = id_salt
         self.events: list[Event] = []
         self._objects = 0
         self._revisions: dict[str, int] = dict(revisions or {})
@@ -26,7 +29,7 @@ class Emitter:
 
     def new_object_id(self, source_prefix: str) -> str:
         self._objects += 1
-        return f"{source_prefix}-{self.prefix}-{self._objects:04d}"
+        return opaque_id(self.id_salt, f"{self.prefix}-{self._objects:04d}", source_prefix)
 
     def _event(
         self,

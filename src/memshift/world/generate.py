@@ -15,7 +15,7 @@ from memshift.world.life import LifeScript, life_events
 from memshift.world.records import Event, sort_events
 from memshift.world.timeline import Timeline
 
-GENERATOR_VERSION = "1.0.0"
+GENERATOR_VERSION = "2.0.0"
 
 Component = Callable[[np.random.Generator, Cast, Timeline], list[Event]]
 

@@ -20,7 +20,6 @@ from memshift.world.prose import statement, weekday_name
 from memshift.world.records import Event
 from memshift.world.timeline import Timeline
 
-SETTINGS_ID = "cal-settings"
 SETTINGS_CLUSTER = "calendar:settings"
 
 
@@ -123,7 +122,7 @@ def life_events(
     rng: np.random.Generator, cast: Cast, timeline: Timeline
 ) -> tuple[LifeScript, list[Event]]:
     script = sample_script(rng, cast, timeline)
-    em = Emitter("life", "life")
+    em = Emitter("life", "life", cast.id_salt)
     friends = cast.friends
     for attribute, line in script.timelines.items():
         for index, (t, value) in enumerate(line.changes):
@@ -148,12 +147,12 @@ def life_events(
     first_city = city_line.changes[0][1]
     em.insert(
         timeline.start + timedelta(minutes=5),
-        SETTINGS_ID,
+        cast.settings_id,
         "calendar",
         "settings",
         SETTINGS_CLUSTER,
         settings_fields(cast.city_zone(first_city)),
     )
     for t, city in city_line.changes[1:]:
-        em.update(t + days(1), SETTINGS_ID, settings_fields(cast.city_zone(city)))
+        em.update(t + days(1), cast.settings_id, settings_fields(cast.city_zone(city)))
     return script, em.events

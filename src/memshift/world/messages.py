@@ -26,7 +26,7 @@ def _sorted_times(rng: np.random.Generator, timeline: Timeline, lo, hi, n: int) 
 def dm_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
     """Messages in personal channels. Each friend's weekly rate drifts every few weeks, so who
     counts as a close friend changes over the year."""
-    em = Emitter("dm", "dm")
+    em = Emitter("dm", "dm", cast.id_salt)
     weeks = timeline.weeks()
     blocks = len(weeks) // RATE_BLOCK_WEEKS + 1
     base = rng.permutation(FRIEND_WEEKLY_RATES) * rng.lognormal(
@@ -51,7 +51,7 @@ def dm_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[
 
 
 def workchat_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
-    em = Emitter("workchat", "wc")
+    em = Emitter("workchat", "wc", cast.id_salt)
     for lo, hi in timeline.weeks():
         for t in _sorted_times(rng, timeline, lo, hi, max(1, int(rng.poisson(2.5)))):
             colleague = cast.colleagues[int(rng.integers(len(cast.colleagues)))]
@@ -73,7 +73,7 @@ def mail_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> lis
     """Personal and work mail from the people who write to the user. Each sender has a habit of
     being starred, and who writes most drifts every few weeks; some mail is starred a day or two
     after it arrives (a second revision)."""
-    em = Emitter("mail", "ml")
+    em = Emitter("mail", "ml", cast.id_salt)
     senders: list[Person] = [*cast.correspondents, *cast.colleagues[:6], *cast.friends[:4]]
     star_rate = np.where(
         rng.random(len(senders)) < 0.35,
@@ -119,7 +119,7 @@ def mail_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> lis
 
 def routine_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
     """Routine work mail: reminders, status updates and expense reports; never starred."""
-    em = Emitter("routine", "rt")
+    em = Emitter("routine", "rt", cast.id_salt)
     for lo, hi in timeline.weeks():
         for t in _sorted_times(rng, timeline, lo, hi, int(rng.poisson(2.5))):
             colleague = cast.colleagues[int(rng.integers(len(cast.colleagues)))]
@@ -132,8 +132,8 @@ def routine_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> 
                 to=[cast.user],
                 subject=subject,
                 body=body,
-                thread=f"thread:routine:{project.lower().replace(' ', '-')}",
-                category="routine",
+                thread=f"thread:{project.lower().replace(' ', '-')}",
+                category="updates",
             )
     return em.events
 
@@ -143,7 +143,7 @@ NEWSLETTER_SECTIONS = (17, 23)
 
 def newsletter_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
     """Long digests naming organizations and cities from the same pools as the person's facts."""
-    em = Emitter("newsletters", "nl")
+    em = Emitter("newsletters", "nl", cast.id_salt)
     issue = {title: 0 for title in cast.newsletters}
     for lo, hi in timeline.weeks():
         per_week = round(NEWSLETTERS_PER_WEEK * (hi - lo).total_seconds() / (7 * 86400))

@@ -50,7 +50,7 @@ def working_hours_note(em: Emitter, rng: np.random.Generator, t: datetime, hours
 
 
 def note_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
-    em = Emitter("notes", "nt")
+    em = Emitter("notes", "nt", cast.id_salt)
     first = timeline.random_time(rng, timeline.start, timeline.start + days(10))
     later = (first + days(14), timeline.fork - days(7))
     extra = int(rng.integers(1, 3)) if timeline.has_room(*later) else 0

@@ -8,7 +8,7 @@ memory that a definition moved to another version or that an agent lost access t
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -28,8 +28,9 @@ def canonical_json(value: Any) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One change in the world. `asserts` is a generator annotation (which free-text fact a
-    record states); gold reads it, memories never see it."""
+    """One change in the world. `component`, `event_id` and `asserts` (which free-text fact a
+    record states) are the generator's annotations: gold reads them; a memory system is given
+    the `PublicEvent` view instead and never sees them."""
 
     event_id: str
     time: datetime
@@ -48,6 +49,35 @@ class Event:
     @property
     def sort_key(self) -> tuple[datetime, str]:
         return (self.time, self.event_id)
+
+
+@dataclass(frozen=True, slots=True)
+class PublicEvent:
+    """One change as a memory system sees it: what a real source would deliver. It carries none
+    of the generator's annotations (which component wrote it, which fact it states, its event
+    id), so no system under test can read a label."""
+
+    time: datetime
+    op: str
+    object_id: str
+    source: str
+    kind: str
+    revision: int
+    cluster: str
+    fields: JsonDict
+    text: str
+
+
+def public_view(events: Iterable[Event]) -> list[PublicEvent]:
+    return [
+        PublicEvent(
+            e.time, e.op, e.object_id, e.source, e.kind, e.revision, e.cluster, e.fields, e.text
+        )
+        for e in events
+    ]
+
+
+AnyEvent = Event | PublicEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +112,8 @@ class LiveState:
     definition_versions: dict[str, int] = field(default_factory=dict)
     revoked: set[tuple[str, str]] = field(default_factory=set)
 
-    def apply(self, event: Event) -> None:
+    def apply(self, event: AnyEvent) -> None:
+        asserts = event.asserts if isinstance(event, Event) else {}
         if event.op == "insert":
             self.records[event.object_id] = Record(
                 event.object_id,
@@ -94,7 +125,7 @@ class LiveState:
                 event.text,
                 event.time,
                 event.time,
-                event.asserts,
+                asserts,
             )
         elif event.op == "update":
             old = self.records[event.object_id]
@@ -108,7 +139,7 @@ class LiveState:
                 event.text,
                 old.created,
                 event.time,
-                event.asserts,
+                asserts,
             )
         elif event.op == "delete":
             self.records.pop(event.object_id)
@@ -122,7 +153,7 @@ class LiveState:
             else:
                 self.revoked.add(key)
         else:
-            raise ValueError(f"unknown event op {event.op!r} in event {event.event_id}")
+            raise ValueError(f"unknown event op {event.op!r} on object {event.object_id!r}")
 
     def copy(self) -> LiveState:
         return LiveState(
@@ -140,7 +171,7 @@ def sort_events(events: Iterable[Event]) -> list[Event]:
     return sorted(events, key=lambda e: e.sort_key)
 
 
-def snapshots(events: list[Event], times: list[datetime]) -> Iterator[LiveState]:
+def snapshots(events: Sequence[AnyEvent], times: list[datetime]) -> Iterator[LiveState]:
     """Live states at each of `times` (ascending); events at exactly a time are included."""
     state = LiveState()
     position = 0
@@ -151,5 +182,5 @@ def snapshots(events: list[Event], times: list[datetime]) -> Iterator[LiveState]
         yield state.copy()
 
 
-def state_at(events: list[Event], t: datetime) -> LiveState:
+def state_at(events: Sequence[AnyEvent], t: datetime) -> LiveState:
     return next(snapshots(events, [t]))

@@ -110,6 +110,8 @@ def world_from_description(data: dict[str, Any], events: Sequence[Event]) -> Wor
             fields[f.name] = tuple(_person(p) for p in raw)
         elif f.name == "cities":
             fields[f.name] = tuple((city, zone) for city, zone in raw)
+        elif f.name == "id_salt":
+            fields[f.name] = str(raw)
         else:
             fields[f.name] = tuple(raw)
     cast = Cast(**fields)

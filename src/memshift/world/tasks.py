@@ -7,7 +7,6 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from memshift.items import tracked_task_id
 from memshift.timeutil import days, fmt, fmt_date
 from memshift.world.cast import Cast
 from memshift.world.emit import Emitter
@@ -63,7 +62,7 @@ class _Titles:
 
 
 def task_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
-    em = Emitter("tasks", "tk")
+    em = Emitter("tasks", "tk", cast.id_salt)
     spans = project_spans(rng, cast, timeline)
     titles = _Titles(cast.task_titles)
     for lo, hi in timeline.weeks():
@@ -94,5 +93,7 @@ def task_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> lis
         project = live[int(rng.integers(len(live)))]
         due = timeline.fork + days(int(rng.integers(-5, 46)))
         fields = task_fields(title, project, created, fmt_date(due))
-        em.insert(created, tracked_task_id(k), "tasks", "task", project_cluster(project), fields)
+        em.insert(
+            created, cast.tracked_task_id(k), "tasks", "task", project_cluster(project), fields
+        )
     return em.events
