@@ -9,7 +9,10 @@ import pytest
 
 from memshift.items import VALUE_TYPES
 from memshift.scoring.scorer import (
+    AMBIGUOUS,
     CITY_ZONES,
+    IANA_NAMES,
+    LEGACY_NAMES,
     Score,
     canonical_commute,
     canonical_diet,
@@ -41,7 +44,10 @@ OCT_8 = datetime.date(2026, 10, 8)
         "Oct 8, 2026", "Oct. 8, 2026", "oct 8 2026", "October 8, 2026", "October 8th, 2026",
         "8 October 2026", "8th of October 2026", "8 Oct 2026", "Thursday, Oct 8, 2026",
         "Thursday, October 8, 2026", "Thu 8 Oct 2026", "  OCTOBER 8, 2026.  ", "“October 8, 2026”",
-        "Thursday 2026-10-08", "on Thursday, 8 October 2026",
+        "Thursday 2026-10-08", "on Thursday, 8 October 2026", "2026-10-08T00:00",
+        "2026-10-08 00:00", "2026-10-08T00:00:00", "2026-10-08T00:00:00Z",
+        "2026-10-08T00:00:00.000Z", "2026-10-08T00:00:00+02:00", "2026-10-08T00:00-0500",
+        "2026-10-08 00:00:00 +00:00",
     ],
 )  # fmt: skip
 def test_parse_date_accepts(text: str) -> None:
@@ -53,7 +59,9 @@ def test_parse_date_accepts(text: str) -> None:
     [
         "", "Oct 8", "8 October", "2026-13-08", "2026-02-30", "08/10", "tomorrow",
         "Octember 8, 2026", "Friday, Oct 8, 2026", "Monday Tuesday 2026-10-08", "2026-10-08 15:00",
-        "10-08-2026", "8 10 2026", "2026", "October 2026",
+        "10-08-2026", "8 10 2026", "2026", "October 2026", "2026-10-08T15:00", "2026-10-08T00:01",
+        "2026-10-08T00:00:01", "2026-10-08T00:00:00.001", "2026-10-08T24:00", "2026-10-08 12:00 AM",
+        "2026-10-08 midnight", "2026-10-08T00:00 15:00", "Thursday 2026-10-08T00:00",
     ],
 )  # fmt: skip
 def test_parse_date_rejects(text: str) -> None:
@@ -72,6 +80,12 @@ def test_slash_date_with_year_last_is_us_month_day() -> None:
         ("2026-10-19", "value mismatch"),
         ("2026-10-21", "value mismatch"),
         ("Oct 20, 2025", "value mismatch"),
+        ("2026-10-20T00:00", "match"),
+        ("2026-10-20 00:00:00Z", "match"),
+        ("2026-10-20T00:00:00+02:00", "match"),
+        ("2026-10-19T00:00:00Z", "value mismatch"),
+        ("2026-10-20T15:00", "unparseable value"),
+        ("2026-10-19T22:00:00Z", "unparseable value"),
         ("20/10/2026", "unparseable value"),
         ("Oct 20", "unparseable value"),
         (["2026-10-20"], "wrong value shape"),
@@ -96,7 +110,7 @@ def test_date_scores(written: object, reason: str) -> None:
         ("9:30", (9, 30)), ("9:30 am", (9, 30)), ("12am", (0, 0)), ("12 pm", (12, 0)),
         ("12:15 AM", (0, 15)), ("noon", (12, 0)), ("Noon", (12, 0)), ("12 noon", (12, 0)),
         ("midday", (12, 0)), ("midnight", (0, 0)), ("0:00", (0, 0)), ("23:59", (23, 59)),
-        ("8h30", (8, 30)),
+        ("8h30", (8, 30)), ("15:00:00.000", (15, 0)), ("15:00:00.0", (15, 0)),
     ],
 )  # fmt: skip
 def test_parse_time_accepts(text: str, expected: tuple[int, int]) -> None:
@@ -107,7 +121,7 @@ def test_parse_time_accepts(text: str, expected: tuple[int, int]) -> None:
     "text",
     [
         "", "15", "3", "24:00", "15:60", "13pm", "0am", "15:00 pm", "3:5pm", "15:00:30",
-        "three pm", "3 o'clock", "15:", "afternoon",
+        "three pm", "3 o'clock", "15:", "afternoon", "15:00:00.5", "15:00.00",
     ],
 )  # fmt: skip
 def test_parse_time_rejects(text: str) -> None:
@@ -126,6 +140,7 @@ OCT_8_3PM = datetime.datetime(2026, 10, 8, 15, 0)
         "Oct 8, 2026 3:00 PM", "Oct 8, 2026, 3:00 PM", "3pm on 8 October 2026",
         "3 pm on October 8, 2026", "October 8, 2026 at 15:00", "Thursday, October 8, 2026 at 3pm",
         "15:00 on 2026-10-08", "10/08/2026 15:00", "8 Oct 2026 @ 15h00", "2026-10-08 - 15:00",
+        "2026-10-08 15:00:00", "2026-10-08T15:00:00.000", "2026-10-08T15:00:00.000000",
     ],
 )  # fmt: skip
 def test_parse_datetime_accepts(text: str) -> None:
@@ -137,10 +152,22 @@ def test_parse_datetime_accepts(text: str) -> None:
     [
         "", "2026-10-08", "15:00", "Oct 8 3pm", "2026-10-08 15", "2026-10-08 25:00",
         "Friday, October 8, 2026 at 3pm", "2026-10-08 15:00 and 2026-10-09 15:00",
+        "2026-10-08T15:00:30", "2026-10-08 00:00 15:00", "2026-10-08T15:00 +1",
     ],
 )  # fmt: skip
 def test_parse_datetime_rejects(text: str) -> None:
     assert parse_datetime(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-10-08T15:00Z", "2026-10-08T15:00:00Z", "2026-10-08T15:00:00.000Z",
+        "2026-10-08T15:00+02:00", "2026-10-08 15:00 -05:00", "2026-10-08T15:00:00+0000",
+    ],
+)  # fmt: skip
+def test_an_iso_datetime_with_an_offset_is_ambiguous(text: str) -> None:
+    assert parse_datetime(text) is AMBIGUOUS
 
 
 @pytest.mark.parametrize(
@@ -154,6 +181,12 @@ def test_parse_datetime_rejects(text: str) -> None:
         ("2026-10-14 21:30", "value mismatch"),
         ("2026-10-15 09:30", "value mismatch"),
         ("2026-10-13 09:30", "value mismatch"),
+        ("2026-10-14T09:30:00", "match"),
+        ("2026-10-14T09:30:00.000", "match"),
+        ("2026-10-14T09:30:00Z", "ambiguous value"),
+        ("2026-10-14T09:30+02:00", "ambiguous value"),
+        ("2026-10-14T07:30:00Z", "ambiguous value"),
+        ("2026-10-14T09:30:15", "unparseable value"),
         ("2026-10-14", "unparseable value"),
         ("Wednesday at 9:30", "unparseable value"),
         (["2026-10-14 09:30"], "wrong value shape"),
@@ -195,6 +228,7 @@ def test_parse_weekday_time_rejects(text: str) -> None:
         ("Monday 10:00", "value mismatch"),
         ("Tuesday 10:01", "value mismatch"),
         ("Tuesday 10pm", "value mismatch"),
+        ("Tuesday 10:00:00", "match"),
         ("Tuesday", "unparseable value"),
         ("2026-10-13 10:00", "unparseable value"),
     ],
@@ -246,6 +280,9 @@ def test_parse_time_range_rejects(text: str) -> None:
     [
         ("09:00-17:30", "match"),
         ("9am–5:30pm", "match"),
+        ("09:00:00-17:30:00", "match"),
+        ("09:00:00.000-17:30:00.000", "match"),
+        ("09:00:00-17:30:30", "unparseable value"),
         ("09:00-17:31", "value mismatch"),
         ("08:59-17:30", "value mismatch"),
         ("09:00-17:00", "value mismatch"),
@@ -377,20 +414,25 @@ def test_empty_set_rejects(written: object) -> None:
     ("text", "zone"),
     [
         ("Europe/Lisbon", "Europe/Lisbon"), ("europe/lisbon", "Europe/Lisbon"),
-        ("EUROPE/LISBON", "Europe/Lisbon"), ("Europe/Lisbon (WET)", "Europe/Lisbon"),
-        ("Lisbon time", "Europe/Lisbon"), ("Porto", "Europe/Lisbon"),
+        ("EUROPE/LISBON", "Europe/Lisbon"), ("Europe/Lisbon time zone", "Europe/Lisbon"),
+        ("Europe/Lisbon (WET)", "Europe/Lisbon"), ("WET (Europe/Lisbon)", "Europe/Lisbon"),
+        ("Lisbon time", "Europe/Lisbon"), ("Porto", "Europe/Lisbon"), ("Portugal", "Europe/Lisbon"),
         ("America/New York", "America/New_York"), ("america/new_york", "America/New_York"),
-        ("Eastern Time", "America/New_York"), ("US Eastern", "America/New_York"),
-        ("US/Eastern", "America/New_York"), ("New York time", "America/New_York"),
-        ("Pacific Time (PT)", "America/Los_Angeles"), ("Central Time", "America/Chicago"),
-        ("Mountain Time", "America/Denver"), ("Arizona time", "America/Phoenix"),
-        ("UTC", "UTC"), ("GMT", "UTC"), ("Etc/UTC", "UTC"), ("Zulu", "UTC"),
-        ("Asia/Calcutta", "Asia/Kolkata"), ("India Standard Time", "Asia/Kolkata"),
-        ("JST", "Asia/Tokyo"), ("KST", "Asia/Seoul"), ("Singapore time", "Asia/Singapore"),
-        ("America/Buenos_Aires", "America/Argentina/Buenos_Aires"),
-        ("New Zealand time", "Pacific/Auckland"), ("UK time", "Europe/London"),
+        ("US/Eastern", "America/New_York"), ("us/eastern", "America/New_York"),
+        ("New York time", "America/New_York"), ("Canada/Eastern", "America/Toronto"),
+        ("US/Pacific", "America/Los_Angeles"), ("Canada/Pacific", "America/Vancouver"),
+        ("Asia/Calcutta", "Asia/Kolkata"), ("Japan", "Asia/Tokyo"), ("Japan time", "Asia/Tokyo"),
+        ("ROK", "Asia/Seoul"), ("Singapore time", "Asia/Singapore"), ("NZ", "Pacific/Auckland"),
+        ("America/Buenos_Aires", "America/Argentina/Buenos_Aires"), ("GB", "Europe/London"),
+        ("Eire", "Europe/Dublin"), ("Turkey", "Europe/Istanbul"),
+        ("Asia/Istanbul", "Europe/Istanbul"),
         ("São Paulo time zone", "America/Sao_Paulo"), ("Cape Town", "Africa/Johannesburg"),
-        ("CET", "CET"),
+        ("Central European Time (Europe/Berlin)", "Europe/Berlin"),
+        ("Europe/Berlin (UTC+01:00)", "Europe/Berlin"),
+        ("Europe/Berlin (CET/CEST)", "Europe/Berlin"),
+        ("UTC", "Etc/UTC"), ("Etc/UTC", "Etc/UTC"), ("Zulu", "Etc/UTC"), ("Etc/GMT", "Etc/UTC"),
+        ("Europe/Stockholm", "Europe/Stockholm"), ("Europe/Amsterdam", "Europe/Amsterdam"),
+        ("Asia/Saigon", "Asia/Saigon"), ("Etc/GMT-1", "Etc/GMT-1"),
     ],
 )  # fmt: skip
 def test_canonical_timezone(text: str, zone: str) -> None:
@@ -399,7 +441,25 @@ def test_canonical_timezone(text: str, zone: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "IST", "EAT", "AEST", "Europe/Lisbn", "Lisbon or Madrid", "Atlantis time", "+01:00"],
+    [
+        "CET", "cet", "CEST", "CET/CEST", "CET time zone", "EET", "WET", "MET", "EST", "EDT", "ET",
+        "PST", "PT", "CST", "MST", "HST", "GMT", "BST", "IST", "JST", "KST", "SGT", "NZST", "AEST",
+        "EAT", "SAST", "Z", "GMT0", "GMT+0", "Greenwich", "EST5EDT", "PST8PDT", "UTC+1",
+        "UTC +01:00", "GMT-5", "+01:00", "-0500", "UTC+5:30", "UTC+0", "+08", "UTC−05:00",
+        "Eastern Time", "US Eastern", "Pacific Time (PT)", "Central Time", "Mountain Time",
+        "Central European Time", "Central European Summer Time", "Japan Standard Time",
+        "India Standard Time", "Greenwich Mean Time", "W. Europe Standard Time",
+        "Europe/Berlin (Europe/Paris)",
+        "(UTC+01:00) Amsterdam, Berlin, Bern, Rome, Stockholm, Vienna",
+    ],
+)  # fmt: skip
+def test_offsets_and_abbreviations_are_ambiguous(text: str) -> None:
+    assert canonical_timezone(text) is AMBIGUOUS
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "Europe/Lisbn", "Lisbon or Madrid", "Atlantis time", "UK time", "Europe", "Europe/"],
 )
 def test_canonical_timezone_rejects(text: str) -> None:
     assert canonical_timezone(text) is None
@@ -412,15 +472,39 @@ def test_every_pool_city_names_its_zone(city: str, zone: str) -> None:
     assert canonical_timezone(f"{city} time") == zone
 
 
+def test_zone_names_come_from_the_pinned_tzdata() -> None:
+    pool_zones = {zone for _, zone in CITIES}
+    assert pool_zones <= IANA_NAMES
+    assert set(LEGACY_NAMES) <= IANA_NAMES
+    assert set(LEGACY_NAMES.values()) <= pool_zones | {"Etc/UTC"}
+    assert not pool_zones & set(LEGACY_NAMES), "a pool zone must be its own canonical name"
+
+
 @pytest.mark.parametrize(
     ("gold", "written", "reason"),
     [
         ("Europe/Lisbon", "Europe/Lisbon", "match"),
         ("Europe/Lisbon", "lisbon time", "match"),
-        ("Europe/Berlin", "CET", "value mismatch"),
+        ("Europe/Berlin", "Europe/Berlin (CET)", "match"),
+        ("America/New_York", "US/Eastern", "match"),
+        ("Asia/Kolkata", "Asia/Calcutta", "match"),
+        ("Europe/Berlin", "CET", "ambiguous value"),
+        ("Europe/Paris", "CET", "ambiguous value"),
+        ("Europe/Brussels", "CET", "ambiguous value"),
+        ("Europe/Lisbon", "WET", "ambiguous value"),
+        ("America/Phoenix", "MST", "ambiguous value"),
+        ("Asia/Tokyo", "JST", "ambiguous value"),
+        ("Europe/London", "GMT", "ambiguous value"),
+        ("Europe/Berlin", "UTC+1", "ambiguous value"),
+        ("America/New_York", "Eastern Time", "ambiguous value"),
+        ("America/Toronto", "Eastern Time", "ambiguous value"),
+        ("Europe/London", "UTC", "value mismatch"),
+        ("America/Toronto", "US/Eastern", "value mismatch"),
+        ("Europe/Paris", "Europe/Berlin (CET)", "value mismatch"),
+        ("Europe/Berlin", "Europe/Stockholm", "value mismatch"),
+        ("Europe/Stockholm", "Europe/Berlin", "value mismatch"),
+        ("Europe/Brussels", "Europe/Amsterdam", "value mismatch"),
         ("Europe/Lisbon", "Europe/Madrid", "value mismatch"),
-        ("Europe/London", "GMT", "value mismatch"),
-        ("America/Toronto", "Eastern Time", "value mismatch"),
         ("Europe/Lisbon", "Europe/Lisbn", "unparseable value"),
         ("Europe/Lisbon", ["Europe/Lisbon"], "wrong value shape"),
     ],
@@ -616,6 +700,9 @@ def test_oversized_answer_is_unparseable() -> None:
         ("date", "answer", '"someday"'),
         ("entity_set", "answer", '"Ana Silva"'),
         ("entity", "answer", '""'),
+        ("timezone", "answer", '"CET"'),
+        ("timezone", "answer", '"UTC+1"'),
+        ("datetime", "answer", '"2026-10-14T09:30Z"'),
     ],
 )
 def test_bad_gold_raises(value_type: str, gold_status: str, gold_value: str | None) -> None:

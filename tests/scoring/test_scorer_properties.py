@@ -55,6 +55,9 @@ TIME_FORMATS: tuple[Callable[[tuple[int, int]], str], ...] = (
 DATETIME_FORMATS: tuple[Callable[[datetime.datetime], str], ...] = (
     lambda t: f"{t:%Y-%m-%d %H:%M}",
     lambda t: f"{t:%Y-%m-%dT%H:%M}",
+    lambda t: f"{t:%Y-%m-%dT%H:%M:%S}",
+    lambda t: f"{t:%Y-%m-%d %H:%M:%S}.000",
+    lambda t: t.isoformat(timespec="microseconds"),
     lambda t: f"{t:%b} {t.day}, {t.year} {twelve_hour((t.hour, t.minute), spaced=True)}",
     lambda t: f"{twelve_hour((t.hour, t.minute))} on {t.day} {t:%B} {t.year}",
     lambda t: f"{t:%B} {t.day}, {t.year} at {t:%H:%M}",
@@ -64,12 +67,14 @@ WEEKDAY_TIME_FORMATS: tuple[Callable[[int, tuple[int, int]], str], ...] = (
     lambda w, c: f"{WEEKDAY_NAMES[w]}s at {twelve_hour(c)}",
     lambda w, c: f"every {WEEKDAY_NAMES[w]} at {c[0]:02d}:{c[1]:02d}",
     lambda w, c: f"{WEEKDAY_NAMES[w][:3]} {c[0]:02d}:{c[1]:02d}",
+    lambda w, c: f"{WEEKDAY_NAMES[w]} {c[0]:02d}:{c[1]:02d}:00",
 )
 RANGE_FORMATS: tuple[Callable[[tuple[int, int], tuple[int, int]], str], ...] = (
     lambda a, b: f"{a[0]:02d}:{a[1]:02d}-{b[0]:02d}:{b[1]:02d}",
     lambda a, b: f"{twelve_hour(a)}–{twelve_hour(b)}",
     lambda a, b: f"{a[0]}:{a[1]:02d} to {b[0]}:{b[1]:02d}",
     lambda a, b: f"from {twelve_hour(a, spaced=True)} until {twelve_hour(b, spaced=True)}",
+    lambda a, b: f"{a[0]:02d}:{a[1]:02d}:00-{b[0]:02d}:{b[1]:02d}:00",
 )
 
 
@@ -78,6 +83,47 @@ RANGE_FORMATS: tuple[Callable[[tuple[int, int], tuple[int, int]], str], ...] = (
 def test_any_date_format_round_trips(date: datetime.date, render: Callable[..., str]) -> None:
     assert parse_date(render(date)) == date
     assert score("date", "answer", json.dumps(date.isoformat()), "answer", json.dumps(render(date)))
+
+
+OFFSETS = ("", "Z", "+00:00", "+02:00", "-05:00", "+0530", "-03")
+MIDNIGHTS = ("T00:00", " 00:00", "T00:00:00", "T00:00:00.000", " 00:00:00.000000")
+
+
+@FAST
+@given(DATES, st.sampled_from(MIDNIGHTS), st.sampled_from(OFFSETS), st.sampled_from([-1, 1]))
+def test_a_date_serialized_at_midnight_is_that_date_whatever_the_offset(
+    date: datetime.date, midnight: str, offset: str, neighbour: int
+) -> None:
+    written = json.dumps(f"{date.isoformat()}{midnight}{offset}")
+    near = date + datetime.timedelta(days=neighbour)
+    assert score("date", "answer", json.dumps(date.isoformat()), "answer", written).correct
+    assert score("date", "answer", json.dumps(near.isoformat()), "answer", written) == Score(
+        False, "value mismatch"
+    )
+
+
+@FAST
+@given(DATES, CLOCKS.filter(lambda clock: clock != (0, 0)), st.sampled_from(OFFSETS))
+def test_a_time_of_day_is_not_a_date(
+    date: datetime.date, clock: tuple[int, int], offset: str
+) -> None:
+    written = json.dumps(f"{date.isoformat()}T{clock[0]:02d}:{clock[1]:02d}{offset}")
+    gold = json.dumps(date.isoformat())
+    assert score("date", "answer", gold, "answer", written) == Score(False, "unparseable value")
+
+
+@FAST
+@given(DATES, CLOCKS, st.sampled_from(OFFSETS[1:]))
+def test_a_datetime_with_an_offset_is_ambiguous(
+    date: datetime.date, clock: tuple[int, int], offset: str
+) -> None:
+    moment = datetime.datetime.combine(date, datetime.time(*clock))
+    gold, written = json.dumps(f"{moment:%Y-%m-%d %H:%M}"), json.dumps(f"{moment:%Y-%m-%dT%H:%M}")
+    with_offset = json.dumps(f"{moment:%Y-%m-%dT%H:%M:%S}{offset}")
+    assert score("datetime", "answer", gold, "answer", written).correct
+    assert score("datetime", "answer", gold, "answer", with_offset) == Score(
+        False, "ambiguous value"
+    )
 
 
 @FAST

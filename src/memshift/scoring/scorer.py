@@ -6,10 +6,14 @@ Decisions on the points a reader may write ambiguously:
 
 - Dates need a year. Slash dates with the year last are US month/day ("10/08/2026" is 8 October);
   slash or dot dates with the year first are year/month/day. A weekday written next to a date must
-  be that date's weekday, otherwise the value is unparseable.
-- Times: "15:00", "15.00", "15:00:00", "15h00", "15h", "3pm", "3 p.m.", "3:00 PM", "noon",
-  "midday", "midnight". A bare number ("15", "3") is unparseable: without a separator or am/pm it is
-  ambiguous. "24:00" is rejected.
+  be that date's weekday, otherwise the value is unparseable. A date serialized as an ISO datetime
+  at midnight ("2026-10-08T00:00", "2026-10-08 00:00:00.000Z") is that date, whatever its offset;
+  another time of day states a moment, which is not a date.
+- Datetimes are wall-clock times, like the world's clock. An ISO datetime with an offset
+  ("2026-10-14T09:30Z") is ambiguous: the gold has no offset to compare it with.
+- Times: "15:00", "15.00", "15:00:00", "15:00:00.000", "15h00", "15h", "3pm", "3 p.m.",
+  "3:00 PM", "noon", "midday", "midnight". A bare number ("15", "3") is unparseable: without a
+  separator or am/pm it is ambiguous. "24:00" and seconds other than zero are rejected.
 - Time ranges: "09:00-17:30", "9am–5:30pm", "9:00 to 17:30", "from 9 to 5:30 pm",
   "between 9am and 5:30pm". A start without am/pm takes the end's am/pm when that keeps the start
   before the end, else the other one ("9-5:30pm" is 09:00-17:30, "1-3pm" is 13:00-15:00).
@@ -19,14 +23,18 @@ Decisions on the points a reader may write ambiguously:
 - Sets: a JSON list, or a string split on commas, semicolons and newlines, and optionally also on
   "and"/"&" (both readings are tried, since a title may contain "and"). An empty set is [], "",
   "none", "no one" or "nobody". Elements that normalize to nothing are dropped.
-- Time zones: IANA names case-insensitively (spaces for underscores allowed), plus the fixed
-  ALIASES table. Ambiguous abbreviations (CET, IST, EAT, AEST, ...) are not aliases; those that are
-  IANA zones themselves (CET, EST, WET, ...) stay distinct zones.
+- Time zones: an answer names a place's zone or it is not credited. IANA names (case-insensitive,
+  spaces for underscores) of the pinned tzdata package, the LEGACY_NAMES of the pool's zones
+  (Asia/Calcutta, US/Eastern, Japan) and the pool's cities ("Lisbon time") name a zone.
+  Abbreviations, UTC offsets and offset names (CET, CEST, EST, GMT, UTC+1, Eastern Time) are
+  ambiguous, never credited: several zones share each, so crediting one would credit a stale answer
+  after a move between two of them (Berlin to Paris, both CET). UTC names the zone Etc/UTC.
 - Commute: metro, subway, underground, tube, tram and light rail count as train.
 - Diet: "lactose-free" is not "dairy-free" (lactose-free dairy exists).
 
-A bad answer never raises; a bad gold (unknown type or status, unparseable gold value) raises
-ValueError because it is a bug in the data, not in the reader.
+A bad answer never raises; a bad gold (unknown type or status, unparseable or ambiguous gold
+value) raises ValueError because it is a bug in the data, not in the reader. docs/memory.md
+(Scoring) has a table of examples with the reason for each decision.
 """
 
 from __future__ import annotations
@@ -35,9 +43,9 @@ import datetime
 import json
 import re
 import unicodedata
-import zoneinfo
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 GOLD_STATUSES = ("answer", "abstain", "blocked")
@@ -46,6 +54,7 @@ MAX_ANSWER_CHARS = 10_000
 MAX_DATETIME_TOKENS = 24
 
 Clock = tuple[int, int]
+MIDNIGHT: Clock = (0, 0)
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,17 @@ MISSING_VALUE = Score(False, "missing value")
 UNPARSEABLE = Score(False, "unparseable value")
 WRONG_SHAPE = Score(False, "wrong value shape")
 VALUE_MISMATCH = Score(False, "value mismatch")
+AMBIGUOUS_VALUE = Score(False, "ambiguous value")
+
+
+@dataclass(frozen=True)
+class Ambiguous:
+    """An answer that was read but names more than one value: a time-zone abbreviation, offset or
+    generic name (several zones share it), or a moment with an offset (the gold's local time has
+    none to compare it with)."""
+
+
+AMBIGUOUS = Ambiguous()
 
 
 # --- text helpers -------------------------------------------------------------------------------
@@ -169,9 +189,8 @@ def _parse_bare_date(text: str) -> datetime.date | None:
     return None
 
 
-def parse_date(text: str) -> datetime.date | None:
-    cleaned = _ORDINAL.sub(r"\1", _clean(text))
-    weekdays, rest = _split_weekdays(cleaned)
+def _written_date(cleaned: str) -> datetime.date | None:
+    weekdays, rest = _split_weekdays(_ORDINAL.sub(r"\1", cleaned))
     words = [word for word in rest if word not in ("of", "the", "on")]
     date = _parse_bare_date(" ".join(words))
     if date is None or len(weekdays) > 1:
@@ -179,6 +198,16 @@ def parse_date(text: str) -> datetime.date | None:
     if weekdays and weekdays[0] != date.weekday():
         return None
     return date
+
+
+def parse_date(text: str) -> datetime.date | None:
+    """A date as a person writes it, or a date serialized as an ISO datetime at midnight
+    ("2026-10-08T00:00:00Z"): any other time of day states a moment, not a date."""
+    cleaned = _clean(text)
+    iso = _iso_datetime(cleaned)
+    if iso is not None:
+        return iso.date if iso.clock == MIDNIGHT else None
+    return _written_date(cleaned)
 
 
 # --- times --------------------------------------------------------------------------------------
@@ -194,7 +223,7 @@ class _ClockToken:
 
 _CLOCK = re.compile(
     r"(?P<h>\d{1,2})"
-    r"(?:(?P<sep>[:.h])(?P<m>\d{2})?(?::(?P<s>\d{2}))?)?"
+    r"(?:(?P<sep>[:.h])(?P<m>\d{2})?(?::(?P<s>\d{2})(?:\.(?P<fraction>\d+))?)?)?"
     r" ?(?:(?P<mer>[ap])\.? ?m\.?)?"
 )
 _NAMED_CLOCKS = {
@@ -211,7 +240,7 @@ def _clock_token(text: str) -> _ClockToken | None:
     if text in _NAMED_CLOCKS:
         return _NAMED_CLOCKS[text]
     match = _CLOCK.fullmatch(text)
-    if match is None or (match["s"] not in (None, "00")):
+    if match is None or match["s"] not in (None, "00") or (match["fraction"] or "0").strip("0"):
         return None
     separator, minutes = match["sep"], match["m"]
     if separator in (":", ".") and minutes is None:
@@ -245,21 +274,51 @@ def parse_time(text: str) -> Clock | None:
 
 # --- datetimes ----------------------------------------------------------------------------------
 
+_ISO_DATETIME = re.compile(
+    r"(?P<date>\d{4}-\d{1,2}-\d{1,2})[t ](?P<clock>\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)"
+    r" ?(?P<offset>z|[+-]\d{2}(?::?\d{2})?)?"
+)
 _ISO_T = re.compile(r"(\d)t(\d)")
 _JOINERS = frozenset({"at", "on", "@", "-"})
+
+
+@dataclass(frozen=True)
+class _IsoDatetime:
+    date: datetime.date
+    clock: Clock
+    has_offset: bool
+
+
+def _iso_datetime(cleaned: str) -> _IsoDatetime | None:
+    """A machine-written datetime: ISO date, "T" or a space, 24-hour time with optional seconds
+    and zero fraction, optional offset ("Z", "+02:00", "-0500")."""
+    match = _ISO_DATETIME.fullmatch(cleaned)
+    if match is None:
+        return None
+    date, clock = _parse_bare_date(match["date"]), parse_time(match["clock"])
+    if date is None or clock is None:
+        return None
+    return _IsoDatetime(date, clock, match["offset"] is not None)
 
 
 def _date_time_splits(tokens: list[str]) -> Iterator[datetime.datetime]:
     for cut in range(1, len(tokens)):
         left, right = " ".join(tokens[:cut]), " ".join(tokens[cut:])
         for date_text, time_text in ((left, right), (right, left)):
-            date, clock = parse_date(date_text), parse_time(time_text)
+            date, clock = _written_date(date_text), parse_time(time_text)
             if date is not None and clock is not None:
                 yield datetime.datetime.combine(date, datetime.time(*clock))
 
 
-def parse_datetime(text: str) -> datetime.datetime | None:
-    cleaned = _ISO_T.sub(r"\1 \2", _clean(text))
+def parse_datetime(text: str) -> datetime.datetime | Ambiguous | None:
+    """A moment in the world's local wall-clock time. An ISO datetime with an offset is ambiguous:
+    gold times carry no offset, so "09:30Z" is 09:30 local only if the user is on UTC."""
+    cleaned = _clean(text)
+    iso = _iso_datetime(cleaned)
+    if iso is not None:
+        moment = datetime.datetime.combine(iso.date, datetime.time(*iso.clock))
+        return AMBIGUOUS if iso.has_offset else moment
+    cleaned = _ISO_T.sub(r"\1 \2", cleaned)
     tokens = [token for token in cleaned.split() if token not in _JOINERS]
     if len(tokens) > MAX_DATETIME_TOKENS:
         return None
@@ -314,47 +373,68 @@ def parse_time_range(text: str) -> tuple[Clock, Clock] | None:
 
 # --- time zones ---------------------------------------------------------------------------------
 
-_UTC_NAMES = (
-    "utc", "gmt", "etc/utc", "etc/gmt", "etc/universal", "etc/zulu", "universal", "zulu", "z",
-    "coordinated universal time", "greenwich mean time", "utc+0", "utc+00:00", "gmt+0",
+# Every IANA name of the pinned tzdata package (not zoneinfo.available_timezones(), which also
+# reads the host's tz database and so differs between machines).
+IANA_NAMES: frozenset[str] = frozenset(
+    resources.files("tzdata").joinpath("zones").read_text(encoding="utf-8").split()
+)
+UTC_ZONE = "Etc/UTC"
+# Other IANA names of the pool's zones and of UTC that name the same place: renames and country or
+# region names. The tz database's links are not followed as such: they also join places whose
+# clocks agree since 1970 (Europe/Stockholm to Europe/Berlin), and a move between those places is
+# a change of zone.
+LEGACY_NAMES: dict[str, str] = {
+    "Egypt": "Africa/Cairo",
+    "America/Buenos_Aires": "America/Argentina/Buenos_Aires",
+    "US/Central": "America/Chicago",
+    "US/Mountain": "America/Denver",
+    "US/Pacific": "America/Los_Angeles",
+    "Mexico/General": "America/Mexico_City",
+    "US/Eastern": "America/New_York",
+    "US/Arizona": "America/Phoenix",
+    "Brazil/East": "America/Sao_Paulo",
+    "Canada/Eastern": "America/Toronto",
+    "Canada/Pacific": "America/Vancouver",
+    "Asia/Calcutta": "Asia/Kolkata",
+    "ROK": "Asia/Seoul",
+    "Singapore": "Asia/Singapore",
+    "Japan": "Asia/Tokyo",
+    "Australia/Victoria": "Australia/Melbourne",
+    "Australia/NSW": "Australia/Sydney",
+    "Eire": "Europe/Dublin",
+    "Asia/Istanbul": "Europe/Istanbul",
+    "Turkey": "Europe/Istanbul",
+    "Portugal": "Europe/Lisbon",
+    "GB": "Europe/London",
+    "Poland": "Europe/Warsaw",
+    "NZ": "Pacific/Auckland",
+    **dict.fromkeys(
+        ("UTC", "UCT", "Universal", "Zulu", "Etc/UCT", "Etc/Universal", "Etc/Zulu", "Etc/GMT",
+         "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0", "Etc/Greenwich"),
+        UTC_ZONE,
+    ),
+}  # fmt: skip
+# Abbreviations name an offset that several zones share (CET: Berlin, Paris, Madrid, ...), some
+# only for half the year (CEST, BST, EDT). Those that are also IANA names (CET, EST, WET, GMT, ...)
+# are read as abbreviations: that is what a reader means, and their IANA links (CET to
+# Europe/Brussels) would credit "CET" for Brussels after a move from Berlin.
+ZONE_ABBREVIATIONS: frozenset[str] = frozenset(
+    {
+        "cet", "cest", "met", "mest", "eet", "eest", "wet", "west", "gmt", "bst", "ist", "msk",
+        "trt", "est", "edt", "et", "cst", "cdt", "ct", "mst", "mdt", "mt", "pst", "pdt", "pt",
+        "akst", "akdt", "hst", "ast", "adt", "nst", "ndt", "brt", "brst", "art", "cot", "clt",
+        "pet", "jst", "kst", "sgt", "hkt", "ict", "wib", "pkt", "gst", "aest", "aedt", "acst",
+        "acdt", "awst", "nzst", "nzdt", "eat", "wat", "cat", "sast", "z", "gmt0", "greenwich",
+        "est5edt", "cst6cdt", "mst7mdt", "pst8pdt",
+    }
 )  # fmt: skip
-ALIASES: dict[str, str] = {
-    **dict.fromkeys(_UTC_NAMES, "UTC"),
-    "eastern time": "America/New_York",
-    "us eastern": "America/New_York",
-    "us eastern time": "America/New_York",
-    "central time": "America/Chicago",
-    "us central": "America/Chicago",
-    "mountain time": "America/Denver",
-    "us mountain": "America/Denver",
-    "arizona time": "America/Phoenix",
-    "us/eastern": "America/New_York",
-    "us/central": "America/Chicago",
-    "us/mountain": "America/Denver",
-    "us/arizona": "America/Phoenix",
-    "us/pacific": "America/Los_Angeles",
-    "pacific time": "America/Los_Angeles",
-    "us pacific": "America/Los_Angeles",
-    "brasilia time": "America/Sao_Paulo",
-    "uk time": "Europe/London",
-    "british time": "Europe/London",
-    "irish time": "Europe/Dublin",
-    "portugal time": "Europe/Lisbon",
-    "japan standard time": "Asia/Tokyo",
-    "jst": "Asia/Tokyo",
-    "korea standard time": "Asia/Seoul",
-    "kst": "Asia/Seoul",
-    "india standard time": "Asia/Kolkata",
-    "asia/calcutta": "Asia/Kolkata",
-    "singapore time": "Asia/Singapore",
-    "sgt": "Asia/Singapore",
-    "gulf standard time": "Asia/Dubai",
-    "new zealand time": "Pacific/Auckland",
-    "nzst": "Pacific/Auckland",
-    "nzdt": "Pacific/Auckland",
-    "america/buenos_aires": "America/Argentina/Buenos_Aires",
-    "europe/kiev": "Europe/Kyiv",
-}
+_UTC_OFFSET = re.compile(r"(?:utc|gmt)? ?[+-] ?\d{1,2}(?::?\d{2})?")
+_OFFSET_NAME = re.compile(
+    r".* (?:standard|daylight|summer|mean|saving|savings) time"
+    r"|(?:us |north american )?(?:eastern|central|mountain|pacific|atlantic|alaska|hawaii)"
+    r"(?: time)?"
+    r"|(?:central|eastern|western) europe(?:an)?(?: time)?"
+)
 # A city's name, alone or followed by "time", names the zone of that city.
 CITY_ZONES: dict[str, str] = {
     "lisbon": "Europe/Lisbon", "porto": "Europe/Lisbon", "madrid": "Europe/Madrid",
@@ -378,44 +458,52 @@ CITY_ZONES: dict[str, str] = {
     "cairo": "Africa/Cairo", "sydney": "Australia/Sydney", "melbourne": "Australia/Melbourne",
     "auckland": "Pacific/Auckland",
 }  # fmt: skip
-_IANA_BY_KEY = {name.casefold(): name for name in zoneinfo.available_timezones()}
+_ZONE_BY_NAME = {
+    **{name.casefold(): name for name in IANA_NAMES},
+    **{name.casefold(): zone for name, zone in LEGACY_NAMES.items()},
+}
 _ZONE_SUFFIX = re.compile(r"\s+(?:time zone|timezone|time|tz|zone)$")
-_PARENTHESIZED = re.compile(r"\([^)]*\)")
+_PARENTHESIZED = re.compile(r"\(([^()]*)\)")
 
 
-def _zone_keys(text: str) -> list[str]:
-    """The whole text, then the text without a parenthesized note ("Europe/Lisbon (WET)")."""
-    key = _clean(text)
-    return [key, " ".join(_PARENTHESIZED.sub(" ", key).split())]
+def _names_an_offset(key: str) -> bool:
+    """An abbreviation or UTC offset, or several joined by slashes ("cet/cest")."""
+    return all(
+        part.strip() in ZONE_ABBREVIATIONS or _UTC_OFFSET.fullmatch(part.strip()) is not None
+        for part in key.split("/")
+    )
 
 
-def _iana(key: str) -> str | None:
-    underscored = "/".join(part.strip().replace(" ", "_") for part in key.split("/"))
-    name = _IANA_BY_KEY.get(underscored)
-    if name is None or name.casefold() in ALIASES:
-        return ALIASES.get(underscored, name)
-    return name
-
-
-def _zone_of_key(key: str) -> str | None:
-    if "/" in key:
-        return _iana(" ".join(key.split()))
-    if key in ALIASES:
-        return ALIASES[key]
-    place = _ZONE_SUFFIX.sub("", key)
+def _named_zone(place: str) -> str | None:
     if place in CITY_ZONES:
         return CITY_ZONES[place]
-    if place != key and place in ALIASES:
-        return ALIASES[place]
-    return _iana(key)
+    return _ZONE_BY_NAME.get("/".join(part.strip().replace(" ", "_") for part in place.split("/")))
 
 
-def canonical_timezone(text: str) -> str | None:
-    for key in _zone_keys(text):
-        zone = _zone_of_key(key)
-        if zone is not None:
-            return zone
+def _zone_reading(key: str) -> str | Ambiguous | None:
+    place = _ZONE_SUFFIX.sub("", key)
+    if _names_an_offset(key) or _names_an_offset(place):
+        return AMBIGUOUS
+    zone = _named_zone(place)
+    if zone is not None:
+        return zone
+    if _OFFSET_NAME.fullmatch(key) or _OFFSET_NAME.fullmatch(place):
+        return AMBIGUOUS
     return None
+
+
+def canonical_timezone(text: str) -> str | Ambiguous | None:
+    """The IANA zone a text names, AMBIGUOUS for an offset or abbreviation, None if neither.
+
+    A parenthesized part is read on its own: "Europe/Berlin (CET)" names Europe/Berlin, and so does
+    "CET (Europe/Berlin)"; two different zones ("Europe/Berlin (Europe/Paris)") are ambiguous."""
+    key = _clean(text)
+    parts = [_PARENTHESIZED.sub(" ", key), *_PARENTHESIZED.findall(key)]
+    readings = [_zone_reading(" ".join(part.split())) for part in parts]
+    zones = {reading for reading in readings if isinstance(reading, str)}
+    if len(zones) == 1:
+        return zones.pop()
+    return AMBIGUOUS if zones or AMBIGUOUS in readings else None
 
 
 # --- diet and commute ---------------------------------------------------------------------------
@@ -575,13 +663,15 @@ def _compare_set(gold: Any, answer: Any) -> Score:
 def _compare_scalar(value_type: str, gold: Any, answer: Any) -> Score:
     parse = _SCALAR_PARSERS[value_type]
     gold_value = parse(gold) if isinstance(gold, str) else None
-    if gold_value is None:
-        raise ValueError(f"unparseable {value_type} gold value: {gold!r}")
+    if gold_value is None or isinstance(gold_value, Ambiguous):
+        raise ValueError(f"unparseable or ambiguous {value_type} gold value: {gold!r}")
     if isinstance(answer, list):
         return WRONG_SHAPE
     answer_value = parse(answer) if isinstance(answer, str) else None
     if answer_value is None:
         return UNPARSEABLE
+    if isinstance(answer_value, Ambiguous):
+        return AMBIGUOUS_VALUE
     return MATCH if answer_value == gold_value else VALUE_MISMATCH
 
 
