@@ -2,7 +2,8 @@
 
 Each shift draws from its own stream and adds only its own events, so every branch shares every
 other event byte for byte. Shifts only revise or delete objects that the ordinary continuation
-leaves alone after the fork, which keeps the revision numbers of shared events identical.
+leaves alone after the fork, which keeps the revision numbers of shared events identical; the
+continuation does change some tracked objects after the fork, so a shift chooses among the others.
 """
 
 from __future__ import annotations
@@ -353,11 +354,12 @@ def _working_hours(ctx: ShiftContext) -> tuple[str, ...]:
 
 
 def _src_catalogue(ctx: ShiftContext) -> list[tuple[tuple[str, ...], SrcOp]]:
-    """Each revision with the item slots it claims; two revisions never claim the same slot."""
+    """Each revision with the item slots it claims; two revisions never claim the same slot, and
+    none revises an object that the ordinary continuation changes after the fork."""
+    cast = ctx.world.cast
     ops: list[tuple[tuple[str, ...], SrcOp]] = [
         (("employer", "manager"), _job_change),
         (("manager",), _reorg),
-        (("home_city", "time_zone"), _relocation),
         (("diet",), _new_value("diet", pools.DIETS)),
         (("commute",), _new_value("commute", pools.COMMUTES)),
         (("important_contacts",), _important_contact),
@@ -367,11 +369,23 @@ def _src_catalogue(ctx: ShiftContext) -> list[tuple[tuple[str, ...], SrcOp]]:
         (("vip_senders",), _vip_sender),
         (("overdue_tasks",), _overdue_task),
     ]
-    ops += [((f"card{k}",), _contact_edit(int(k))) for k in (1 + ctx.rng.permutation(12))[:3]]
-    ops += [((f"series{k}",), _series_change(int(k))) for k in (1 + ctx.rng.permutation(4))[:2]]
+    if ctx.untouched_after_fork(cast.settings_id):
+        ops.append((("home_city", "time_zone"), _relocation))
+    cards = _free(ctx, cast.card_id, 12)[:3]
+    series = _free(ctx, cast.series_id, 4)[:2]
+    tasks = _free(ctx, cast.tracked_task_id, 6)[:2]
+    ops += [((f"card{k}",), _contact_edit(k)) for k in cards]
+    ops += [((f"series{k}",), _series_change(k)) for k in series]
     ops += [((f"appointment.{kind}",), _appointment_change(kind)) for kind in ("dentist", "doctor")]
-    ops += [((f"task{k}",), _task_due(int(k))) for k in (1 + ctx.rng.permutation(6))[:2]]
+    ops += [((f"task{k}",), _task_due(k)) for k in tasks]
     return ops
+
+
+def _free(ctx: ShiftContext, object_id: Callable[[int], str], n: int) -> list[int]:
+    """The numbers 1..n in the shift's random order, keeping those whose object the ordinary
+    continuation leaves alone after the fork."""
+    order = [int(k) for k in 1 + ctx.rng.permutation(n)]
+    return [k for k in order if ctx.untouched_after_fork(object_id(k))]
 
 
 def source_revision(ctx: ShiftContext) -> tuple[str, ...]:
@@ -410,12 +424,14 @@ def redefinition(ctx: ShiftContext) -> tuple[str, ...]:
 
 
 def deletion(ctx: ShiftContext) -> tuple[str, ...]:
+    cast = ctx.world.cast
     candidates: list[tuple[str, tuple[str, ...]]] = [
-        (ctx.world.cast.card_id(k), (f"contact{k:02d}.employer", f"contact{k:02d}.city"))
+        (cast.card_id(k), (f"contact{k:02d}.employer", f"contact{k:02d}.city"))
         for k in range(1, 13)
     ]
-    candidates += [(ctx.world.cast.series_id(k), (f"series{k}",)) for k in range(1, 5)]
-    candidates += [(ctx.world.cast.tracked_task_id(k), (f"task{k}.due",)) for k in range(1, 7)]
+    candidates += [(cast.series_id(k), (f"series{k}",)) for k in range(1, 5)]
+    candidates += [(cast.tracked_task_id(k), (f"task{k}.due",)) for k in range(1, 7)]
+    candidates = [c for c in candidates if ctx.untouched_after_fork(c[0])]
     touched: list[str] = []
     chosen: list[str] = []
     for index in ctx.rng.permutation(len(candidates)):
@@ -454,8 +470,8 @@ CONFLICT_LINES = {
 def conflict(ctx: ShiftContext) -> tuple[str, ...]:
     cast = ctx.world.cast
     touched = []
-    for k in sorted(1 + ctx.rng.permutation(12)[:2]):
-        card = ctx.record(ctx.world.cast.card_id(int(k)))
+    for k in sorted(_free(ctx, cast.card_id, 12)[:2]):
+        card = ctx.record(cast.card_id(k))
         attribute = "city" if ctx.rng.random() < 0.5 else "employer"
         options = (
             [c for c, _ in cast.cities] if attribute == "city" else list(cast.organizations[4:])
@@ -464,8 +480,8 @@ def conflict(ctx: ShiftContext) -> tuple[str, ...]:
         picks = ctx.rng.permutation(len(options))[:2]
         on_card, in_message = options[int(picks[0])], options[int(picks[1])]
         day = (ctx.world.timeline.fork + days(int(ctx.rng.integers(1, SHIFT_DAYS)))).replace(hour=9)
-        ctx.update(day, ctx.world.cast.card_id(int(k)), {**card.fields, attribute: on_card})
-        person = cast.tracked_contacts[int(k) - 1]
+        ctx.update(day, cast.card_id(k), {**card.fields, attribute: on_card})
+        person = cast.tracked_contacts[k - 1]
         line = CONFLICT_LINES[attribute][int(ctx.rng.integers(2))].format(value=in_message)
         email(
             ctx.em,
@@ -475,9 +491,9 @@ def conflict(ctx: ShiftContext) -> tuple[str, ...]:
             subject="News",
             body=line,
             thread=f"thread:{person.handle}",
-            asserts={conflict_key(ctx.world.cast.card_id(int(k)), attribute): in_message},
+            asserts={conflict_key(cast.card_id(k), attribute): in_message},
         )
-        touched.append(f"contact{int(k):02d}.{attribute}")
+        touched.append(f"contact{k:02d}.{attribute}")
     return tuple(touched)
 
 

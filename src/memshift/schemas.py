@@ -119,6 +119,7 @@ WRITES = pa.schema(
         ("citations", pa.list_(CITATION)),
         ("failure", pa.string()),
         ("delta_since", TIME),
+        ("new_item", pa.bool_()),
     ]
 )
 

@@ -79,6 +79,7 @@ def item_times(truth: Truth, simulations: int, worlds: int, per_world: int, seed
                 "detected": pa.nulls(rows, pa.bool_())
                 if det is None
                 else pa.array(det.reshape(-1)),
+                "yielded": pa.nulls(rows, pa.bool_()),
             }
         )
 

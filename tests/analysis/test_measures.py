@@ -258,3 +258,41 @@ def test_an_undefined_term_with_zero_weight_counts_as_zero(m, r, a, expected) ->
 def test_an_undefined_term_with_weight_is_an_error() -> None:
     with pytest.raises(MemshiftError, match="r is undefined"):
         measures.decomposed(0.5, None, 0.5)
+
+
+def test_the_delta_yield_counts_new_items_written_since_the_last_change(tmp_path: Path) -> None:
+    cell = "holdmem-d1-append"
+    scores = [
+        score("a", 4, True, system=cell, last_change=3),  # new item at 3: yielded
+        score("b", 4, False, system=cell, last_change=3),  # new item at 2 only: before the change
+        score("c", 2, False, system=cell, last_change=2),  # asked, nothing new: not yielded
+        score("d", 4, True, system=cell, last_change=4, item_class="definition"),  # at 4: yielded
+        score("e", 4, True, system=cell, changed=False, sampled=True, last_change=0),
+    ]
+    write_table(
+        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
+    )
+    columns = schemas.empty_columns(schemas.MAINTENANCE)
+    for item, checkpoint, new in (("a", 3, True), ("b", 2, True), ("c", 2, False), ("d", 4, True)):
+        for name, value in (
+            ("item_id", item),
+            ("checkpoint", checkpoint),
+            ("invalidated", False),
+            ("reason", "new or changed records"),
+            ("key_before", ""),
+            ("key_after", ""),
+            ("rederived", new),
+            ("write_id", f"{item}@{checkpoint}:delta"),
+        ):
+            columns[name].append(value)
+    log = tmp_path / "w1/src/holdmem-append/maintenance.parquet"
+    write_table(pa.Table.from_pydict(columns, schema=schemas.MAINTENANCE), schemas.MAINTENANCE, log)
+    con = open_study(tmp_path / "s.parquet", [log])
+    measures.compute(con, Resampling(draws=20))
+    rows = {
+        (r["item_class"], r["cause"]): r
+        for r in measures.measures_table(con).to_pylist()
+        if r["measure"] == "delta_yield"
+    }
+    assert (rows[("all", "all")]["numerator"], rows[("all", "all")]["n"]) == (2, 4)
+    assert (rows[("definition", "all")]["numerator"], rows[("definition", "all")]["n"]) == (1, 1)

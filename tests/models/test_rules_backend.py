@@ -158,3 +158,68 @@ def test_the_error_model_is_applied_by_the_backend():
     assert as_value(backend.answer(request)["value"]) != expected(p)
     assert as_value(write(request)["value"]) == expected(p)
     assert evaluate(p.item, live, p.time).value == p.gold.value
+
+
+def _delta_request(item, records, as_of, since, version=1):
+    return WriterRequest(item, version, as_of, tuple(records), delta_since=since)
+
+
+def _records_at(seed, branch, checkpoint):
+    w, d = world(seed), data(seed)
+    states = list(snapshots(public_view(d[branch].branch.events), list(w.timeline.checkpoints)))
+    return w, states[checkpoint]
+
+
+def test_a_delta_write_says_nothing_new_unless_a_record_bears_on_its_item():
+    w, state = _records_at(1000, "src", 2)
+    since, now = w.timeline.checkpoints[1], w.timeline.checkpoints[2]
+    items = {i.item_id: i for i in w.items}
+    cards = [r for r in state.records.values() if r.kind == "card"]
+    contact = items["contact03.city"]
+    own = next(r for r in cards if r.object_id == contact.target)
+    others = [r for r in cards if r.object_id != contact.target][:5]
+    nothing = write(_delta_request(contact, others, now, since))
+    assert nothing == {"bears_on_item": False, "value": None, "statement": "", "citations": []}
+    found = write(_delta_request(contact, [*others, own], now, since))
+    assert found["bears_on_item"] is True and found["value"] == own.fields["city"]
+    assert [c["object_id"] for c in found["citations"]] == [own.object_id]
+    # free text: mail that names cities without stating where the user lives says nothing
+    city = items["person.home_city"]
+    digests = [r for r in state.records.values() if r.fields.get("category") == "newsletter"][:4]
+    assert digests and write(_delta_request(city, digests, now, since))["bears_on_item"] is False
+
+
+def test_a_delta_bears_on_a_definition_only_through_records_it_ranges_over_now():
+    w, state = _records_at(1000, "none", 2)
+    since, now = w.timeline.checkpoints[1], w.timeline.checkpoints[2]
+    item = next(i for i in w.items if i.item_id == "def.important_contacts")
+    meetings = sorted(
+        (r for r in state.records.values() if r.kind == "meeting"), key=lambda r: r.fields["start"]
+    )
+    old = [r for r in meetings if r.fields["start"] < fmt(now - (now - since) * 20)]
+    recent = [r for r in meetings if fmt(since) < r.fields["start"] <= fmt(now)]
+    assert old and recent
+    assert write(_delta_request(item, old[:3], now, since))["bears_on_item"] is False
+    reply = write(_delta_request(item, recent[:1], now, since))
+    # one meeting bears on the item, and the writer derives (a wrong) value from the delta alone
+    assert reply["bears_on_item"] is True and reply["value"] == []
+
+
+def test_a_delta_write_with_news_equals_a_full_write_on_the_same_records():
+    w, state = _records_at(1001, "src", 1)
+    since, now = w.timeline.checkpoints[0], w.timeline.checkpoints[1]
+    checked = 0
+    for item in w.items:
+        delta = sorted(
+            (r for r in state.records.values() if r.source in item.sources and r.updated > since),
+            key=lambda r: (r.updated, r.object_id),
+        )
+        reply = write(_delta_request(item, delta, now, since))
+        full = write(WriterRequest(item, 1, now, tuple(delta)))
+        assert "bears_on_item" not in full
+        if reply.pop("bears_on_item"):
+            assert reply == full
+            checked += 1
+        else:
+            assert reply["citations"] == [] and reply["value"] is None
+    assert checked >= 10

@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
+from conftest import data, world
 from memshift.world.generate import COMPONENTS, generate_world
 from memshift.world.records import SOURCES, snapshots
 from memshift.world.tables import events_to_table
@@ -88,10 +89,26 @@ def test_structured_records_render_their_fields(world_1000):
     )
 
 
-def test_nothing_about_tracked_objects_changes_after_the_fork_in_the_base(world_1000):
-    tracked = {i.target for i in world_1000.items if i.item_class in ("contact", "series", "task")}
-    after = [e for e in world_1000.events if e.time > world_1000.timeline.fork]
-    assert not [e for e in after if e.object_id in tracked or e.asserts]
+def test_the_continuation_changes_tracked_objects_and_no_shift_touches_those():
+    changed_after_fork = Counter()
+    for seed in range(1000, 1006):
+        d = data(seed)
+        w = world(seed)
+        tracked = {i.target for i in w.items if i.item_class in ("contact", "series", "task")}
+        tracked.add(w.cast.settings_id)
+        continued = {
+            e.object_id
+            for e in d["none"].branch.events
+            if e.time > w.timeline.fork and e.object_id in tracked
+        }
+        changed_after_fork["objects"] += len(continued)
+        changed_after_fork["statements"] += sum(
+            1 for e in d["none"].branch.events if e.time > w.timeline.fork and e.asserts
+        )
+        for branch in ("src", "del", "conflict"):
+            touched = {e.object_id for e in d[branch].branch.shift_events if e.op != "insert"}
+            assert not touched & continued, (seed, branch)
+    assert changed_after_fork["objects"] >= 6 and changed_after_fork["statements"] >= 1
 
 
 @pytest.mark.parametrize("months", [1, 3])

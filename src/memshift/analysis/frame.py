@@ -53,8 +53,9 @@ def _union(con: duckdb.DuckDBPyConnection, name: str, empty: str, selects: list[
 
 
 def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
-    """A fresh in-memory database with the tables `scores`, `invalidations` (HoldMem's, from the
-    maintenance logs), `flagged` (answers an answer-level audit found stale), `calls` (the model
+    """A fresh in-memory database with the tables `scores`, `invalidations` and `derived` (the
+    item-times where HoldMem invalidated, and where it wrote a new item, from the maintenance
+    logs), `flagged` (answers an answer-level audit found stale), `calls` (the model
     call logs) and `item_times`."""
     if not scores.exists():
         raise MemshiftError(f"missing scores table {scores}")
@@ -77,6 +78,17 @@ def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
         [
             f"SELECT {world}::INTEGER AS world, '{branch}' AS branch, '{detection}' AS detection, "
             f"item_id, checkpoint FROM read_parquet({path_literal(path)}) WHERE invalidated"
+            for world, branch, detection, path in maintenance
+        ],
+    )
+    _union(
+        con,
+        "derived",
+        "SELECT NULL::INTEGER AS world, NULL::VARCHAR AS branch, NULL::VARCHAR AS detection, "
+        "NULL::VARCHAR AS item_id, NULL::TINYINT AS checkpoint WHERE false",
+        [
+            f"SELECT {world}::INTEGER AS world, '{branch}' AS branch, '{detection}' AS detection, "
+            f"item_id, checkpoint FROM read_parquet({path_literal(path)}) WHERE rederived"
             for world, branch, detection, path in maintenance
         ],
     )

@@ -4,7 +4,10 @@ One write per item at the fork from the full history is shared by every cell. Af
 each checkpoint, the memory ingests the interval's events and then, by its detection policy:
 
 - `append` (B=0): derives a new item from the delta, the records of the item's sources that
-  arrived since its last write, and never invalidates; nothing is written if the delta is empty;
+  arrived since its last write, and never invalidates; the writer is not asked if the delta is
+  empty, and when the writer says that nothing in the delta bears on the item, no item is
+  written (the slot keeps serving what it served, and its next delta starts from the same last
+  write);
 - `source`, `citation`, `oracle`, `scope` (B=1): invalidates an item whose key changed and
   re-derives it from a fresh selection with the current writer;
 - `refresh`: re-derives when the source key changes but keeps the old item beside the new;
@@ -59,6 +62,9 @@ class WriteRecord:
     citations: tuple[dict[str, Any], ...]
     failure: str | None
     delta_since: datetime | None = None
+    # False for a delta write whose writer found nothing in the delta on the item: asked, but no
+    # item written
+    new_item: bool = True
 
 
 @dataclass(frozen=True)
@@ -182,6 +188,7 @@ class HoldMemDetector:
         self, request: WriterRequest, reply: Reply, kind: str, checkpoint: int
     ) -> WriteRecord:
         value = (reply.value or {}).get("value")
+        nothing_new = reply.ok and (reply.value or {}).get("bears_on_item") is False
         write = WriteRecord(
             write_id=f"{request.item.item_id}@{checkpoint}:{kind}",
             item_id=request.item.item_id,
@@ -195,6 +202,7 @@ class HoldMemDetector:
             citations=tuple((reply.value or {}).get("citations", ())),
             failure=reply.failure,
             delta_since=request.delta_since,
+            new_item=not nothing_new,
         )
         self.writes.append(write)
         return write
@@ -315,8 +323,10 @@ class HoldMemDetector:
         checkpoint: int,
     ) -> None:
         slot = self.slots[item.item_id]
+        if write is not None and not write.new_item:
+            reason = f"{reason}; the writer found nothing on the item in them"
         invalidated = self.detection in KEYED and write is not None
-        if write is not None:
+        if write is not None and write.new_item:
             cited = tuple(c["object_id"] for c in write.citations)
             if self.detection == "upsert" or invalidated:
                 slot.served = [write.write_id]
@@ -333,7 +343,7 @@ class HoldMemDetector:
                 reason,
                 key_before,
                 slot.key,
-                write is not None,
+                write is not None and write.new_item,
                 write.write_id if write else "",
             )
         )

@@ -39,6 +39,7 @@ def writes_to_table(writes: Sequence[WriteRecord]) -> pa.Table:
         )
         rows["failure"].append(w.failure)
         rows["delta_since"].append(w.delta_since)
+        rows["new_item"].append(w.new_item)
     return pa.Table.from_pydict(rows, schema=schemas.WRITES)
 
 
@@ -58,6 +59,7 @@ def table_to_writes(table: pa.Table) -> list[WriteRecord]:
             tuple(c["citations"][n]),
             c["failure"][n],
             c["delta_since"][n],
+            c["new_item"][n],
         )
         for n in range(table.num_rows)
     ]

@@ -24,7 +24,7 @@ from memshift.models.profiles import Profile
 from memshift.models.replies import Reply, Usage
 from memshift.models.requests import ModelRequest
 from memshift.models.retry import RetryPolicy, TransportFailure
-from memshift.models.schemas import SCHEMAS, check_reply
+from memshift.models.schemas import SCHEMAS, check_reply, schema_name
 from memshift.tokens import count_tokens
 
 TRUNCATED = frozenset({"length", "max_tokens"})
@@ -65,7 +65,7 @@ def _ms(start: float) -> float:
 
 
 def _checked(
-    role: str,
+    request: ModelRequest,
     content: str | None,
     finish_reason: str,
     usage: Usage,
@@ -77,9 +77,18 @@ def _checked(
     if finish_reason in TRUNCATED:
         value, failure, detail = None, "truncated", f"stopped at the token limit ({finish_reason})"
     else:
-        value, failure, detail = check_reply(role, content)
+        value, failure, detail = check_reply(schema_name(request), content)
     return Reply(
-        role, value, failure, detail, finish_reason, usage, _ms(start), cache_hit, attempts, key
+        request.role,
+        value,
+        failure,
+        detail,
+        finish_reason,
+        usage,
+        _ms(start),
+        cache_hit,
+        attempts,
+        key,
     )
 
 
@@ -145,25 +154,28 @@ class ModelClient:
         content = json.dumps(self.rules.answer(request))
         tokens_in = sum(count_tokens(m["content"]) for m in prompts.build(request))
         usage = Usage(tokens_in, count_tokens(content))
-        return _checked(request.role, content, "stop", usage, start, 1, "")
+        return _checked(request, content, "stop", usage, start, 1, "")
 
     async def _http_reply(
         self, backend: HttpBackend, request: ModelRequest, batch: _Batch
     ) -> Reply:
         start = time.perf_counter()
-        body = backend.body(request.role, prompts.build(request), SCHEMAS[request.role])
+        schema = SCHEMAS[schema_name(request)]
+        body = backend.body(request.role, prompts.build(request), schema)
         key, body_json = request_key(self.profile, body)
-        reply = self._from_cache(request.role, key, start, batch)
+        reply = self._from_cache(request, key, start, batch)
         if reply is None:
             outcome = await self._with_retries(backend, body_json.encode())
-            reply = self._from_outcome(request.role, outcome, start, key)
+            reply = self._from_outcome(request, outcome, start, key)
             if reply.ok and self.cache is not None:
                 # Stored before the reply is returned, so a killed run repeats no call it had
                 # finished.
                 self._store(key, body_json, outcome[0])
         return reply
 
-    def _from_cache(self, role: str, key: str, start: float, batch: _Batch) -> Reply | None:
+    def _from_cache(
+        self, request: ModelRequest, key: str, start: float, batch: _Batch
+    ) -> Reply | None:
         if self.cache is None:
             return None
         cached = self.cache.get(key)
@@ -175,12 +187,12 @@ class ModelClient:
         if cached is None:
             return None
         usage = Usage(cached.tokens_in, cached.tokens_out)
-        reply = _checked(role, cached.content, cached.finish_reason, usage, start, 0, key, True)
+        reply = _checked(request, cached.content, cached.finish_reason, usage, start, 0, key, True)
         return reply if reply.ok else None
 
     @staticmethod
     def _from_outcome(
-        role: str,
+        request: ModelRequest,
         outcome: tuple[Completion | None, int, TransportFailure | None],
         start: float,
         key: str,
@@ -189,11 +201,20 @@ class ModelClient:
         if completion is None:
             detail = failure.detail if failure else "no reply"
             return Reply(
-                role, None, "transport_error", detail, "", Usage(), _ms(start), False, attempts, key
+                request.role,
+                None,
+                "transport_error",
+                detail,
+                "",
+                Usage(),
+                _ms(start),
+                False,
+                attempts,
+                key,
             )
         if completion.refused:
             return Reply(
-                role,
+                request.role,
                 None,
                 "refusal",
                 (completion.content or "")[:300],
@@ -205,7 +226,7 @@ class ModelClient:
                 key,
             )
         return _checked(
-            role,
+            request,
             completion.content,
             completion.finish_reason,
             completion.usage,

@@ -13,7 +13,7 @@ from memshift.timeutil import fmt
 from memshift.world.parse import record_evidence
 
 Messages = list[dict[str, str]]
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"
 
 VALUE_FORMATS = {
     "entity": "a JSON string with the name",
@@ -38,13 +38,23 @@ def _definition_line(request: WriterRequest | ProgramRequest) -> str:
     return f"Definition in effect ({d.name} v{d.version}): {d.text}\n" if d else ""
 
 
+def _delta_lines(request: WriterRequest) -> tuple[str, str]:
+    """What a write from the delta alone adds: which records it shows, and the first question."""
+    if request.delta_since is None:
+        return "", ""
+    shown = f"Only the records added or changed since {fmt(request.delta_since)} are shown.\n"
+    first = (
+        "First decide whether any of these records bears on this item. If none of them says "
+        'anything about it, set `bears_on_item` to false, `value` to null, `statement` to "" '
+        "and give no citations: that says there is nothing new, not that the item has no "
+        "value. Otherwise set `bears_on_item` to true and go on. "
+    )
+    return shown, first
+
+
 def writer(request: WriterRequest) -> Messages:
     item = request.item
-    delta = (
-        f"Only the records added or changed since {fmt(request.delta_since)} are shown.\n"
-        if request.delta_since
-        else ""
-    )
+    delta, first = _delta_lines(request)
     records = "\n\n".join(record_evidence(r) for r in request.records) or "(no records)"
     user = (
         f"Item: {item.label}\n"
@@ -53,10 +63,11 @@ def writer(request: WriterRequest) -> Messages:
         f"{_definition_line(request)}{delta}"
         "Records (each begins with its id, its revision and the time of its last change):\n\n"
         f"{records}\n\n"
-        "Task: work out the value of this item as of the time above from the most recent records "
-        "that apply. Put only the value in `value`, in the value format (not a sentence), or null "
-        "if the records do not establish a current value. Write `statement` as one or two "
-        "sentences that name the item and the date and state the value. Give at most 6 "
+        f"Task: {first}Work out the value of this item as of the time above from the most "
+        "recent records that apply. Put only the value in `value`, in the value format (not a "
+        "sentence), or null if the records do not establish a current value. Write `statement` "
+        "as one or two sentences that name the item and the date and state the value. Give at "
+        "most 6 "
         "`citations`, each with a record id, its revision and a quote of at most 25 words copied "
         "exactly from that record. Reply with JSON only."
     )

@@ -10,32 +10,45 @@ from typing import Any
 import fastjsonschema
 import jsonschema
 
+from memshift.models.requests import ModelRequest, WriterRequest
+
 _VALUE = {
     "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]
+}
+
+_CITATIONS = {
+    "type": "array",
+    "maxItems": 6,
+    "items": {
+        "type": "object",
+        "properties": {
+            "object_id": {"type": "string"},
+            "revision": {"type": "integer"},
+            "quote": {"type": "string"},
+        },
+        "required": ["object_id", "revision", "quote"],
+        "additionalProperties": False,
+    },
 }
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "writer": {
         "type": "object",
+        "properties": {"value": _VALUE, "statement": {"type": "string"}, "citations": _CITATIONS},
+        "required": ["value", "statement", "citations"],
+        "additionalProperties": False,
+    },
+    # A write from the delta alone (the append-only cell): the writer first says whether any of
+    # the new records bears on the item. "Nothing new" is a reply of its own, not "no value".
+    "writer_delta": {
+        "type": "object",
         "properties": {
+            "bears_on_item": {"type": "boolean"},
             "value": _VALUE,
             "statement": {"type": "string"},
-            "citations": {
-                "type": "array",
-                "maxItems": 6,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "object_id": {"type": "string"},
-                        "revision": {"type": "integer"},
-                        "quote": {"type": "string"},
-                    },
-                    "required": ["object_id", "revision", "quote"],
-                    "additionalProperties": False,
-                },
-            },
+            "citations": _CITATIONS,
         },
-        "required": ["value", "statement", "citations"],
+        "required": ["bears_on_item", "value", "statement", "citations"],
         "additionalProperties": False,
     },
     "reader": {
@@ -81,6 +94,13 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "additionalProperties": False,
     },
 }
+
+
+def schema_name(request: ModelRequest) -> str:
+    """The schema a request's reply must follow: its role's, or the delta write's."""
+    if isinstance(request, WriterRequest) and request.delta_since is not None:
+        return "writer_delta"
+    return request.role
 
 
 @cache

@@ -17,6 +17,9 @@ from memshift.world.timeline import Timeline
 SLOTS = tuple(f"{h:02d}:{m:02d}" for h in range(8, 17) for m in (0, 30))
 DURATIONS = (30, 45, 60, 90)
 DRIFT_WEEKS = 4
+SERIES_MOVED_BEFORE_FORK = 0.3
+SERIES_CHANGED_AFTER_FORK = 0.15
+SERIES_CANCELED_SHARE = 0.25
 APPOINTMENT_GAP_DAYS = {"dentist": (100, 180), "doctor": (35, 80)}
 CLINICS = {
     "dentist": ("Riverside Dental, Suite 4", "Bright Smile Clinic, 2nd floor"),
@@ -63,17 +66,25 @@ def series_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> l
         created = timeline.random_time(rng, timeline.start, timeline.start + days(7))
         em.insert(created, cast.series_id(k), "calendar", "series", cast.series_id(k), fields)
         window = (created + days(14), timeline.fork - days(3))
-        if rng.random() < 0.3 and timeline.has_room(*window):
-            moved = dict(fields)
-            moved["weekday"] = WEEKDAYS[int(rng.integers(5))]
-            moved["start_time"] = SLOTS[int(rng.integers(1, len(SLOTS) - 2))]
-            if (moved["weekday"], moved["start_time"]) != (fields["weekday"], fields["start_time"]):
-                em.update(
-                    timeline.random_time(rng, *window),
-                    cast.series_id(k),
-                    moved,
-                )
+        if rng.random() < SERIES_MOVED_BEFORE_FORK and timeline.has_room(*window):
+            fields = _rescheduled(rng, fields)
+            em.update(timeline.random_time(rng, *window), cast.series_id(k), fields)
+        if rng.random() < SERIES_CHANGED_AFTER_FORK:
+            if rng.random() < SERIES_CANCELED_SHARE:
+                fields = {**fields, "status": "canceled"}
+            else:
+                fields = _rescheduled(rng, fields)
+            em.update(timeline.random_time(rng, *timeline.continuation), cast.series_id(k), fields)
     return em.events
+
+
+def _rescheduled(rng: np.random.Generator, fields: dict[str, object]) -> dict[str, object]:
+    """The series on another weekday or at another time (never the same slot)."""
+    moved = dict(fields)
+    while (moved["weekday"], moved["start_time"]) == (fields["weekday"], fields["start_time"]):
+        moved["weekday"] = WEEKDAYS[int(rng.integers(5))]
+        moved["start_time"] = SLOTS[int(rng.integers(1, len(SLOTS) - 2))]
+    return moved
 
 
 def appointment_fields(

@@ -1,4 +1,7 @@
-"""Contact cards: the twelve tracked contacts (employer and city) and address-book churn."""
+"""Contact cards: the twelve tracked contacts (employer and city) and address-book churn.
+
+A tracked card may be edited before the fork and, in the ordinary continuation, in the weeks
+after it (people change jobs and move whether or not a shift happens)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,9 @@ from memshift.world.cast import Cast, Person
 from memshift.world.emit import Emitter
 from memshift.world.records import Event
 from memshift.world.timeline import Timeline
+
+EDITED_BEFORE_FORK = 0.3
+EDITED_AFTER_FORK = 0.15
 
 
 def phone(rng: np.random.Generator) -> str:
@@ -29,7 +35,8 @@ def card_fields(person: Person, employer: str, city: str, number: str) -> dict[s
 
 
 def tracked_card_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
-    """Cards of the tracked contacts, written early; some are edited before the fork, none after."""
+    """Cards of the tracked contacts, written early; some are edited before the fork, and some in
+    the weeks after it."""
     em = Emitter("contacts", "ct", cast.id_salt)
     employers = cast.organizations[4:]
     cities = [c for c, _ in cast.cities[2:]]
@@ -43,14 +50,25 @@ def tracked_card_events(rng: np.random.Generator, cast: Cast, timeline: Timeline
         created = timeline.random_time(rng, timeline.start, timeline.start + days(14))
         em.insert(created, cast.card_id(k), "contacts", "card", cast.card_id(k), fields)
         window = (created + days(7), timeline.fork - days(7))
-        if rng.random() < 0.3 and timeline.has_room(*window):
-            edited = timeline.random_time(rng, *window)
-            attribute = "employer" if rng.random() < 0.5 else "city"
-            options = employers if attribute == "employer" else cities
-            new = dict(fields)
-            new[attribute] = _other(rng, options, fields[attribute])
-            em.update(edited, cast.card_id(k), new)
+        if rng.random() < EDITED_BEFORE_FORK and timeline.has_room(*window):
+            fields = _edited(rng, fields, employers, cities)
+            em.update(timeline.random_time(rng, *window), cast.card_id(k), fields)
+        if rng.random() < EDITED_AFTER_FORK:
+            fields = _edited(rng, fields, employers, cities)
+            em.update(timeline.random_time(rng, *timeline.continuation), cast.card_id(k), fields)
     return em.events
+
+
+def _edited(
+    rng: np.random.Generator,
+    fields: dict[str, str],
+    employers: tuple[str, ...],
+    cities: list[str],
+) -> dict[str, str]:
+    """The card after its contact changed jobs or moved."""
+    attribute = "employer" if rng.random() < 0.5 else "city"
+    options = employers if attribute == "employer" else cities
+    return {**fields, attribute: _other(rng, options, fields[attribute])}
 
 
 def _other(rng: np.random.Generator, options: tuple[str, ...] | list[str], current: str) -> str:

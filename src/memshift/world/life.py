@@ -1,8 +1,9 @@
 """The person's own script: employer, manager, home city and time zone, diet and commute.
 
 The true changes are sampled first; each value is then stated in prose (mail, chat or a note) with
-varied, implicit wording, and the calendar's time-zone setting follows every move. Nothing about
-the person changes after the fork in the ordinary continuation: changes there belong to shifts.
+varied, implicit wording, and the calendar's time-zone setting follows every move. The ordinary
+continuation also changes the person in the weeks after the fork, at low rates (a reorganization,
+a new diet...), since lives go on whether or not a shift happens; a shift adds its own changes.
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ class LifeScript:
 
     def value_at(self, attribute: str, t: datetime) -> str:
         return self.timelines[attribute].value_at(t)
+
+
+# Chance that each change happens in the weeks after the fork, in the ordinary continuation.
+AFTER_FORK = {"job": 0.06, "reorg": 0.12, "relocation": 0.06, "diet": 0.1, "commute": 0.1}
 
 
 def _choose(rng: np.random.Generator, options: tuple[str, ...], avoid: str = "") -> str:
@@ -78,9 +83,44 @@ def sample_script(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> L
     if draws[4] < 0.3:
         old = lines["commute"].changes[0][1]
         lines["commute"].changes.append((moment(), _choose(rng, pools.COMMUTES, old)))
+    _continue(rng, cast, timeline, lines)
     for line in lines.values():
         line.changes.sort()
     return LifeScript(lines)
+
+
+def _continue(
+    rng: np.random.Generator,
+    cast: Cast,
+    timeline: Timeline,
+    lines: dict[str, AttributeTimeline],
+) -> None:
+    """The person's changes in the weeks after the fork. They use names no shift uses (a shift's
+    job change takes the third organization, this one the fourth), so a branch that has both
+    shows both."""
+
+    def later() -> datetime:
+        return timeline.random_time(rng, *timeline.continuation)
+
+    def current(attribute: str) -> str:
+        return lines[attribute].changes[-1][1]
+
+    draws = rng.random(len(AFTER_FORK))
+    chance = dict(zip(AFTER_FORK, draws, strict=True))
+    if chance["job"] < AFTER_FORK["job"] and current("employer") != cast.organizations[3]:
+        t = later()
+        lines["employer"].changes.append((t, cast.organizations[3]))
+        lines["manager"].changes.append((t + days(3), cast.spares[5].full))
+    elif chance["reorg"] < AFTER_FORK["reorg"]:
+        lines["manager"].changes.append((later(), cast.spares[6].full))
+    if chance["relocation"] < AFTER_FORK["relocation"]:
+        here = current("home_city")
+        zone = cast.city_zone(here)
+        city = next(c for c, z in reversed(cast.cities[2:]) if c != here and z != zone)
+        lines["home_city"].changes.append((later(), city))
+    for attribute, options in (("diet", pools.DIETS), ("commute", pools.COMMUTES)):
+        if chance[attribute] < AFTER_FORK[attribute]:
+            lines[attribute].changes.append((later(), _choose(rng, options, current(attribute))))
 
 
 def phrases_for(attribute: str, kind: str) -> list[phrasing.Phrase]:
@@ -133,8 +173,11 @@ def life_events(
             )
             friend = friends[int(rng.integers(len(friends)))]
             state_value(em, rng, cast, said_at, attribute, value, "announce", friend)
-            following = (
-                line.changes[index + 1][0] if index + 1 < len(line.changes) else timeline.fork
+            # mentions repeat a value until it changes, and none is made after the fork, where
+            # it would contradict a shift's statement of a new value
+            following = min(
+                line.changes[index + 1][0] if index + 1 < len(line.changes) else timeline.fork,
+                timeline.fork,
             )
             room_from = said_at + days(7)
             for _ in range(int(rng.integers(1, 4))):

@@ -49,6 +49,14 @@ def active_projects(spans: list[tuple[str, datetime, datetime]], t: datetime) ->
     return [min(spans, key=lambda s: min(abs((s[1] - t).days), abs((s[2] - t).days)))[0]]
 
 
+# When a task is done, in hours after its due date (mean, spread), and the share ever done: the
+# rest stay open and become overdue by the clock alone.
+COMPLETION_HOURS = (-4 * 24, 4 * 24)
+DONE_SHARE = 0.8
+TRACKED_DUE_MOVED_AFTER_FORK = 0.06
+DUE_MOVES_DAYS = (-5, -3, 4, 7, 10, 14)
+
+
 class _Titles:
     def __init__(self, titles: tuple[str, ...]) -> None:
         self._titles = titles
@@ -82,8 +90,8 @@ def task_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> lis
                 due = due + days(int(rng.integers(-2, 10)))
                 fields = {**fields, "due": fmt_date(max(due, created + days(1)))}
                 em.update(last, object_id, fields)
-            if rng.random() < 0.9:
-                done = due + timedelta(hours=int(rng.normal(-3 * 24, 5 * 24)))
+            if rng.random() < DONE_SHARE:
+                done = due + timedelta(hours=int(rng.normal(*COMPLETION_HOURS)))
                 done = max(done, last + timedelta(hours=1))
                 em.update(done, object_id, {**fields, "status": "done"})
     for k, title in enumerate(cast.tracked_task_titles, start=1):
@@ -93,7 +101,10 @@ def task_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> lis
         project = live[int(rng.integers(len(live)))]
         due = timeline.fork + days(int(rng.integers(-5, 46)))
         fields = task_fields(title, project, created, fmt_date(due))
-        em.insert(
-            created, cast.tracked_task_id(k), "tasks", "task", project_cluster(project), fields
-        )
+        task_id = cast.tracked_task_id(k)
+        em.insert(created, task_id, "tasks", "task", project_cluster(project), fields)
+        if rng.random() < TRACKED_DUE_MOVED_AFTER_FORK:
+            moved = due + days(int(rng.choice(DUE_MOVES_DAYS)))
+            t = timeline.random_time(rng, *timeline.continuation)
+            em.update(t, task_id, {**fields, "due": fmt_date(moved)})
     return em.events

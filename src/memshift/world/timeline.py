@@ -44,6 +44,12 @@ class Timeline:
     def checkpoints(self) -> tuple[datetime, ...]:
         return tuple(FORK + w * WEEK for w in CHECKPOINT_WEEKS)
 
+    @property
+    def continuation(self) -> tuple[datetime, datetime]:
+        """The weeks after the fork that the checkpoints probe, less a margin at each end: where
+        the ordinary continuation changes tracked records (a change there is probed)."""
+        return (FORK + timedelta(days=1), self.checkpoints[-1] - timedelta(days=4))
+
     def weeks(self) -> list[tuple[datetime, datetime]]:
         """Seven-day blocks aligned on the fork, so every checkpoint interval holds whole blocks."""
         first = -((FORK - self.start) // WEEK) - (1 if (FORK - self.start) % WEEK else 0)

@@ -1,7 +1,9 @@
 -- One row per scored answer, with its item class, the cause of its change, and for systems
 -- that report invalidations whether the item counts as detected: invalidated at a checkpoint
 -- no earlier than the interval in which its gold last changed (the fork, for unchanged items);
--- for a system audited at answer level (<system>+audit), whether the audit found the answer stale.
+-- for a system audited at answer level (<system>+audit), whether the audit found the answer stale;
+-- for a cell that writes from the delta (append-only, upsert), whether the delta yielded a new
+-- item in that same span.
 -- Premise probes (asked as if the fork's value still held) count in the premise measures only.
 CREATE OR REPLACE TABLE item_times AS
 WITH cells AS (
@@ -62,5 +64,16 @@ SELECT
                 AND i.item_id = c.item_id
                 AND i.checkpoint BETWEEN greatest(c.last_change, 1) AND c.checkpoint
         )
-    END AS detected
+    END AS detected,
+    CASE
+        WHEN c.detection IN ('append', 'upsert') THEN EXISTS (
+            SELECT 1
+            FROM derived AS d
+            WHERE d.world = c.world
+                AND d.branch = c.branch
+                AND d.detection = c.detection
+                AND d.item_id = c.item_id
+                AND d.checkpoint BETWEEN greatest(c.last_change, 1) AND c.checkpoint
+        )
+    END AS yielded
 FROM cells AS c;

@@ -1,6 +1,8 @@
 -- Every measure as a numerator and a denominator per world and group. Measures of invalidation
 -- exist only for systems that report invalidations; measures of unchanged items and of the
--- state before any shift only for all causes together.
+-- state before any shift only for all causes together; the delta yield (the share of changed
+-- item-times for which the delta produced a new item since the gold last changed) only for cells
+-- that write from the delta.
 CREATE OR REPLACE TABLE measure_ratios AS
 WITH measures(measure, needs_reports, all_causes_only) AS (
     VALUES
@@ -17,7 +19,8 @@ WITH measures(measure, needs_reports, all_causes_only) AS (
         ('rederived_accuracy', true, true),
         ('before_shift', NULL, true),
         ('premise_resistance', NULL, false),
-        ('premise_accepted', NULL, false)
+        ('premise_accepted', NULL, false),
+        ('delta_yield', NULL, false)
 )
 SELECT
     c.system,
@@ -43,6 +46,7 @@ SELECT
         WHEN 'before_shift' THEN c.before_right
         WHEN 'premise_resistance' THEN c.premise_right
         WHEN 'premise_accepted' THEN c.premise_accepted
+        WHEN 'delta_yield' THEN c.yielded_n
     END AS num,
     CASE m.measure
         WHEN 'r' THEN c.detected_n
@@ -58,4 +62,5 @@ SELECT
 FROM world_counts AS c
 CROSS JOIN measures AS m
 WHERE (m.needs_reports IS NULL OR m.needs_reports = c.reports)
-    AND (NOT m.all_causes_only OR c.cause = 'all');
+    AND (NOT m.all_causes_only OR c.cause = 'all')
+    AND (m.measure <> 'delta_yield' OR c.from_delta);

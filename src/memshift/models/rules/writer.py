@@ -4,6 +4,12 @@ Structured items and definitions go through the gold evaluator applied to the se
 wrong value always means the selection lacked a record, never wrong arithmetic. Free-text
 attributes are read by recognizing the project's own phrasings. Every value is cited with exact
 quotes from the records it came from.
+
+A write from the delta alone (the append-only cell) first asks whether any of the new records
+bears on the item, from what the writer can see: a statement of a free-text attribute in one of
+the project's phrasings, the item's own record (its card, series, task or the calendar settings),
+an appointment of its type, or a record that the definition in effect ranges over now. If none
+does, the reply says so and derives nothing.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import hashlib
 from typing import Any
 
 from memshift import statements
-from memshift.gold.evaluator import Value, evaluate
+from memshift.gold.evaluator import Value, evaluate, in_scope
 from memshift.models.requests import WriterRequest
 from memshift.models.rules.errors import ErrorModel, corrupt
 from memshift.models.rules.quotes import quote_around, quote_of
@@ -68,8 +74,36 @@ def content_key(request: WriterRequest) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+def bears_on(request: WriterRequest) -> bool:
+    """Whether any record of the request says something about its item."""
+    item, records = request.item, request.records
+    if item.free_text:
+        return _stated(item.attribute, records)[0] is not None
+    if request.definition is not None:
+        return bool(in_scope(request.definition, records, request.as_of))
+    if item.item_class == "appointment":
+        return any(
+            r.kind == "appointment" and r.fields.get("appointment_type") == item.target
+            for r in records
+        )
+    if item.item_class == "person":
+        return any(r.kind == "settings" for r in records)
+    return any(r.object_id == item.target for r in records)
+
+
+NOTHING_NEW: dict[str, Any] = {
+    "bears_on_item": False,
+    "value": None,
+    "statement": "",
+    "citations": [],
+}
+
+
 def write(request: WriterRequest, errors: ErrorModel | None = None) -> dict[str, Any]:
     item = request.item
+    delta = request.delta_since is not None
+    if delta and not bears_on(request):
+        return dict(NOTHING_NEW)
     if item.free_text:
         value, citations = _stated(item.attribute, request.records)
     else:
@@ -79,8 +113,9 @@ def write(request: WriterRequest, errors: ErrorModel | None = None) -> dict[str,
     statement = statements.render(
         item.label, request.as_of.date(), value, is_set=item.value_type == "entity_set"
     )
-    return {
+    reply = {
         "value": list(value) if isinstance(value, tuple) else value,
         "statement": statement,
         "citations": citations,
     }
+    return {"bears_on_item": True, **reply} if delta else reply
