@@ -17,7 +17,7 @@ from memshift.gold.evaluator import conflict_key
 from memshift.items import Item
 from memshift.rng import stream
 from memshift.timeutil import WEEKDAYS, days, fmt, fmt_date
-from memshift.world import filler, pools
+from memshift.world import daytime, filler, pools
 from memshift.world.calendar import (
     SLOTS,
     appointment_fields,
@@ -72,6 +72,11 @@ class ShiftContext:
                 "continuation changes it after the fork"
             )
         return self.fork_state.records[object_id]
+
+    def times(self, n: int, pattern: daytime.Pattern) -> list[datetime]:
+        """`n` message times in the shift's days, at the hours people write such messages."""
+        fork = self.world.timeline.fork
+        return daytime.draw_times(self.rng, fork + days(0.2), fork + days(SHIFT_DAYS), n, pattern)
 
     def moment(self, day_lo: float = 0.0, day_hi: float = SHIFT_DAYS) -> datetime:
         fork = self.world.timeline.fork
@@ -270,8 +275,8 @@ def _important_contact(ctx: ShiftContext) -> tuple[str, ...]:
 def _close_friend(ctx: ShiftContext) -> tuple[str, ...]:
     friend = _spare(ctx, 1)
     cast = ctx.world.cast
-    for t in sorted(ctx.moment(0.2) for _ in range(14)):
-        sender = friend if ctx.rng.random() < 0.5 else cast.user
+    for t in ctx.times(14, daytime.PERSONAL):
+        sender, reader = (friend, cast.user) if ctx.rng.random() < 0.5 else (cast.user, friend)
         chat(
             ctx.em,
             t,
@@ -279,7 +284,7 @@ def _close_friend(ctx: ShiftContext) -> tuple[str, ...]:
             channel_kind="personal",
             sender=sender,
             partner=friend,
-            body=filler.small_talk(ctx.rng, friend=friend.first),
+            body=filler.small_talk(ctx.rng, to=reader.first),
         )
     return ("def.close_friends",)
 
@@ -287,9 +292,11 @@ def _close_friend(ctx: ShiftContext) -> tuple[str, ...]:
 def _vip_sender(ctx: ShiftContext) -> tuple[str, ...]:
     sender = _spare(ctx, 2)
     cast = ctx.world.cast
-    for t in sorted(ctx.moment(0.2) for _ in range(4)):
+    for t in ctx.times(4, daytime.WORK):
         project = cast.projects[int(ctx.rng.integers(len(cast.projects)))]
-        subject, body = filler.routine_mail(ctx.rng, sender_first=sender.first, project=project)
+        subject, body = filler.routine_mail(
+            ctx.rng, sender_first=sender.first, project=project, to=cast.user.first
+        )
         email(
             ctx.em,
             t,

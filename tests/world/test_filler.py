@@ -242,3 +242,43 @@ def test_note_is_a_titled_list_of_distinct_items(seed: int) -> None:
     assert 4 <= len(lines) <= 8
     assert all(line.startswith("- ") for line in lines)
     assert len(set(lines)) == len(lines)
+
+
+# --- who a message names ----------------------------------------------------------------------
+
+
+def _names_in(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z]+", text)) & PERSON_NAMES
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=seeds, to=st.sampled_from(pools.FIRST_NAMES))
+def test_small_talk_names_only_the_one_it_is_written_to(seed: int, to: str) -> None:
+    assert _names_in(filler.small_talk(_rng(seed), to=to)) <= {to}
+
+
+def test_small_talk_to_someone_often_greets_them() -> None:
+    rng = _rng(3)
+    messages = [filler.small_talk(rng, to="Nadia") for _ in range(200)]
+    assert 0.6 < sum("Nadia" in m for m in messages) / len(messages) < 0.95
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=seeds, friend=st.sampled_from(pools.FIRST_NAMES))
+def test_small_talk_that_knows_only_the_channel_friend_names_nobody(seed: int, friend: str) -> None:
+    message = filler.small_talk(_rng(seed), friend=friend)
+    assert _names_in(message) == set()
+    assert message[:1].isalpha()
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=seeds, to=st.sampled_from(pools.FIRST_NAMES))
+def test_routine_mail_greets_its_reader_or_nobody_and_never_a_group(seed: int, to: str) -> None:
+    _, addressed = filler.routine_mail(
+        _rng(seed), sender_first="Priya", project="Nova Invoicing", to=to
+    )
+    _, unaddressed = filler.routine_mail(_rng(seed), sender_first="Priya", project="Nova Invoicing")
+    assert _names_in(addressed.split("\n\n")[0]) <= {to}
+    assert _names_in(unaddressed.split("\n\n")[0]) == set()
+    for body in (addressed, unaddressed):
+        assert not re.match(r"\w+ (?:all|team|everyone)\b", body)

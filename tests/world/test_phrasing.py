@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 from memshift.world import pools
 from memshift.world.phrasing import (
     ATTRIBUTES,
+    OFFICES,
     PHRASES,
+    USER,
     VALUE_PATTERNS,
     WEEKDAYS,
     Phrase,
@@ -185,14 +187,14 @@ def test_phrase_slots_follow_the_contract(phrase: Phrase) -> None:
     subject_slots = SLOT.findall(phrase.subject or "")
     assert body_slots.count("value") == 1
     assert "value" not in subject_slots
-    assert set(body_slots + subject_slots) <= {"value", "friend", "weekday", "user"}
+    assert set(body_slots + subject_slots) <= {"value", "recipient", "sender", "weekday"}
     assert (phrase.subject is None) == (phrase.source == "chat")
     assert not phrase.body.startswith("{value}")
     assert not re.search(r"[\w'-]\{value\}|\{value\}[\w'-]", phrase.body)
 
 
 def _sentences_in(body: str) -> int:
-    without_sign_off = re.sub(r"(?:\s+[A-Z][a-z]+(?: [a-z]+)?,)?\s+\{user\}$", "", body)
+    without_sign_off = re.sub(r"(?:\s+[A-Z][a-z]+(?: [a-z]+)?,)?\s+\{sender\}$", "", body)
     terminated = len(re.findall(r"[.!?](?=\s|$)", without_sign_off))
     return terminated + (0 if re.search(r"[.!?]$", without_sign_off) else 1)
 
@@ -249,7 +251,7 @@ def test_value_patterns_have_no_groups() -> None:
 def test_every_pool_value_is_recovered_exactly(phrase: Phrase) -> None:
     pattern = compile_pattern(phrase)
     for value in POOL_VALUES[phrase.attribute]:
-        subject, body = render(phrase, value, friend="Nadia", weekday="Thursday", user="Kenji")
+        subject, body = render(phrase, value, recipient="Nadia", weekday="Thursday", sender="Kenji")
         assert "{" not in body and "{" not in (subject or "")
         assert value not in (subject or "")
         assert body.count(value) == 1
@@ -266,19 +268,19 @@ def test_compile_pattern_is_cached() -> None:
 @given(
     index=st.integers(0, len(PHRASES) - 1),
     seed=st.integers(0, 2**32 - 1),
-    friend=st.sampled_from(pools.FIRST_NAMES),
-    user=st.sampled_from(pools.FIRST_NAMES),
+    recipient=st.sampled_from(pools.FIRST_NAMES),
+    sender=st.sampled_from(pools.FIRST_NAMES),
     weekday=st.sampled_from(WEEKDAYS),
     prefix=st.sampled_from(["", "Forwarded note.\n\n", "Hello! ", "ok so\n"]),
     suffix=st.sampled_from(["", "\n\nSent from my phone", " :)", "\n-- \nKenji"]),
 )
 def test_a_statement_is_found_inside_surrounding_text(
-    index: int, seed: int, friend: str, user: str, weekday: str, prefix: str, suffix: str
+    index: int, seed: int, recipient: str, sender: str, weekday: str, prefix: str, suffix: str
 ) -> None:
     phrase = PHRASES[index]
     values = POOL_VALUES[phrase.attribute]
     value = values[np.random.default_rng(seed).integers(0, len(values))]
-    _, body = render(phrase, value, friend=friend, weekday=weekday, user=user)
+    _, body = render(phrase, value, recipient=recipient, weekday=weekday, sender=sender)
     assert find_statements(prefix + body + suffix) == ((phrase.attribute, value, len(prefix)),)
 
 
@@ -286,8 +288,12 @@ def test_a_statement_is_found_inside_surrounding_text(
 @given(first=st.integers(0, len(PHRASES) - 1), second=st.integers(0, len(PHRASES) - 1))
 def test_two_statements_in_one_text_are_both_found_in_order(first: int, second: int) -> None:
     a, b = PHRASES[first], PHRASES[second]
-    _, body_a = render(a, POOL_VALUES[a.attribute][0], friend="Omar", weekday="Monday", user="Lena")
-    _, body_b = render(b, POOL_VALUES[b.attribute][1], friend="Ines", weekday="Friday", user="Lena")
+    _, body_a = render(
+        a, POOL_VALUES[a.attribute][0], recipient="Omar", weekday="Monday", sender="Lena"
+    )
+    _, body_b = render(
+        b, POOL_VALUES[b.attribute][1], recipient="Ines", weekday="Friday", sender="Lena"
+    )
     text = body_a + "\n\n" + body_b
     expected = [
         (a.attribute, POOL_VALUES[a.attribute][0], 0),
@@ -307,14 +313,14 @@ def test_find_statements_finds_nothing_in_plain_text() -> None:
         ("diet", "veggie", {}),
         ("home_city", "lisbon", {}),
         ("commute", "bike", {"weekday": "Someday"}),
-        ("commute", "bike", {"friend": "nadia"}),
+        ("commute", "bike", {"recipient": "nadia"}),
     ],
 )
 def test_render_rejects_values_that_could_not_be_found_again(
     attribute: str, value: str, slots: dict[str, str]
 ) -> None:
     phrase = next(p for p in PHRASES if p.attribute == attribute)
-    fill = {"friend": "Nadia", "weekday": "Monday", "user": "Kenji", **slots}
+    fill = {"recipient": "Nadia", "weekday": "Monday", "sender": "Kenji", **slots}
     with pytest.raises(ValueError):
         render(phrase, value, **fill)
 
@@ -326,3 +332,66 @@ def test_phrase_rejects_a_body_without_exactly_one_value() -> None:
         Phrase("diet", "chat", "mention", None, "{value} and {value}")
     with pytest.raises(ValueError):
         Phrase("diet", "email", "mention", "About {value}", "I eat {value} food")
+
+
+# --- who writes to whom -----------------------------------------------------------------------
+
+
+def test_the_user_writes_or_reads_every_phrase_and_greets_only_the_reader() -> None:
+    for phrase in PHRASES:
+        assert (phrase.sender == USER) != (phrase.reader == USER), phrase.body
+        slots = set(SLOT.findall(f"{phrase.subject or ''} {phrase.body}"))
+        if phrase.source == "notes":
+            assert slots <= {"value", "weekday"}, phrase.body
+        if "sender" in slots:
+            assert (phrase.source, phrase.sender) == ("email", USER), phrase.body
+        greeting = re.match(r"(?:Hi|Hello|Dear) (\{\w+\}|[a-z]+),", phrase.body)
+        assert greeting is None or greeting.group(1) in ("{recipient}", "resident"), phrase.body
+
+
+def test_mail_from_an_office_is_signed_by_nobody_or_by_the_office() -> None:
+    for phrase in PHRASES:
+        if phrase.sender in OFFICES:
+            name = OFFICES[phrase.sender].name
+            last_words = re.search(r"[.!?]\s+([A-Z][\w ]*)$", phrase.body)
+            assert last_words is None or last_words.group(1) == name, phrase.body
+
+
+def test_offices_have_distinct_names_that_are_no_pool_value() -> None:
+    names = [o.name for o in OFFICES.values()]
+    assert len(set(names)) == len(names)
+    assert len({o.email for o in OFFICES.values()}) == len(names)
+    pool_words = set(pools.FIRST_NAMES) | set(pools.LAST_NAMES)
+    for name in names:
+        assert name.isascii() and not set(name.split()) & pool_words
+        assert not any(re.search(rf"\b{v}\b", name) for v in (*CITY_NAMES, *pools.ORGANIZATIONS))
+    assert {o.category for o in OFFICES.values()} <= {"work", "personal"}
+
+
+@pytest.mark.parametrize(
+    ("source", "subject", "body", "voice"),
+    [
+        ("email", "Hi", "Hi {recipient}, I eat {value}.", {"sender": USER, "reader": USER}),
+        ("email", "Hi", "Hi {recipient}, I eat {value}.", {"sender": "bank", "reader": "friend"}),
+        ("chat", None, "we eat {value} now", {"sender": "bank", "reader": USER}),
+        ("notes", "Food", "Tell {recipient}: {value}.", {"reader": "self"}),
+        ("email", "Hi", "Noted: {value}. {sender}", {"sender": "bank", "reader": USER}),
+        ("chat", None, "{value} now. {sender}", {}),
+        ("chat", None, "{value} now", {"hours": "midnight"}),
+        ("email", "Hi", "Noted: {value}.", {"sender": "landlord", "reader": USER}),
+    ],
+)
+def test_phrase_rejects_a_voice_that_cannot_be_rendered_consistently(
+    source: str, subject: str | None, body: str, voice: dict[str, str]
+) -> None:
+    with pytest.raises(ValueError):
+        Phrase("diet", source, "mention", subject, body, **voice)
+
+
+def test_render_needs_the_names_a_phrase_uses() -> None:
+    phrase = next(p for p in PHRASES if "{sender}" in p.body)
+    value = POOL_VALUES[phrase.attribute][0]
+    with pytest.raises(ValueError, match="sender"):
+        render(phrase, value, recipient="Nadia", weekday="Monday")
+    _, body = render(phrase, value, recipient="Nadia", weekday="Monday", sender="Kenji")
+    assert body.startswith("Hi Nadia,") and body.endswith("Kenji")

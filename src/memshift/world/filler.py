@@ -324,8 +324,11 @@ def _capitalized(text: str) -> str:
 # --- small talk -------------------------------------------------------------------------------
 
 SMALL_TALK_OPENERS: tuple[str, ...] = (
-    "hey {friend}, ", "hi {friend}, ", "{friend}, ", "oh {friend}, ",
-    "ok {friend}, random update: ", "so {friend}, ", "",
+    "hey {to}, ", "hi {to}, ", "{to}, ", "oh {to}, ", "ok {to}, random update: ", "so {to}, ", "",
+)  # fmt: skip
+# The same openers without the name, in the same order.
+NAMELESS_OPENERS: tuple[str, ...] = (
+    "hey, ", "hi, ", "", "oh, ", "ok, random update: ", "so, ", "",
 )  # fmt: skip
 
 SMALL_TALK_TOPICS: tuple[str, ...] = (
@@ -380,10 +383,15 @@ SMALL_TALK_CLOSERS: tuple[str, ...] = (
 )
 
 
-def small_talk(rng: np.random.Generator, *, friend: str) -> str:
-    """One casual chat message of one or two sentences to or about `friend`."""
+def small_talk(
+    rng: np.random.Generator, *, to: str | None = None, friend: str | None = None
+) -> str:
+    """One casual chat message of one or two sentences; its opener may greet `to`, the first name
+    of the one it is written to. A caller that names only the channel's `friend`, who may be the
+    one writing, gets a message that names nobody."""
     u_opener, u_topic, u_closer, u_has_closer = rng.random(4)
-    opener = _pick(SMALL_TALK_OPENERS, u_opener).format(friend=friend)
+    openers = SMALL_TALK_OPENERS if to is not None else NAMELESS_OPENERS
+    opener = _pick(openers, u_opener).format(to=to)
     topic = _pick(SMALL_TALK_TOPICS, u_topic)
     if not opener:
         topic = _capitalized(topic)
@@ -536,7 +544,9 @@ ROUTINE_MAILS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     ),
 )
 
-ROUTINE_GREETINGS: tuple[str, ...] = ("Hi all,", "Hello team,", "Hi everyone,", "Hi,")
+ROUTINE_GREETINGS: tuple[str, ...] = ("Hi {to},", "Hello {to},", "{to},", "Hi,")
+# For a mail whose reader the caller does not name.
+UNADDRESSED_GREETINGS: tuple[str, ...] = ("Hi,", "Hello,", "Hi there,")
 ROUTINE_CLOSINGS: tuple[str, ...] = ("Thanks", "Best", "Cheers", "Kind regards")
 
 PERSONAL_MAILS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
@@ -646,12 +656,14 @@ def _mail(
     return _pick(subjects, u[2]), _pick(greetings, u[3]), middle, _pick(closings, u[4])
 
 
-def routine_mail(rng: np.random.Generator, *, sender_first: str, project: str) -> tuple[str, str]:
-    """(subject, body) of a routine work mail signed by `sender_first` about `project`."""
-    subject, greeting, middle, closing = _mail(
-        rng, ROUTINE_MAILS, ROUTINE_GREETINGS, ROUTINE_CLOSINGS
-    )
-    body = f"{greeting}\n\n{middle}\n\n{closing},\n{sender_first}"
+def routine_mail(
+    rng: np.random.Generator, *, sender_first: str, project: str, to: str | None = None
+) -> tuple[str, str]:
+    """(subject, body) of a routine work mail about `project`, signed by `sender_first` and,
+    when `to` is given, greeting that first name (else greeting nobody by name)."""
+    greetings = ROUTINE_GREETINGS if to is not None else UNADDRESSED_GREETINGS
+    subject, greeting, middle, closing = _mail(rng, ROUTINE_MAILS, greetings, ROUTINE_CLOSINGS)
+    body = f"{greeting.format(to=to)}\n\n{middle}\n\n{closing},\n{sender_first}"
     return subject.format(project=project), body.format(project=project)
 
 

@@ -14,10 +14,10 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from memshift.timeutil import days
-from memshift.world import phrasing, pools
+from memshift.world import daytime, phrasing, pools
 from memshift.world.cast import Cast, Person
 from memshift.world.emit import Emitter
-from memshift.world.prose import statement, weekday_name
+from memshift.world.prose import Correspondent, statement
 from memshift.world.records import Event
 from memshift.world.timeline import Timeline
 
@@ -120,11 +120,58 @@ def _continue(
         lines["home_city"].changes.append((later(), city))
     for attribute, options in (("diet", pools.DIETS), ("commute", pools.COMMUTES)):
         if chance[attribute] < AFTER_FORK[attribute]:
-            lines[attribute].changes.append((later(), _choose(rng, options, current(attribute))))
+            # a value the person never held, so no old statement of it reads as news
+            held = {v for _, v in lines[attribute].changes}
+            fresh = tuple(o for o in options if o not in held)
+            lines[attribute].changes.append((later(), _choose(rng, fresh)))
 
 
 def phrases_for(attribute: str, kind: str) -> list[phrasing.Phrase]:
     return [p for p in phrasing.PHRASES if p.attribute == attribute and p.kind == kind]
+
+
+def _phrase_for(
+    rng: np.random.Generator, attribute: str, kind: str, lo: datetime, hi: datetime
+) -> phrasing.Phrase:
+    """A phrase whose hours fall inside (lo, hi): a source among those with such a phrase, then
+    a phrase of that source, so mail, chat and notes stay about equally likely every day."""
+    fitting = [
+        p for p in phrases_for(attribute, kind) if daytime.fits(daytime.PATTERNS[p.hours], lo, hi)
+    ]
+    sources = [s for s in phrasing.SOURCES if any(p.source == s for p in fitting)]
+    source = sources[int(rng.integers(len(sources)))]
+    options = [p for p in fitting if p.source == source]
+    return options[int(rng.integers(len(options)))]
+
+
+def _writer(cast: Cast, phrase: phrasing.Phrase, value: str) -> Correspondent:
+    if phrase.sender == phrasing.USER:
+        return cast.user
+    if phrase.sender == phrasing.MANAGER:
+        # the continuation's new managers come from the cast's spare people
+        manager = next((m for m in (*cast.managers, *cast.spares) if m.full == value), None)
+        if manager is None:
+            raise ValueError(f"{value!r} is none of the cast's people, so cannot write")
+        return manager
+    return phrasing.OFFICES[phrase.sender]
+
+
+def _reader(
+    rng: np.random.Generator, cast: Cast, phrase: phrasing.Phrase, confidant: Person
+) -> Person | None:
+    if phrase.reader == phrasing.FRIEND:
+        return confidant
+    if phrase.reader == phrasing.COLLEAGUE:
+        return cast.colleagues[int(rng.integers(len(cast.colleagues)))]
+    return cast.user if phrase.reader == phrasing.USER else None
+
+
+def _category(phrase: phrasing.Phrase) -> str:
+    """The e-mail category: an office's own; work for mail with the manager or a colleague."""
+    if phrase.sender in phrasing.OFFICES:
+        return phrasing.OFFICES[phrase.sender].category
+    work = phrase.sender == phrasing.MANAGER or phrase.reader == phrasing.COLLEAGUE
+    return "work" if work else "personal"
 
 
 def state_value(
@@ -136,21 +183,37 @@ def state_value(
     value: str,
     kind: str,
     confidant: Person,
+    *,
+    after: datetime | None = None,
 ) -> Event:
-    options = phrases_for(attribute, kind)
-    phrase = options[int(rng.integers(len(options)))]
+    """State `value` on the day that holds `t` (and after `after`, the moment the value became
+    true, if that is the same day), in a phrase that fits that day (nobody writes from the office
+    on a Sunday), at an hour its situation suggests, from its writer to its reader (`confidant`
+    when that is a friend). Keeping the day keeps the statement inside every interval that `t`
+    was drawn in whose ends are midnights: the checkpoint intervals, the shift's days."""
+    lo, hi = daytime.rest_of_day(t, after)
+    phrase = _phrase_for(rng, attribute, kind, lo, hi)
+    said_at = daytime.draw_time(rng, lo, hi, daytime.PATTERNS[phrase.hours])
+    writer = _writer(cast, phrase, value)
+    reader = _reader(rng, cast, phrase, confidant)
     subject, body = phrasing.render(
-        phrase, value, friend=confidant.first, weekday=weekday_name(t), user=cast.user.first
+        phrase,
+        value,
+        weekday=daytime.coming_workday(said_at),
+        recipient=reader.first if reader is not None else None,
+        sender=cast.user.first if writer == cast.user else None,
     )
     return statement(
         em,
-        t,
+        said_at,
         cast,
         source=phrase.source,
         subject=subject,
         body=body,
-        friend=confidant,
+        sender=writer,
+        reader=reader,
         asserts={attribute: value},
+        category=_category(phrase),
     )
 
 
@@ -172,7 +235,7 @@ def life_events(
                 else (timeline.random_time(rng, timeline.start, timeline.start + days(18)))
             )
             friend = friends[int(rng.integers(len(friends)))]
-            state_value(em, rng, cast, said_at, attribute, value, "announce", friend)
+            state_value(em, rng, cast, said_at, attribute, value, "announce", friend, after=t)
             # mentions repeat a value until it changes, and none is made after the fork, where
             # it would contradict a shift's statement of a new value
             following = min(

@@ -1,5 +1,11 @@
 """E-mail and chat traffic: personal channels with friends, work channels, personal and work
-mail (some starred), routine work mail and long newsletter digests."""
+mail (some starred), routine work mail and long newsletter digests.
+
+Each week's messages are drawn inside the week's block at the hours people write them
+(`daytime`): work mail and work chat in office hours, personal chat and mail in the mornings,
+evenings and at weekends, each newsletter at its own early hour. Every message names only its
+own reader and writer: a greeting names whoever it is written to, a sign-off the sender.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ from datetime import timedelta
 
 import numpy as np
 
-from memshift.world import filler
+from memshift.world import daytime, filler
 from memshift.world.cast import Cast, Person
 from memshift.world.emit import Emitter
 from memshift.world.prose import chat, dm_channel, email
@@ -17,10 +23,15 @@ from memshift.world.timeline import Timeline
 RATE_BLOCK_WEEKS = 5
 FRIEND_WEEKLY_RATES = np.array([2.3, 1.7, 1.2, 0.9, 0.65, 0.45, 0.3, 0.2])
 NEWSLETTERS_PER_WEEK = 3
+COLLEAGUE_WRITES = 0.7
 
 
-def _sorted_times(rng: np.random.Generator, timeline: Timeline, lo, hi, n: int) -> list:
-    return sorted(timeline.random_time(rng, lo, hi) for _ in range(n))
+def _one_of(rng: np.random.Generator, people: tuple[Person, ...]) -> Person:
+    return people[int(rng.integers(len(people)))]
+
+
+def _other_than(rng: np.random.Generator, people: tuple[Person, ...], avoid: Person) -> Person:
+    return _one_of(rng, tuple(p for p in people if p != avoid))
 
 
 def dm_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
@@ -36,8 +47,9 @@ def dm_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[
     for index, (lo, hi) in enumerate(weeks):
         for f, friend in enumerate(cast.friends):
             n = int(rng.poisson(rates[index // RATE_BLOCK_WEEKS, f]))
-            for t in _sorted_times(rng, timeline, lo, hi, n):
+            for t in daytime.draw_times(rng, lo, hi, n, daytime.PERSONAL):
                 sender = friend if rng.random() < 0.55 else cast.user
+                reader = cast.user if sender == friend else friend
                 chat(
                     em,
                     t,
@@ -45,19 +57,23 @@ def dm_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[
                     channel_kind="personal",
                     sender=sender,
                     partner=friend,
-                    body=filler.small_talk(rng, friend=friend.first),
+                    body=filler.small_talk(rng, to=reader.first),
                 )
     return em.events
 
 
 def workchat_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
+    """Work channels: a colleague or the user writes, addressing or crediting another
+    colleague, never the writer."""
     em = Emitter("workchat", "wc", cast.id_salt)
     for lo, hi in timeline.weeks():
-        for t in _sorted_times(rng, timeline, lo, hi, max(1, int(rng.poisson(2.5)))):
-            colleague = cast.colleagues[int(rng.integers(len(cast.colleagues)))]
+        n = max(1, int(rng.poisson(2.5)))
+        for t in daytime.draw_times(rng, lo, hi, n, daytime.WORK):
+            colleague = _one_of(rng, cast.colleagues)
             channel = cast.channels[int(rng.integers(len(cast.channels)))]
             project = cast.projects[int(rng.integers(len(cast.projects)))]
-            sender = colleague if rng.random() < 0.7 else cast.user
+            by_colleague = rng.random() < COLLEAGUE_WRITES
+            sender = _other_than(rng, cast.colleagues, colleague) if by_colleague else cast.user
             chat(
                 em,
                 t,
@@ -72,7 +88,8 @@ def workchat_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) ->
 def mail_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
     """Personal and work mail from the people who write to the user. Each sender has a habit of
     being starred, and who writes most drifts every few weeks; some mail is starred a day or two
-    after it arrives (a second revision)."""
+    after it arrives (a second revision). Friends write at personal hours, the others at work
+    hours."""
     em = Emitter("mail", "ml", cast.id_salt)
     senders: list[Person] = [*cast.correspondents, *cast.colleagues[:6], *cast.friends[:4]]
     star_rate = np.where(
@@ -85,15 +102,20 @@ def mail_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> lis
     friends = set(cast.friends)
     for index, (lo, hi) in enumerate(weeks):
         w = weights[index // RATE_BLOCK_WEEKS]
-        for t in _sorted_times(rng, timeline, lo, hi, int(rng.poisson(3.0))):
-            s = int(rng.choice(len(senders), p=w / w.sum()))
+        n = int(rng.poisson(3.0))
+        picks = [int(rng.choice(len(senders), p=w / w.sum())) for _ in range(n)]
+        hours = [daytime.PERSONAL if senders[s] in friends else daytime.WORK for s in picks]
+        times = [daytime.draw_time(rng, lo, hi, pattern) for pattern in hours]
+        for t, s in sorted(zip(times, picks, strict=True)):
             sender = senders[s]
             if sender in friends:
                 subject, body = filler.personal_mail(rng, friend=sender.first, user=cast.user.first)
                 category = "personal"
             else:
                 project = cast.projects[int(rng.integers(len(cast.projects)))]
-                subject, body = filler.routine_mail(rng, sender_first=sender.first, project=project)
+                subject, body = filler.routine_mail(
+                    rng, sender_first=sender.first, project=project, to=cast.user.first
+                )
                 category = "work"
             starred = bool(rng.random() < star_rate[s])
             later = not starred and rng.random() < star_rate[s] * 0.5
@@ -121,10 +143,12 @@ def routine_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> 
     """Routine work mail: reminders, status updates and expense reports; never starred."""
     em = Emitter("routine", "rt", cast.id_salt)
     for lo, hi in timeline.weeks():
-        for t in _sorted_times(rng, timeline, lo, hi, int(rng.poisson(2.5))):
-            colleague = cast.colleagues[int(rng.integers(len(cast.colleagues)))]
+        for t in daytime.draw_times(rng, lo, hi, int(rng.poisson(2.5)), daytime.WORK):
+            colleague = _one_of(rng, cast.colleagues)
             project = cast.projects[int(rng.integers(len(cast.projects)))]
-            subject, body = filler.routine_mail(rng, sender_first=colleague.first, project=project)
+            subject, body = filler.routine_mail(
+                rng, sender_first=colleague.first, project=project, to=cast.user.first
+            )
             email(
                 em,
                 t,
@@ -141,14 +165,25 @@ def routine_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> 
 NEWSLETTER_SECTIONS = (17, 23)
 
 
+def _title(rng: np.random.Generator, cast: Cast) -> str:
+    return cast.newsletters[int(rng.integers(len(cast.newsletters)))]
+
+
 def newsletter_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
-    """Long digests naming organizations and cities from the same pools as the person's facts."""
+    """Long digests naming organizations and cities from the same pools as the person's facts.
+    Each newsletter goes out at its own early time of day, at most once a day."""
     em = Emitter("newsletters", "nl", cast.id_salt)
     issue = {title: 0 for title in cast.newsletters}
+    send_time = {title: daytime.newsletter_time(rng) for title in cast.newsletters}
     for lo, hi in timeline.weeks():
         per_week = round(NEWSLETTERS_PER_WEEK * (hi - lo).total_seconds() / (7 * 86400))
-        for t in _sorted_times(rng, timeline, lo, hi, per_week):
-            title = cast.newsletters[int(rng.integers(len(cast.newsletters)))]
+        titles = [_title(rng, cast) for _ in range(per_week)]
+        issues = sorted(
+            (t, title)
+            for title in sorted(set(titles))
+            for t in daytime.fixed_times(rng, lo, hi, titles.count(title), send_time[title])
+        )
+        for t, title in issues:
             issue[title] += 1
             sender = Person(title.replace(" ", ""), "Digest")
             body = filler.newsletter_body(rng, n_sections=int(rng.integers(*NEWSLETTER_SECTIONS)))

@@ -68,7 +68,13 @@ def _names(value: str) -> list[str]:
     return [v for v in value.split(", ") if v]
 
 
-def _kind_and_fields(text: str) -> tuple[str, str, dict[str, Any]] | None:
+_CHAT = re.compile(
+    r"(?P<where>.+?) \| (?P<sent>\d{4}-\d{2}-\d{2} \d{2}:\d{2}) \| (?P<sender>[^:]+): "
+)
+
+
+def parse_text(text: str) -> tuple[str, str, dict[str, Any]] | None:
+    """(source, kind, fields) of a rendered record, or None if the text is not one."""
     first = text.split("\n", 1)[0]
     lines = _lines(text)
     if first.startswith("From: "):
@@ -161,9 +167,7 @@ def _kind_and_fields(text: str) -> tuple[str, str, dict[str, Any]] | None:
         if hours:
             fields.update(topic="working_hours", hours=hours.group(1))
         return "notes", "note", fields
-    chat = re.match(
-        r"(?P<where>.+?) \| (?P<sent>\d{4}-\d{2}-\d{2} \d{2}:\d{2}) \| (?P<sender>[^:]+): ", text
-    )
+    chat = _CHAT.match(text)
     if chat:
         where = chat.group("where")
         personal = where.startswith("direct messages with ")
@@ -181,6 +185,14 @@ def _kind_and_fields(text: str) -> tuple[str, str, dict[str, Any]] | None:
     return None
 
 
+def prose_body(source: str, text: str) -> str:
+    """The prose of a rendered e-mail, chat message or note: the text after its header."""
+    if source == "chat":
+        chat = _CHAT.match(text)
+        return text[chat.end() :] if chat else ""
+    return text.split("\n\n", 1)[1] if "\n\n" in text else ""
+
+
 @functools.lru_cache(maxsize=1 << 14)
 def parse_evidence(item: str) -> ParsedRecord | None:
     """A record rendered as evidence, or None if the text is not one. Cached: a reader sees the
@@ -189,7 +201,7 @@ def parse_evidence(item: str) -> ParsedRecord | None:
     if not header:
         return None
     text = item[header.end() :]
-    shape = _kind_and_fields(text)
+    shape = parse_text(text)
     if shape is None:
         return None
     source, kind, fields = shape

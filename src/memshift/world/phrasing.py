@@ -3,6 +3,11 @@
 A value is never given as "my city is X": it shows up through a situation, such as a lease, an
 onboarding mail, a reply to a dinner invitation or a commuter benefit. Every template can be turned
 back into a regular expression, so the statements in any text can be found again exactly.
+
+Every phrase also says who writes it to whom (the user to a friend or a colleague, the new manager
+or an organization's mailbox to the user, or the user in a note) and at what hours, and it names
+people only through the `{recipient}` and `{sender}` slots: a rendered greeting always names the
+reader and a sign-off the writer.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from memshift.world.daytime import PATTERNS
 from memshift.world.pools import COMMUTES, DIETS
 
 ATTRIBUTES: tuple[str, ...] = ("employer", "manager", "home_city", "diet", "commute")
@@ -21,7 +27,52 @@ WEEKDAYS: tuple[str, ...] = (
 )  # fmt: skip
 
 VALUE_SLOT = "value"
-OTHER_SLOTS: tuple[str, ...] = ("friend", "weekday", "user")
+RECIPIENT_SLOT = "recipient"
+SENDER_SLOT = "sender"
+OTHER_SLOTS: tuple[str, ...] = (RECIPIENT_SLOT, SENDER_SLOT, "weekday")
+
+USER = "user"
+MANAGER = "manager"
+FRIEND = "friend"
+COLLEAGUE = "colleague"
+SELF = "self"
+READERS: tuple[str, ...] = (FRIEND, COLLEAGUE, USER, SELF)
+
+
+@dataclass(frozen=True)
+class Office:
+    """An organization's mailbox that writes to the user; it signs, if at all, with its name."""
+
+    name: str
+    mailbox: str
+    category: str
+
+    @property
+    def full(self) -> str:
+        return self.name
+
+    @property
+    def handle(self) -> str:
+        return self.mailbox
+
+    @property
+    def email(self) -> str:
+        return f"{self.mailbox}@mail.example"
+
+
+OFFICES: dict[str, Office] = {
+    "people": Office("People Team", "people.team", "work"),
+    "security": Office("Building Security", "building.security", "work"),
+    "hr_portal": Office("HR Portal", "hr.portal", "work"),
+    "payroll": Office("Payroll", "payroll", "work"),
+    "facilities": Office("Facilities Team", "facilities.team", "work"),
+    "catering": Office("Catering Team", "catering.team", "work"),
+    "events": Office("Event Registration", "event.registration", "work"),
+    "lettings": Office("Lettings Office", "lettings.office", "personal"),
+    "bank": Office("Account Services", "account.services", "personal"),
+    "property": Office("Property Management", "property.management", "personal"),
+}
+SENDERS: tuple[str, ...] = (USER, MANAGER, *OFFICES)
 
 _SLOT = re.compile(r"\{(\w+)\}")
 _WORD = r"[A-Z][a-z]+"
@@ -44,19 +95,30 @@ VALUE_PATTERNS: dict[str, str] = {
 }
 
 _SLOT_PATTERNS: dict[str, str] = {
-    "friend": _FIRST_NAME + "?",
-    "user": _FIRST_NAME + "?",
+    RECIPIENT_SLOT: _FIRST_NAME + "?",
+    SENDER_SLOT: _FIRST_NAME + "?",
     "weekday": _alternation(WEEKDAYS),
 }
 
 
 @dataclass(frozen=True)
 class Phrase:
+    """One way of stating an attribute, and who says it to whom, at what hours.
+
+    `sender` is who writes: the user, the manager being stated (who introduces themselves) or a
+    key of OFFICES. `reader` is who reads it: a friend or a colleague (when the user writes), the
+    user (when anyone else writes) or the user alone (a note). `hours` names the daytime pattern
+    of its send time.
+    """
+
     attribute: str
     source: str
     kind: str
     subject: str | None
     body: str
+    sender: str = USER
+    reader: str = FRIEND
+    hours: str = "personal"
 
     def __post_init__(self) -> None:
         problems = _problems(self)
@@ -87,24 +149,68 @@ def _problems(phrase: Phrase) -> list[str]:
     unknown = set(body_slots + subject_slots) - {VALUE_SLOT, *OTHER_SLOTS}
     if unknown:
         problems.append(f"unknown slots {sorted(unknown)}")
+    return problems + _voice_problems(phrase, set(body_slots + subject_slots))
+
+
+_SOURCE_VOICES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "email": (SENDERS, (FRIEND, COLLEAGUE, USER)),
+    "chat": ((USER,), (FRIEND,)),
+    "notes": ((USER,), (SELF,)),
+}
+
+
+def _voice_problems(phrase: Phrase, slots: set[str]) -> list[str]:
+    """Who writes to whom must fit the source, and the slots may name only people who are
+    there: a note names no reader, and only the user signs by first name, in e-mail (a chat
+    shows its sender, an office signs with its name)."""
+    problems = []
+    if phrase.hours not in PATTERNS:
+        problems.append(f"unknown hours {phrase.hours!r}")
+    senders, readers = _SOURCE_VOICES.get(phrase.source, ((), ()))
+    if phrase.sender not in senders or phrase.reader not in readers:
+        problems.append(f"a {phrase.source} phrase from {phrase.sender} to {phrase.reader}")
+    if (phrase.sender == USER) == (phrase.reader == USER):
+        problems.append("the user must be either the writer or the reader")
+    if RECIPIENT_SLOT in slots and phrase.reader == SELF:
+        problems.append("a note to self names no recipient")
+    if SENDER_SLOT in slots and (phrase.source, phrase.sender) != ("email", USER):
+        problems.append("only the user signs by first name, and only in e-mail")
     return problems
 
 
-def _p(attribute: str, source: str, kind: str, subject: str | None, body: str) -> Phrase:
-    return Phrase(attribute, source, kind, subject, body)
+def _p(
+    attribute: str,
+    source: str,
+    kind: str,
+    subject: str | None,
+    body: str,
+    *,
+    sender: str = USER,
+    reader: str | None = None,
+    hours: str = "personal",
+) -> Phrase:
+    """A phrase whose reader, unless given, is the one its source and sender imply: a chat goes
+    to a friend, a note to self, the user's mail to a friend and anyone else's to the user."""
+    if reader is None:
+        implied = {"chat": FRIEND, "notes": SELF}
+        reader = implied.get(source, FRIEND if sender == USER else USER)
+    return Phrase(attribute, source, kind, subject, body, sender, reader, hours)
 
 
 _EMPLOYER: tuple[Phrase, ...] = (
     _p(
         "employer", "email", "announce", "Your first day with us",
-        "Hi {user}, we are delighted that you accepted our offer and will be joining {value}. "
-        "Please bring a photo ID on {weekday} so reception can print your badge. Your laptop and "
-        "accounts will be ready when you arrive.",
+        "Hi {recipient}, we are delighted that you accepted our offer and will be joining "
+        "{value}. Please bring a photo ID on {weekday} so reception can print your badge. Your "
+        "laptop and accounts will be ready when you arrive.",
+        sender="people", hours="office",
     ),
     _p(
         "employer", "email", "announce", "Badge ready for pickup",
-        "Hello {user}, your building pass for {value} is ready at the front desk. It opens the "
-        "main entrance and your floor, and the welcome session starts right after you collect it.",
+        "Hello {recipient}, your building pass for {value} is ready at the front desk. It opens "
+        "the main entrance and your floor, and the welcome session starts right after you "
+        "collect it.",
+        sender="security", hours="office",
     ),
     _p(
         "employer", "chat", "announce", None,
@@ -113,8 +219,8 @@ _EMPLOYER: tuple[Phrase, ...] = (
     ),
     _p(
         "employer", "chat", "announce", None,
-        "{friend}, big news: I handed in my notice and I'm off to {value}. the first week is all "
-        "onboarding sessions and laptop setup, wish me luck",
+        "{recipient}, big news: I handed in my notice and I'm off to {value}. the first week is "
+        "all onboarding sessions and laptop setup, wish me luck",
     ),
     _p(
         "employer", "notes", "announce", "Onboarding checklist",
@@ -128,22 +234,24 @@ _EMPLOYER: tuple[Phrase, ...] = (
     ),
     _p(
         "employer", "email", "mention", "Re: catching up",
-        "Hi {friend}, sorry for the slow reply, things at {value} have been hectic with quarterly "
-        "planning. Could we move our call to {weekday}? Best, {user}",
+        "Hi {recipient}, sorry for the slow reply, things at {value} have been hectic with "
+        "quarterly planning. Could we move our call to {weekday}? Best, {sender}",
     ),
     _p(
         "employer", "email", "mention", "Happy to be a reference",
-        "Dear {friend}, I would be glad to act as a reference for you. Please list me with my "
-        "current title at {value}, and I will keep an eye out for their call. Kind regards, {user}",
+        "Dear {recipient}, I would be glad to act as a reference for you. Please list me with my "
+        "current title at {value}, and I will keep an eye out for their call. Kind regards, "
+        "{sender}",
     ),
     _p(
         "employer", "chat", "mention", None,
         "the espresso machine on our floor at {value} broke again, so I'm surviving on tea today",
+        hours="office",
     ),
     _p(
         "employer", "chat", "mention", None,
-        "{friend} are you still coming to the holiday party? it's the {value} one, partners are "
-        "welcome and there's a band",
+        "{recipient} are you still coming to the holiday party? it's the {value} one, partners "
+        "are welcome and there's a band",
     ),
     _p(
         "employer", "notes", "mention", "Expense claims",
@@ -160,24 +268,27 @@ _EMPLOYER: tuple[Phrase, ...] = (
 _MANAGER: tuple[Phrase, ...] = (
     _p(
         "manager", "email", "announce", "Looking forward to working together",
-        "Hi {user}, I'm {value}, and starting this week your team reports to me. I have put a "
-        "first one-on-one in our calendars for {weekday} so we can talk about your goals. Bring "
+        "Hi {recipient}, I'm {value}, and starting this week your team reports to me. I have put "
+        "a first one-on-one in our calendars for {weekday} so we can talk about your goals. Bring "
         "anything that is on your mind.",
+        sender=MANAGER, hours="office",
     ),
     _p(
         "manager", "email", "announce", "Team changes",
-        "Hi {user}, as part of the reorganisation your reporting line has changed and you now "
-        "report to {value}. Your existing one-on-ones will be moved over by {weekday}, and nothing "
-        "else about your role changes.",
+        "Hi {recipient}, as part of the reorganisation your reporting line has changed and you "
+        "now report to {value}. Your existing one-on-ones will be moved over by {weekday}, and "
+        "nothing else about your role changes.",
+        sender="people", hours="office",
     ),
     _p(
         "manager", "chat", "announce", None,
         "just had my first one-on-one with {value} and the new boss actually listens, which is "
         "refreshing",
+        hours="office",
     ),
     _p(
         "manager", "chat", "announce", None,
-        "{friend} heads up, the reorg went through and I now report to {value}. same desk, "
+        "{recipient} heads up, the reorg went through and I now report to {value}. same desk, "
         "different boss",
     ),
     _p(
@@ -192,23 +303,27 @@ _MANAGER: tuple[Phrase, ...] = (
     ),
     _p(
         "manager", "email", "mention", "Out of office on {weekday}",
-        "Hi {friend}, I will be away on {weekday}. For anything urgent, please escalate to "
-        "{value}, who signs off on everything our team ships. Thanks, {user}",
+        "Hi {recipient}, I will be away on {weekday}. For anything urgent, please escalate to "
+        "{value}, who signs off on everything our team ships. Thanks, {sender}",
+        reader=COLLEAGUE, hours="office",
     ),
     _p(
         "manager", "email", "mention", "Leave request pending",
-        "Hi {user}, your leave request is waiting for approval from {value}. Once it is approved, "
-        "it will appear in the team calendar automatically.",
+        "Hi {recipient}, your leave request is waiting for approval from {value}. Once it is "
+        "approved, it will appear in the team calendar automatically.",
+        sender="hr_portal", hours="service",
     ),
     _p(
         "manager", "chat", "mention", None,
         "ugh, {value} wants the slides before our one-on-one, so I'm stuck in the deck for the "
         "next hour",
+        hours="office",
     ),
     _p(
         "manager", "chat", "mention", None,
-        "{friend} can't do lunch today, {value} pulled our weekly check-in earlier and I still "
-        "have to prep",
+        "{recipient} can't do lunch today, {value} pulled our weekly check-in earlier and I "
+        "still have to prep",
+        hours="office",
     ),
     _p(
         "manager", "notes", "mention", "Performance review prep",
@@ -225,14 +340,16 @@ _MANAGER: tuple[Phrase, ...] = (
 _HOME_CITY: tuple[Phrase, ...] = (
     _p(
         "home_city", "email", "announce", "Your lease is ready to sign",
-        "Dear {user}, attached is the lease for the apartment in {value}. Once it is signed, the "
-        "keys can be picked up from our office on {weekday}. Welcome to the building!",
+        "Dear {recipient}, attached is the lease for the apartment in {value}. Once it is signed, "
+        "the keys can be picked up from our office on {weekday}. Welcome to the building!",
+        sender="lettings", hours="office",
     ),
     _p(
         "home_city", "email", "announce", "Address change confirmed",
-        "Hello {user}, we have updated the address on your account. From now on, statements "
-        "will be posted to your new home in {value}. If you did not request this change, please "
-        "contact us.",
+        "Hello {recipient}, we have updated the address on your account. From now on, "
+        "statements will be posted to your new home in {value}. If you did not request this "
+        "change, please contact us.",
+        sender="bank", hours="service",
     ),
     _p(
         "home_city", "chat", "announce", None,
@@ -241,8 +358,8 @@ _HOME_CITY: tuple[Phrase, ...] = (
     ),
     _p(
         "home_city", "chat", "announce", None,
-        "{friend} the movers just left and I'm officially living in {value} now. come visit once "
-        "I find the kettle",
+        "{recipient} the movers just left and I'm officially living in {value} now. come visit "
+        "once I find the kettle",
     ),
     _p(
         "home_city", "notes", "announce", "After the move",
@@ -257,12 +374,14 @@ _HOME_CITY: tuple[Phrase, ...] = (
     _p(
         "home_city", "email", "mention", "Water shut-off notice",
         "Dear resident, the water supply to your building in {value} will be shut off for "
-        "maintenance on {weekday} morning. We apologise for the inconvenience. Property Management",
+        "maintenance on {weekday} morning. We apologise for the inconvenience. Property "
+        "Management",
+        sender="property", hours="office",
     ),
     _p(
         "home_city", "email", "mention", "Visiting soon?",
-        "Hi {friend}, if you are ever passing through {value}, my spare room is yours. There is a "
-        "great market two streets from my door on weekends. Best, {user}",
+        "Hi {recipient}, if you are ever passing through {value}, my spare room is yours. There "
+        "is a great market two streets from my door on weekends. Best, {sender}",
     ),
     _p(
         "home_city", "chat", "mention", None,
@@ -270,8 +389,8 @@ _HOME_CITY: tuple[Phrase, ...] = (
     ),
     _p(
         "home_city", "chat", "mention", None,
-        "{friend} when are you next in {value}? the little bakery around the corner from my place "
-        "finally reopened",
+        "{recipient} when are you next in {value}? the little bakery around the corner from my "
+        "place finally reopened",
     ),
     _p(
         "home_city", "notes", "mention", "Local errands",
@@ -288,19 +407,20 @@ _HOME_CITY: tuple[Phrase, ...] = (
 _DIET: tuple[Phrase, ...] = (
     _p(
         "diet", "email", "announce", "Re: Dinner on {weekday}",
-        "Hi {friend}, count me in, thank you! A quick heads-up since the last time you cooked for "
-        "me: I have changed how I eat, so please put me down as {value} these days. Happy to "
-        "bring dessert. {user}",
+        "Hi {recipient}, count me in, thank you! A quick heads-up since the last time you cooked "
+        "for me: I have changed how I eat, so please put me down as {value} these days. Happy to "
+        "bring dessert. {sender}",
     ),
     _p(
         "diet", "email", "announce", "Your catering preferences were updated",
-        "Hi {user}, thanks for updating your profile. Your meal preference is now set to {value}, "
-        "and the caterers have been told for all upcoming team events.",
+        "Hi {recipient}, thanks for updating your profile. Your meal preference is now set to "
+        "{value}, and the caterers have been told for all upcoming team events.",
+        sender="catering", hours="service",
     ),
     _p(
         "diet", "chat", "announce", None,
-        "{friend} heads-up for the group order: I've changed my diet, so put me down as {value} "
-        "from now on",
+        "{recipient} heads-up for the group order: I've changed my diet, so put me down as "
+        "{value} from now on",
     ),
     _p(
         "diet", "chat", "announce", None,
@@ -319,17 +439,20 @@ _DIET: tuple[Phrase, ...] = (
     ),
     _p(
         "diet", "email", "mention", "Re: Team lunch",
-        "Hi {friend}, sounds great, any of those places works for me. As usual, please mark me "
-        "as {value} when you send the numbers to the restaurant. Cheers, {user}",
+        "Hi {recipient}, sounds great, any of those places works for me. As usual, please mark "
+        "me as {value} when you send the numbers to the restaurant. Cheers, {sender}",
+        reader=COLLEAGUE, hours="office",
     ),
     _p(
         "diet", "email", "mention", "Registration confirmed",
-        "Hello {user}, thank you for registering. We have noted your meal choice as {value}; it "
-        "will be printed on your badge so the catering staff can help you at lunch.",
+        "Hello {recipient}, thank you for registering. We have noted your meal choice as "
+        "{value}; it will be printed on your badge so the catering staff can help you at lunch.",
+        sender="events", hours="service",
     ),
     _p(
         "diet", "chat", "mention", None,
-        "{friend} for {weekday} can you tick {value} for me on the lunch sheet? thanks!",
+        "{recipient} for {weekday} can you tick {value} for me on the lunch sheet? thanks!",
+        hours="office",
     ),
     _p(
         "diet", "chat", "mention", None,
@@ -350,14 +473,16 @@ _DIET: tuple[Phrase, ...] = (
 _COMMUTE: tuple[Phrase, ...] = (
     _p(
         "commute", "email", "announce", "Commuter benefit approved",
-        "Hi {user}, your commuter benefit request has been approved. You selected {value} as your "
-        "main way to reach the office, and the monthly allowance will be added to your next "
-        "payslip.",
+        "Hi {recipient}, your commuter benefit request has been approved. You selected {value} "
+        "as your main way to reach the office, and the monthly allowance will be added to your "
+        "next payslip.",
+        sender="payroll", hours="office",
     ),
     _p(
         "commute", "email", "announce", "Travel survey confirmation",
         "Thank you for completing the staff travel survey. Your recorded mode of travel from "
         "{weekday} onward is {value}, which helps us plan facilities at the site.",
+        sender="facilities", hours="service",
     ),
     _p(
         "commute", "chat", "announce", None,
@@ -365,8 +490,8 @@ _COMMUTE: tuple[Phrase, ...] = (
     ),
     _p(
         "commute", "chat", "announce", None,
-        "{friend} new routine starts {weekday}: I'm doing the {value} route to work from now on. "
-        "timed it last night and it's not bad at all",
+        "{recipient} new routine starts {weekday}: I'm doing the {value} route to work from now "
+        "on. timed it last night and it's not bad at all",
     ),
     _p(
         "commute", "notes", "announce", "New commute",
@@ -380,21 +505,25 @@ _COMMUTE: tuple[Phrase, ...] = (
     ),
     _p(
         "commute", "email", "mention", "Running late",
-        "Hi {friend}, apologies, my {value} commute is slower than usual this morning, so I will "
-        "join the call ten minutes late. Please start without me. {user}",
+        "Hi {recipient}, apologies, my {value} commute is slower than usual this morning, so I "
+        "will join the call ten minutes late. Please start without me. {sender}",
+        reader=COLLEAGUE, hours="morning",
     ),
     _p(
         "commute", "email", "mention", "Re: drinks after work",
-        "Hi {friend}, count me in, but I will have to head off early because the trip home by "
-        "{value} takes a while. See you there, {user}",
+        "Hi {recipient}, count me in, but I will have to head off early because the trip home by "
+        "{value} takes a while. See you there, {sender}",
+        reader=COLLEAGUE, hours="office",
     ),
     _p(
         "commute", "chat", "mention", None,
         "ugh, the {value} commute was a mess this morning, made it in just before standup",
+        hours="morning",
     ),
     _p(
         "commute", "chat", "mention", None,
-        "{friend} I'll be a bit late, still on my {value} commute",
+        "{recipient} I'll be a bit late, still on my {value} commute",
+        hours="morning",
     ),
     _p(
         "commute", "notes", "mention", "Monthly budget",
@@ -415,14 +544,26 @@ def _check_slot_value(slot: str, text: str, pattern: str) -> None:
 
 
 def render(
-    phrase: Phrase, value: str, *, friend: str, weekday: str, user: str
+    phrase: Phrase,
+    value: str,
+    *,
+    weekday: str,
+    recipient: str | None = None,
+    sender: str | None = None,
 ) -> tuple[str | None, str]:
-    """The (subject, body) of `phrase` with its slots filled; subject is None for chat."""
+    """The (subject, body) of `phrase` with its slots filled; subject is None for chat.
+    `recipient` and `sender` are the first names of the reader and the writer, needed when the
+    phrase names them."""
+    names = {RECIPIENT_SLOT: recipient, SENDER_SLOT: sender}
     _check_slot_value(VALUE_SLOT, value, VALUE_PATTERNS[phrase.attribute])
-    _check_slot_value("friend", friend, _FIRST_NAME)
-    _check_slot_value("user", user, _FIRST_NAME)
     _check_slot_value("weekday", weekday, _SLOT_PATTERNS["weekday"])
-    fill = {VALUE_SLOT: value, "friend": friend, "weekday": weekday, "user": user}
+    used = set(_slots(phrase.body) + _slots(phrase.subject or ""))
+    for slot, name in names.items():
+        if name is None and slot in used:
+            raise ValueError(f"the phrase names its {slot}, so a first name is needed")
+        if name is not None:
+            _check_slot_value(slot, name, _FIRST_NAME)
+    fill = {VALUE_SLOT: value, "weekday": weekday, **names}
     subject = None if phrase.subject is None else phrase.subject.format(**fill)
     return subject, phrase.body.format(**fill)
 

@@ -4,12 +4,25 @@ component and shift."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
-from memshift.timeutil import WEEKDAYS, fmt
+from memshift.timeutil import fmt
 from memshift.world.cast import Cast, Person
 from memshift.world.emit import Emitter
 from memshift.world.records import Event
+
+
+class Correspondent(Protocol):
+    """Anyone who can send mail: a person or an organization's mailbox."""
+
+    @property
+    def full(self) -> str: ...
+
+    @property
+    def email(self) -> str: ...
+
+    @property
+    def handle(self) -> str: ...
 
 
 def dm_channel(friend: Person) -> str:
@@ -20,7 +33,7 @@ def email(
     em: Emitter,
     t: datetime,
     *,
-    sender: Person,
+    sender: Correspondent,
     to: list[Person],
     subject: str,
     body: str,
@@ -79,10 +92,6 @@ def note(
     )
 
 
-def weekday_name(t: datetime) -> str:
-    return WEEKDAYS[t.weekday()]
-
-
 def statement(
     em: Emitter,
     t: datetime,
@@ -91,29 +100,39 @@ def statement(
     source: str,
     subject: str | None,
     body: str,
-    friend: Person,
+    sender: Correspondent,
+    reader: Person | None,
     asserts: dict[str, Any],
+    category: str = "personal",
 ) -> Event:
-    """A prose record in the user's voice that states a fact (the assertion is gold-only)."""
+    """A prose record that states a fact (the assertion is gold-only): an e-mail from `sender`
+    to `reader`, filed in the thread with whichever of them is not the user; a chat message from
+    the user in the direct messages with `reader`; or a note in the user's journal."""
     if source == "email":
+        if reader is None:
+            raise ValueError("an e-mail statement needs a reader")
+        counterpart = reader if sender == cast.user else sender
         return email(
             em,
             t,
-            sender=cast.user,
-            to=[friend],
+            sender=sender,
+            to=[reader],
             subject=subject or "Quick update",
             body=body,
-            thread=f"thread:{friend.handle}",
+            thread=f"thread:{counterpart.handle}",
             asserts=asserts,
+            category=category,
         )
     if source == "chat":
+        if reader is None or sender != cast.user:
+            raise ValueError("a chat statement goes from the user to a friend")
         return chat(
             em,
             t,
-            channel=dm_channel(friend),
+            channel=dm_channel(reader),
             channel_kind="personal",
             sender=cast.user,
-            partner=friend,
+            partner=reader,
             body=body,
             asserts=asserts,
         )
