@@ -32,6 +32,8 @@ lint: $(STAMP)
 test: lint compile
 	$(BIN)/pytest -n 2 -q
 
+# Most of its time is the coverage section (tens of thousands of simulated studies); one section
+# alone: python -m memshift.bench --only coverage --out docs/benchmarks.md
 bench: $(STAMP)
 	$(BIN)/python -m memshift.bench --out docs/benchmarks.md --runs 3
 

@@ -239,7 +239,8 @@ def empty_columns(schema: pa.Schema) -> dict[str, list[object]]:
 
 
 # Report tables, one row per estimate: a share (or a difference of shares) with its 95%
-# world-bootstrap interval. Undefined estimates (an empty denominator) are null.
+# world-bootstrap interval. Undefined estimates (an empty denominator) are null, and so are the
+# interval and p-value of an estimate over fewer than 5 worlds with item-times (`worlds`).
 ESTIMATE = [
     ("estimate", pa.float64()),
     ("low", pa.float64()),
@@ -281,6 +282,7 @@ CONTRASTS = pa.schema(
         *ESTIMATE,
         ("p_one_sided", pa.float64()),
         ("n", pa.int64()),
+        ("worlds", pa.int32()),
         ("in_family", pa.bool_()),
         ("holm", pa.bool_()),
         ("bh", pa.bool_()),

@@ -1,74 +1,56 @@
-"""The estimators recover known m, r, a and effects, and their 95% intervals cover the truth."""
+"""The report's 95% intervals cover the truth 94-96% of the time, on several seeds.
+
+Each seed simulates STUDIES studies of 20 worlds of one shift's design (`memshift.bench.
+simulated`: worlds differ in their rates, and each has as many changed item-times as a world of
+that shift has) and puts them through the report's own bootstrap. An observed coverage near 95%
+over S studies has a Monte-Carlo standard error of sqrt(0.95 * 0.05 / S): 0.69 pp for one seed's
+1,000 studies, 0.40 pp for the three seeds together. A measure passes when its coverage lies in
+94-96% widened by Z standard errors, on every seed and over all of them: a method whose true
+coverage lies in 94-96% fails a check with probability at most 0.5%, while the percentile
+intervals the report used before (92-93%, docs/benchmarks.md) fail the pooled check.
+"""
 
 from __future__ import annotations
 
-import duckdb
-import numpy as np
-import pytest
+import math
 
-from analysis.simulated import Truth, item_times, load
-from memshift.analysis import contrasts, measures
-from memshift.analysis.bootstrap import Resampling, register_weights, summarize
-from memshift.analysis.sqlfiles import run
+from memshift.bench.coverage import Coverage, measure
+from memshift.bench.simulated import Population
 
-SIMULATIONS = 500
-WORLDS = 20
-TRUTH = Truth()
-
-
-@pytest.fixture(scope="module")
-def estimates() -> tuple[dict[str, np.ndarray], np.ndarray]:
-    con = duckdb.connect(":memory:")
-    load(con, item_times(TRUTH, SIMULATIONS, WORLDS, per_world=40, seed=7))
-    run(con, "world_counts")
-    run(con, "measure_ratios")
-    con.execute(
-        "CREATE TABLE picked AS SELECT * FROM measure_ratios WHERE system = 'holdmem-d0-source' "
-        "AND item_class = 'all' AND cause = 'all' AND checkpoint = -1 "
-        "AND measure IN ('update', 'm', 'r', 'a')"
-    )
-    resampling = Resampling(draws=2000, seed=3)
-    register_weights(con, list(range(WORLDS)), [], resampling)
-    summarize(con, "picked", ("branch", "measure"), "summary", resampling)
-    found: dict[str, np.ndarray] = {}
-    for name in ("update", "m", "r", "a"):
-        found[name] = np.array(
-            con.sql(
-                f"SELECT estimate, low, high FROM summary WHERE measure = '{name}' ORDER BY branch"
-            ).fetchall()
-        )
-    effect = contrasts.Contrast("B", "source", "D=0", (("holdmem-d0-source", 1), ("bm25", -1)))
-    table = contrasts.compute(con, [effect], resampling)
-    rows = table.filter(table["item_class"].to_numpy(zero_copy_only=False) == "all")
-    found["effect"] = np.column_stack([rows[c].to_numpy() for c in ("estimate", "low", "high")])
-    return found, np.array([len(found["update"])])
+STUDIES = 1000
+SEEDS = {1: "def", 2: "src", 3: "del"}  # each seed simulates the worlds of one shift
+MEASURES = ("update", "m", "r", "a", "contrast")
+BAND = (0.94, 0.96)
+Z = 2.58
+PERCENTILE_COVERAGE = 0.925  # over these designs, docs/benchmarks.md
 
 
-@pytest.mark.parametrize(
-    ("name", "truth"),
-    [
-        ("update", TRUTH.update),
-        ("m", TRUTH.m),
-        ("r", TRUTH.r),
-        ("a", TRUTH.a),
-        ("effect", TRUTH.effect),
-    ],
-)
-def test_intervals_cover_the_truth_about_95_percent_of_the_time(
-    estimates: tuple[dict[str, np.ndarray], np.ndarray], name: str, truth: float
-) -> None:
-    found, _ = estimates
-    estimate, low, high = found[name].T
-    assert len(estimate) == SIMULATIONS
-    assert abs(estimate.mean() - truth) < 0.01  # the estimates recover the truth
-    coverage = np.mean((low <= truth) & (truth <= high))
-    assert 0.92 <= coverage <= 0.98, f"{name}: coverage {coverage:.3f}"
+def band(studies: int) -> tuple[float, float]:
+    error = Z * math.sqrt(0.95 * 0.05 / studies)
+    return BAND[0] - error, BAND[1] + error
 
 
-def test_update_decomposes_exactly_in_every_simulation(
-    estimates: tuple[dict[str, np.ndarray], np.ndarray],
-) -> None:
-    found, _ = estimates
-    update, m, r, a = (found[name][:, 0] for name in ("update", "m", "r", "a"))
-    recomposed = np.array([measures.decomposed(*args) for args in zip(m, r, a, strict=True)])
-    assert np.max(np.abs(update - recomposed)) < measures.IDENTITY_TOLERANCE
+def outside(found: Coverage, where: str) -> list[str]:
+    low, high = band(found.studies)
+    if low <= found.share <= high:
+        return []
+    return [f"{where}: {found.share:.3f} outside [{low:.3f}, {high:.3f}]"]
+
+
+def test_intervals_cover_the_truth_94_to_96_percent_of_the_time_on_every_seed() -> None:
+    # one test, not one per measure, so that parallel workers do not simulate everything twice
+    by_seed = {
+        seed: measure(Population(), design, seed, STUDIES, measures=MEASURES)["studentized"]
+        for seed, design in SEEDS.items()
+    }
+    failures = []
+    for name in MEASURES:
+        seeds = [by_seed[seed][name] for seed in SEEDS]
+        for seed, found in zip(SEEDS, seeds, strict=True):
+            failures += outside(found, f"{name}, seed {seed}")
+        failures += outside(sum(seeds[1:], seeds[0]), f"{name}, all seeds")
+    assert not failures, "\n".join(failures)
+
+
+def test_the_band_is_narrow_enough_to_fail_the_percentile_intervals() -> None:
+    assert band(STUDIES * len(SEEDS))[0] > PERCENTILE_COVERAGE

@@ -10,9 +10,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from analysis.simulated import Truth, item_times, load
 from memshift.analysis import diagnostics
 from memshift.analysis.bootstrap import Resampling, register_weights
+from memshift.bench.simulated import OTHER, Population, item_times, simulate
 
 RESAMPLING = Resampling(draws=400, seed=1)
 
@@ -20,8 +20,8 @@ RESAMPLING = Resampling(draws=400, seed=1)
 def paired_systems(worlds: int, per_world: int, accuracy: dict[str, float]) -> pa.Table:
     """Before-shift probes on the unshifted branch, every system answering the same probes."""
     rng = np.random.default_rng(0)
-    base = item_times(Truth(), 1, worlds, per_world, seed=1)
-    base = base.filter(pc.equal(base["system"], "bm25"))
+    base = item_times(simulate(Population(), (per_world,), 1, worlds, np.random.default_rng(1)))
+    base = base.filter(pc.equal(base["system"], OTHER))
     tables = []
     for system, share in accuracy.items():
         correct = rng.random(base.num_rows) < share
@@ -45,7 +45,8 @@ def paired_systems(worlds: int, per_world: int, accuracy: dict[str, float]) -> p
 
 def database(table: pa.Table) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(":memory:")
-    load(con, table)
+    con.register("simulated", table)
+    con.execute("CREATE TABLE item_times AS SELECT * FROM simulated")
     worlds = [w for (w,) in con.execute("SELECT DISTINCT world FROM item_times").fetchall()]
     register_weights(con, worlds, [], RESAMPLING)
     return con
@@ -109,8 +110,9 @@ def test_leaving_is_equivalence_within_three_points() -> None:
     assert diagnostics.leaving(con, "original", "noisy", RESAMPLING)["passed"] is False
 
 
-def test_cost_ceiling_compares_evidence_with_the_live_records_of_the_items_sources() -> None:
-    table = paired_systems(2, 2, {"small": 1.0, "large": 1.0})
+def _cost_database(worlds: int) -> duckdb.DuckDBPyConnection:
+    """Two systems served 10 and 900 evidence tokens per query, where a full re-read is 1500."""
+    table = paired_systems(worlds, 2, {"small": 1.0, "large": 1.0})
     tokens = [10 if s == "small" else 900 for s in table["system"].to_pylist()]
     table = table.append_column("evidence_tokens", pa.array(tokens, pa.int32()))
     con = database(table)
@@ -124,7 +126,7 @@ def test_cost_ceiling_compares_evidence_with_the_live_records_of_the_items_sourc
         "CREATE TABLE events (world INTEGER, branch VARCHAR, time TIMESTAMP, op VARCHAR, "
         "object_id VARCHAR, source VARCHAR, revision INTEGER, tokens INTEGER)"
     )
-    for world in (0, 1):
+    for world in range(worlds):
         con.executemany(
             "INSERT INTO events VALUES (?, 'none', ?, ?, ?, ?, ?, ?)",
             [
@@ -139,10 +141,22 @@ def test_cost_ceiling_compares_evidence_with_the_live_records_of_the_items_sourc
     items = {i for (i,) in con.execute("SELECT DISTINCT item_id FROM item_times").fetchall()}
     con.execute("CREATE TABLE item_sources (world INTEGER, item_id VARCHAR, source VARCHAR)")
     con.executemany(
-        "INSERT INTO item_sources VALUES (?, ?, 'email')", [(w, i) for w in (0, 1) for i in items]
+        "INSERT INTO item_sources VALUES (?, ?, 'email')",
+        [(w, i) for w in range(worlds) for i in items],
     )
-    rows = {r["system"]: r for r in diagnostics.cost_ceiling(con, RESAMPLING)}
+    return con
+
+
+def test_cost_ceiling_compares_evidence_with_the_live_records_of_the_items_sources() -> None:
+    rows = {r["system"]: r for r in diagnostics.cost_ceiling(_cost_database(5), RESAMPLING)}
     assert rows["small"]["estimate"] == pytest.approx(10 / 1500)
     assert rows["small"]["passed"] is True
     assert rows["large"]["estimate"] == pytest.approx(900 / 1500)
     assert rows["large"]["passed"] is False
+
+
+def test_a_test_over_fewer_than_five_worlds_has_no_result() -> None:
+    rows = {r["system"]: r for r in diagnostics.cost_ceiling(_cost_database(2), RESAMPLING)}
+    assert rows["small"]["estimate"] == pytest.approx(10 / 1500)
+    assert rows["small"]["passed"] is None and rows["large"]["passed"] is None
+    assert "no interval: fewer than 5 worlds" in rows["large"]["note"]

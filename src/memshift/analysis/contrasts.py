@@ -8,7 +8,8 @@ D=1 (or D=m) minus the B effect at D=0.
 The family for the multiple-comparison corrections is every contrast over all item classes on
 the branches where B and D can differ from zero by construction (src, def, del). p-values are
 one-sided in the direction of the estimate, so the corrections run at half the two-sided level:
-without correction a rejection is exactly a 95% interval that excludes zero.
+without correction a rejection is a 95% interval that excludes zero. Where a family member has
+no p-value (fewer than MIN_WORLDS worlds), no member gets a decision.
 """
 
 from __future__ import annotations
@@ -96,13 +97,20 @@ def paired(
     con.execute(
         "CREATE OR REPLACE TABLE contrast_terms (contrast_id INTEGER, system VARCHAR, sign INTEGER)"
     )
-    con.execute("CREATE OR REPLACE TABLE contrast_meta (contrast_id INTEGER, terms INTEGER)")
+    con.execute(
+        "CREATE OR REPLACE TABLE contrast_meta "
+        "(contrast_id INTEGER, terms INTEGER, lowest DOUBLE, highest DOUBLE)"
+    )
     for index, contrast in enumerate(contrasts):
         con.executemany(
             "INSERT INTO contrast_terms VALUES (?, ?, ?)",
             [(index, system, sign) for system, sign in contrast.terms],
         )
-        con.execute("INSERT INTO contrast_meta VALUES (?, ?)", (index, len(contrast.terms)))
+        signs = [sign for _, sign in contrast.terms]
+        con.execute(
+            "INSERT INTO contrast_meta VALUES (?, ?, ?, ?)",
+            (index, len(signs), sum(min(s, 0) for s in signs), sum(max(s, 0) for s in signs)),
+        )
     run(con, "contrast_ratios", out="contrast_ratios", population=identifiers([population]))
     keys = ("contrast_id", "branch", "item_class")
     summarize(con, "contrast_ratios", keys, "contrast_summary", resampling)
@@ -128,7 +136,7 @@ def compute(
         columns["branch"].append(record["branch"])
         columns["item_class"].append(record["item_class"])
         columns["measure"].append("update")
-        for name in ("estimate", "low", "high", "p_one_sided", "n"):
+        for name in ("estimate", "low", "high", "p_one_sided", "n", "worlds"):
             columns[name].append(record[name])
         columns["in_family"].append(
             record["branch"] in FAMILY_BRANCHES
@@ -140,9 +148,17 @@ def compute(
 
 
 def _correct(columns: dict[str, list[object]]) -> None:
-    family = [i for i, member in enumerate(columns["in_family"]) if member]
+    """Holm and BH over the family members that have a p-value. A member without one (fewer
+    than MIN_WORLDS worlds) gets no decision (null); so does every member of a family that has
+    such a member, since a correction over part of the family would be no correction."""
+    members = [i for i, member in enumerate(columns["in_family"]) if member]
+    family = [i for i in members if columns["p_one_sided"][i] is not None]
+    if len(family) < len(members):
+        family = []
     p_values = [float(columns["p_one_sided"][i]) for i in family]  # type: ignore[arg-type]
     holm_kept = dict(zip(family, holm(p_values, ONE_SIDED_LEVEL), strict=True))
     bh_kept = dict(zip(family, benjamini_hochberg(p_values, ONE_SIDED_LEVEL), strict=True))
-    columns["holm"] = [holm_kept.get(i, False) for i in range(len(columns["in_family"]))]
-    columns["bh"] = [bh_kept.get(i, False) for i in range(len(columns["in_family"]))]
+    rows = range(len(columns["in_family"]))
+    undecided = set(members) - set(family)
+    columns["holm"] = [None if i in undecided else holm_kept.get(i, False) for i in rows]
+    columns["bh"] = [None if i in undecided else bh_kept.get(i, False) for i in rows]

@@ -22,7 +22,7 @@ import duckdb
 import pyarrow as pa
 
 from memshift import schemas
-from memshift.analysis.bootstrap import Resampling, summarize
+from memshift.analysis.bootstrap import MIN_WORLDS, Resampling, summarize
 from memshift.analysis.contrasts import Contrast, paired, records
 from memshift.analysis.sqlfiles import run
 
@@ -34,7 +34,7 @@ ORACLE = "oracle"
 TEST_LEVEL = 0.8  # two-sided 80% = one-sided 90% at each end
 
 
-def _row(
+def row(
     test: str,
     system: str,
     reference: str,
@@ -44,6 +44,9 @@ def _row(
     note: str,
 ) -> dict[str, Any]:
     found = found or {}
+    if found.get("estimate") is not None and found.get("low") is None:
+        passed = None
+        note = f"{note}; no interval: fewer than {MIN_WORLDS} worlds"
     return {
         "test": test,
         "system": system,
@@ -64,7 +67,7 @@ def utility_floor(
     others = [s for s in systems if s != ORACLE]
     if ORACLE not in systems:
         return [
-            _row("utility floor", s, ORACLE, None, -UTILITY_MARGIN, None, "no oracle context")
+            row("utility floor", s, ORACLE, None, -UTILITY_MARGIN, None, "no oracle context")
             for s in others
         ]
     contrasts = [Contrast("utility", s, "", ((s, 1), (ORACLE, -1))) for s in others]
@@ -79,12 +82,12 @@ def utility_floor(
         result = found.get(index)
         if result is None or result["estimate"] is None:
             rows.append(
-                _row("utility floor", system, ORACLE, None, -UTILITY_MARGIN, None, "no probes")
+                row("utility floor", system, ORACLE, None, -UTILITY_MARGIN, None, "no probes")
             )
             continue
-        passed = result["low"] >= -UTILITY_MARGIN
+        passed = None if result["low"] is None else result["low"] >= -UTILITY_MARGIN
         note = "difference in accuracy before any shift, unshifted branch; 90% lower bound"
-        rows.append(_row("utility floor", system, ORACLE, result, -UTILITY_MARGIN, passed, note))
+        rows.append(row("utility floor", system, ORACLE, result, -UTILITY_MARGIN, passed, note))
     return rows
 
 
@@ -104,7 +107,7 @@ def cost_ceiling(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> list
             GROUP BY ALL
         )
         SELECT i.system, i.world, '' AS unit, sum(i.evidence_tokens) AS num,
-            sum(coalesce(r.tokens, 0)) AS den
+            sum(coalesce(r.tokens, 0)) AS den, 0.0 AS lowest, NULL::DOUBLE AS highest
         FROM item_times AS i
         LEFT JOIN reread AS r USING (world, branch, checkpoint, item_id)
         GROUP BY ALL
@@ -118,7 +121,7 @@ def cost_ceiling(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> list
         passed = None if found["high"] is None else found["high"] <= COST_SHARE
         note = "evidence tokens per query / tokens of a full re-read; 90% upper bound"
         rows.append(
-            _row("cost ceiling", found["system"], "full re-read", found, COST_SHARE, passed, note)
+            row("cost ceiling", found["system"], "full re-read", found, COST_SHARE, passed, note)
         )
     return rows
 
@@ -131,7 +134,7 @@ def retention(
         """
         CREATE OR REPLACE TABLE retention_ratios AS
         SELECT 'retention' AS test, b.world, '' AS unit, count(*) FILTER (a.correct) AS num,
-            count(*) AS den
+            count(*) AS den, 0.0 AS lowest, 1.0 AS highest
         FROM item_times AS b
         JOIN item_times AS a ON a.probe_id = b.probe_id AND a.world = b.world
         WHERE b.system = $before AND a.system = $after AND b.correct
@@ -150,7 +153,7 @@ def retention(
     result = found[0] if found else None
     passed = None if result is None or result["low"] is None else result["low"] >= RETENTION_FLOOR
     note = "share of correct answers that stay correct; 90% lower bound"
-    return _row("retention", after, before, result, RETENTION_FLOOR, passed, note)
+    return row("retention", after, before, result, RETENTION_FLOOR, passed, note)
 
 
 def leaving(
@@ -164,18 +167,21 @@ def leaving(
         if r["item_class"] == "all"
     ]
     if not found or found[0]["estimate"] is None:
-        return _row("leaving", imported, original, None, LEAVING_MARGIN, None, "no paired probes")
+        return row("leaving", imported, original, None, LEAVING_MARGIN, None, "no paired probes")
     result = max(found, key=lambda r: abs(r["estimate"]))  # the branch furthest from equal
-    passed = all(r["low"] > -LEAVING_MARGIN and r["high"] < LEAVING_MARGIN for r in found)
+    bounded = [r for r in found if r["low"] is not None]
+    passed = len(bounded) == len(found) and all(
+        r["low"] > -LEAVING_MARGIN and r["high"] < LEAVING_MARGIN for r in bounded
+    )
     note = (
         f"difference in Update on every branch (largest: {result['branch']}); "
         "90% intervals inside ±3 pp"
     )
-    return _row("leaving", imported, original, result, LEAVING_MARGIN, passed, note)
+    return row("leaving", imported, original, result, LEAVING_MARGIN, passed, note)
 
 
 def not_applicable(test: str, threshold: float, why: str) -> dict[str, Any]:
-    return _row(test, "", "", None, threshold, None, f"not applicable: {why}")
+    return row(test, "", "", None, threshold, None, f"not applicable: {why}")
 
 
 def table(rows: Sequence[dict[str, Any]]) -> pa.Table:

@@ -2,25 +2,46 @@
 
 from __future__ import annotations
 
-from memshift.bench import data, models, statistics
-from memshift.bench.common import arguments, machine, peak_rss_mb, publish
+from collections.abc import Callable
+
+from memshift.bench import coverage, data, models, statistics
+from memshift.bench.common import arguments, machine, peak_rss_mb, publish, splice
+
+PEAK = "Peak resident memory of the benchmark process"
 
 
 def main() -> None:
-    args = arguments("python -m memshift.bench", __doc__, "docs/benchmarks.md", "results/bench")
+    args = arguments(
+        "python -m memshift.bench",
+        __doc__,
+        "docs/benchmarks.md",
+        "results/bench",
+        ("data", "models", "statistics", "coverage"),
+    )
     args.scratch.mkdir(parents=True, exist_ok=True)
+    sections: dict[str, Callable[[], list[str]]] = {
+        "data": lambda: data.section(args.runs),
+        "models": lambda: models.section(args.runs, args.scratch),
+        "statistics": lambda: statistics.section(args.runs),
+        "coverage": coverage.section,
+    }
+    if args.only:
+        text = args.out.read_text()
+        for name in args.only:
+            text = splice(text, sections[name](), PEAK)
+        publish(text.split("\n"), args.out, args.scratch)
+        return
     lines = [
         "# Benchmarks",
         "",
         "Produced by `make bench` (`python -m memshift.bench --out docs/benchmarks.md`). "
-        "Figures are medians of repeated runs on the machine below.",
+        "Figures are medians of repeated runs on the machine below; `--only SECTION` measures "
+        "one section again and keeps the others.",
         "",
         f"Machine: {machine()}.",
         "",
-        *data.section(args.runs),
-        *models.section(args.runs, args.scratch),
-        *statistics.section(args.runs),
-        f"Peak resident memory of the benchmark process: {peak_rss_mb():.0f} MB.",
+        *[line for make in sections.values() for line in make()],
+        f"{PEAK}: {peak_rss_mb():.0f} MB.",
         "",
     ]
     publish(lines, args.out, args.scratch)

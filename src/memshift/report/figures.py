@@ -29,6 +29,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import PercentFormatter
 
+from memshift.analysis.bootstrap import MIN_WORLDS
 from memshift.artifacts import write_atomically
 from memshift.report.order import (
     BASELINE_ORDER,
@@ -407,7 +408,11 @@ def update_stability_figure(measures: pa.Table, backend: str) -> Figure:
             points = defined_points(estimates, layout, branch, series.measure)
             share_bars(ax, [(x + offset, e) for x, e in points], series)
     series_legend(figure, SHARES)
-    footnote(figure, f"Bars: share correct; whiskers: 95% interval. {undefined_note(layout)}")
+    footnote(
+        figure,
+        f"Bars: share correct; whiskers: 95% interval (none over fewer than {MIN_WORLDS} "
+        f"worlds). {undefined_note(layout)}",
+    )
     return figure
 
 
@@ -531,7 +536,8 @@ def contrasts_figure(contrasts: pa.Table, backend: str) -> Figure:
     footnote(
         figure,
         "Difference in update (share correct on changed item-times), percentage points;"
-        " lines: 95% interval.\nB effect: the key minus append (no key) at the same repair D."
+        f" lines: 95% interval (none over fewer than {MIN_WORLDS} worlds).\nB effect: the key"
+        " minus append (no key) at the same repair D."
         " B×D (D=1 or D=m): the B effect at that D minus the B effect at D=0.",
     )
     return figure

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memshift.analysis.bootstrap import MIN_WORLDS
 from memshift.analysis.measures import decomposed
 from memshift.report.order import BRANCH_NAMES, ordered_branches, ordered_systems, system_key
 
@@ -23,17 +24,28 @@ class Header:
     worlds: Sequence[int]
     draws: int
     seed: int
+    interval: str = "studentized"
 
 
 def pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}"
 
 
+def worlds_text(count: int) -> str:
+    return f"{count} world" if count == 1 else f"{count} worlds"
+
+
+def no_interval(row: Row) -> str:
+    """Why an estimate stands alone: too few worlds with item-times for an interval."""
+    count = row.get("worlds")
+    return f"no interval: {worlds_text(count) if count is not None else f'< {MIN_WORLDS} worlds'}"
+
+
 def interval(row: Row | None) -> str:
     if row is None or row["estimate"] is None:
         return "—"
     if row["low"] is None:
-        return pct(row["estimate"])
+        return f"{pct(row['estimate'])} ({no_interval(row)})"
     return f"{pct(row['estimate'])} [{pct(row['low'])}, {pct(row['high'])}]"
 
 
@@ -44,7 +56,18 @@ def points(row: Row | None) -> str:
     def signed(value: float) -> str:
         return f"{100 * value:+.1f}"
 
+    if row["low"] is None:
+        return f"{signed(row['estimate'])} pp ({no_interval(row)})"
     return f"{signed(row['estimate'])} pp [{signed(row['low'])}, {signed(row['high'])}]"
+
+
+def decision(row: Row | None, kept: str) -> str:
+    """A family member's Holm or BH decision; none where the family lacks p-values."""
+    if row is None or not row["in_family"]:
+        return "—"
+    if row[kept] is None:
+        return "not meaningful"
+    return "kept" if row[kept] else "dropped"
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -172,7 +195,6 @@ def contrast_table(rows: Sequence[Row], branch: str) -> str:
     body = []
     for (contrast, detection, setting), by_class in grouped.items():
         overall = by_class.get("all")
-        family = overall is not None and overall["in_family"]
         body.append(
             [
                 contrast.replace("BxD", "B×D"),
@@ -180,8 +202,8 @@ def contrast_table(rows: Sequence[Row], branch: str) -> str:
                 setting,
                 *[points(by_class.get(c)) for c in CLASSES],
                 points(overall),
-                ("kept" if overall["holm"] else "dropped") if family else "—",
-                ("kept" if overall["bh"] else "dropped") if family else "—",
+                decision(overall, "holm"),
+                decision(overall, "bh"),
             ]
         )
     return table(header, body)
@@ -250,6 +272,24 @@ def calls_table(rows: Sequence[Row]) -> str:
     return table(header, lines)
 
 
+INTERVALS = {
+    "studentized": "studentized (bootstrap-t with each draw's linearised standard error)",
+    "percentile": "percentile",
+}
+
+
+def few_worlds_warning(worlds: int) -> list[str]:
+    if worlds >= MIN_WORLDS:
+        return []
+    return [
+        f"> **Warning: {worlds_text(worlds)}, fewer than {MIN_WORLDS}.** This report gives no "
+        "interval, no p-value and no Holm or Benjamini–Hochberg decision: a bootstrap over so "
+        "few worlds says nothing about worlds in general. Its estimates describe these worlds "
+        "only.",
+        "",
+    ]
+
+
 def render(
     header: Header,
     measures: Sequence[Row],
@@ -263,10 +303,12 @@ def render(
     parts = [
         f"# memshift report: study `{header.study}`, run `{header.run}`",
         "",
+        *few_worlds_warning(len(header.worlds)),
         f"- **Model backend:** {header.backend}",
         f"- **Worlds:** {len(header.worlds)} ({worlds})",
-        f"- **Intervals:** 95% world bootstrap, {header.draws} draws, percentile (seed "
-        f"{header.seed}); differences are paired by item-time.",
+        f"- **Intervals:** 95% world bootstrap, {header.draws} draws, {INTERVALS[header.interval]}"
+        f" (seed {header.seed}); differences are paired by item-time. An estimate over fewer "
+        f"than {MIN_WORLDS} worlds with item-times has no interval and no p-value.",
         f"- **Identity** Update = (1−m)·r + m·a verified on all {identity_checked} groups "
         "that report invalidations (every branch, item class and cause).",
         "",
@@ -338,7 +380,9 @@ def render(
         "",
         "Contrasts in the family (every contrast over all classes on src, def and del) carry "
         "one-sided bootstrap p-values; Holm and Benjamini–Hochberg run at 0.025 one-sided, so "
-        "an uncorrected rejection is a 95% interval that excludes zero.",
+        "an uncorrected rejection is a 95% interval that excludes zero. Where a member of the "
+        f"family has no p-value (fewer than {MIN_WORLDS} worlds), the corrections are not "
+        "meaningful and make no decision.",
         "",
         "## Diagnostic tests",
         "",

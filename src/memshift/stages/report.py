@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from memshift import schemas
 from memshift.analysis import contrasts, diagnostics, measures
-from memshift.analysis.bootstrap import Resampling
+from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
 from memshift.analysis.costs import call_costs
 from memshift.analysis.frame import open_study
 from memshift.analysis.sqlfiles import path_list
@@ -97,6 +97,8 @@ def run(
     _progress(
         f"{len(worlds)} worlds, {len(systems)} systems; bootstrap with {resampling.draws} draws"
     )
+    if len(worlds) < MIN_WORLDS:
+        _progress(f"fewer than {MIN_WORLDS} worlds: estimates only, no intervals or p-values")
     measures.compute(con, resampling)
     measure_table = measures.measures_table(con)
     checked = measures.check_identity(measure_table.to_pylist())
@@ -125,7 +127,9 @@ def run(
         write_table(table, TABLES[name], out / "tables" / f"{name}.parquet")
     label = backend_label(profile)
     write_figures(measure_table, contrast_table, out / "figures", label)
-    header = Header(study, profile.name, label, worlds, resampling.draws, resampling.seed)
+    header = Header(
+        study, profile.name, label, worlds, resampling.draws, resampling.seed, resampling.interval
+    )
     text = render(
         header,
         measure_table.to_pylist(),

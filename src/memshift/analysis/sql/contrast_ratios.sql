@@ -1,6 +1,7 @@
 -- Per contrast, branch, world and item class: the sum over the item-times of {population} of the
 -- signed correctness of the contrast's systems, and how many item-times every one of them
--- answered. Pairing is by probe, so each difference compares one item at one checkpoint.
+-- answered. Pairing is by probe, so each difference compares one item at one checkpoint; it lies
+-- between minus the number of terms taken away and the number of terms added.
 CREATE OR REPLACE TABLE {out} AS
 WITH paired AS (
     SELECT
@@ -24,7 +25,9 @@ SELECT
     p.world,
     p.unit,
     sum(p.diff) AS num,
-    count(*) AS den
+    count(*) AS den,
+    any_value(m.lowest) AS lowest,
+    any_value(m.highest) AS highest
 FROM paired AS p
 JOIN contrast_meta AS m USING (contrast_id)
 WHERE p.terms = m.terms

@@ -1,4 +1,4 @@
--- Every measure as a numerator and a denominator per world and group. Measures of invalidation
+-- Every measure as a numerator and a denominator per world and group, a share between 0 and 1. Measures of invalidation
 -- exist only for systems that report invalidations; measures of unchanged items and of the
 -- state before any shift only for all causes together; the delta yield (the share of changed
 -- item-times for which the delta produced a new item since the gold last changed) only for cells
@@ -58,7 +58,9 @@ SELECT
         WHEN 'premise_resistance' THEN c.premise_n
         WHEN 'premise_accepted' THEN c.premise_n
         ELSE c.changed_n
-    END AS den
+    END AS den,
+    0.0 AS lowest,
+    1.0 AS highest
 FROM world_counts AS c
 CROSS JOIN measures AS m
 WHERE (m.needs_reports IS NULL OR m.needs_reports = c.reports)

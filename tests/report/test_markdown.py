@@ -1,0 +1,86 @@
+"""The report over fewer than five worlds: estimates only, flagged in every table."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from memshift.analysis import contrasts, diagnostics, measures
+from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
+from memshift.bench.simulated import KEY, OTHER, Population, item_times, simulate
+from memshift.report.markdown import Header, render
+from memshift.rng import stream
+
+RESAMPLING = Resampling(draws=200, seed=1)
+ESTIMATE = re.compile(r"[+-]?\d+\.\d( pp)? [\[(]")  # a printed estimate and what follows it
+EFFECT = contrasts.Contrast("B", "source", "D=0", ((KEY, 1), (OTHER, -1)))
+
+
+def tables(worlds: int) -> tuple[pa.Table, pa.Table]:
+    """Measures and contrasts of one simulated study on the src branch."""
+    outcomes = simulate(Population(), (30,), 1, worlds, stream(worlds, "markdown"))
+    table = item_times(outcomes)
+    table = table.set_column(
+        table.schema.get_field_index("branch"), "branch", pa.array(["src"] * table.num_rows)
+    )
+    con = duckdb.connect(":memory:")
+    con.register("simulated", table)
+    con.execute("CREATE TABLE item_times AS SELECT * FROM simulated")
+    measures.compute(con, RESAMPLING)
+    return measures.measures_table(con), contrasts.compute(con, [EFFECT], RESAMPLING)
+
+
+def report(worlds: int) -> str:
+    measure_table, contrast_table = tables(worlds)
+    header = Header("test", "rules", "rules", list(range(worlds)), 200, 1)
+    floor = {"estimate": -0.01, "low": None, "high": None}  # as summarize gives it below 5
+    tests = [diagnostics.row("utility floor", KEY, "oracle", floor, -0.03, True, "lower bound")]
+    tests = tests if worlds < MIN_WORLDS else []
+    return render(header, measure_table.to_pylist(), contrast_table.to_pylist(), tests, 0)
+
+
+def table_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("| ") and "---" not in line]
+
+
+@pytest.mark.parametrize("worlds", [1, 2, MIN_WORLDS - 1])
+def test_fewer_than_five_worlds_give_estimates_without_intervals(worlds: int) -> None:
+    measure_table, contrast_table = tables(worlds)
+    for table in (measure_table, contrast_table):
+        estimated = table.filter(pc.is_valid(table["estimate"]))
+        assert estimated.num_rows
+        assert pc.all(pc.is_null(estimated["low"])).as_py()
+        assert pc.all(pc.is_null(estimated["high"])).as_py()
+        assert pc.all(pc.less(estimated["worlds"], MIN_WORLDS)).as_py()
+    assert pc.all(pc.is_null(contrast_table["p_one_sided"])).as_py()
+    family = contrast_table.filter(contrast_table["in_family"])
+    assert family.num_rows and pc.all(pc.is_null(family["holm"])).as_py()
+    assert pc.all(pc.is_null(family["bh"])).as_py()
+
+
+def test_a_small_study_is_flagged_at_the_top_and_in_every_table() -> None:
+    text = report(2)
+    assert text.split("\n")[2].startswith("> **Warning: 2 worlds, fewer than 5.**")
+    measure_lines = [line for line in table_lines(text) if not line.startswith("| utility")]
+    cells = [cell for line in measure_lines for cell in line.strip("| ").split(" | ")]
+    estimates = [cell for cell in cells if ESTIMATE.match(cell)]
+    assert estimates and all("(no interval: 2 worlds)" in cell for cell in estimates)
+    contrast_rows = [line for line in table_lines(text) if line.startswith("| B |")]
+    assert contrast_rows and all(line.count("not meaningful") == 2 for line in contrast_rows)
+    floor = next(line for line in table_lines(text) if line.startswith("| utility floor |"))
+    assert "-1.0 pp (no interval: < 5 worlds)" in floor
+    assert "| — | lower bound; no interval: fewer than 5 worlds |" in floor
+
+
+def test_a_study_of_enough_worlds_has_intervals_and_no_warning() -> None:
+    text = report(MIN_WORLDS)
+    lines = table_lines(text)
+    assert "Warning" not in text
+    assert not any("no interval" in line or "not meaningful" in line for line in lines)
+    row = next(line for line in lines if line.startswith(f"| {KEY} | {30 * MIN_WORLDS} |"))
+    update, m, r, a = row.strip("| ").split(" | ")[2:6]
+    assert all(ESTIMATE.match(cell) and "[" in cell for cell in (update, m, r, a))
