@@ -1,13 +1,15 @@
 """The generator against the paper's calibration targets on the test seeds 1000-1019.
 
-Each count of DESIGN section 5 must lie between half and double the paper's; worlds must have the
-paper's size; every source must see events between consecutive checkpoints almost always.
+Each of the twelve counts of the paper's Table 2 must lie within 20% of the paper's; redefinitions
+must change the value on most redefined item-times; worlds must have the paper's size; every
+source must see events between consecutive checkpoints almost always.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from memshift.bench.simulated import CHANGED_PER_WORLD
 from memshift.config import SPLITS
 from memshift.stats import MEASURES, PAPER, collect, render, totals
 
@@ -22,11 +24,17 @@ def test_test_split_matches_the_paper(test_split):
     for shift, paper in PAPER.items():
         ours = totals(test_split, shift)
         for measure in MEASURES:
-            assert paper[measure] / 2 <= ours[measure] <= paper[measure] * 2, (shift, measure)
+            assert 0.8 * paper[measure] <= ours[measure] <= 1.2 * paper[measure], (shift, measure)
     for s in test_split:
         assert len(s.touched["src"]) == 10
         assert 1400 <= s.events <= 1800
         assert 1_800_000 <= s.tokens <= 2_600_000
+    # the paper: v2 gives v1's value or the fork's on 18 of 240; ours is documented in docs/data.md
+    redefined = sum(s.redefined for s in test_split)
+    assert redefined == 240 and sum(s.v2_same for s in test_split) <= 0.25 * redefined
+    # the interval-coverage simulator draws its studies from these worlds' sizes
+    for shift, sizes in CHANGED_PER_WORLD.items():
+        assert tuple(s.counts[shift]["changed"] for s in test_split) == sizes, shift
     covered = sum(s.coverage["covered"] for s in test_split)
     cells = sum(s.coverage["cells"] for s in test_split)
     assert covered / cells >= 0.99

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 
 from memshift.branches import BRANCHES
-from memshift.dataset import world_data
+from memshift.dataset import BranchData, world_data
+from memshift.gold.compute import GoldPoint
 from memshift.world.generate import generate_world
 from memshift.world.records import SOURCES
 from memshift.world.timeline import Timeline
@@ -21,6 +22,9 @@ PAPER = {
     "del": {"changed": 1767, "caused": 1370, "also_without": 397, "clock_alone": 75},
 }
 MEASURES = ("changed", "caused", "also_without", "clock_alone")
+# Of the redefined item-times (3 definitions x 4 checkpoints x 20 worlds), those on which v2 gives
+# the value of v1 at the same time or of the fork: a redefinition that changes nothing.
+PAPER_V2_SAME = 18
 
 
 @dataclass
@@ -32,6 +36,8 @@ class WorldStats:
     touched: dict[str, tuple[str, ...]]
     coverage: Counter[str] = field(default_factory=Counter)
     facts: int = 0
+    redefined: int = 0
+    v2_same: int = 0
 
 
 def world_stats(seed: int, history_months: int = 9) -> WorldStats:
@@ -50,6 +56,8 @@ def world_stats(seed: int, history_months: int = 9) -> WorldStats:
             counts["clock_alone"] += p.clock_alone
         stats.counts[name] = counts
         stats.touched[name] = result.branch.touched_items
+        if name == "def":
+            stats.redefined, stats.v2_same = _v2_same(result.gold.points, results["none"])
         stats.facts += result.gold.fidelity.facts_checked
         for k in range(1, len(checkpoints)):
             seen = {
@@ -61,6 +69,17 @@ def world_stats(seed: int, history_months: int = 9) -> WorldStats:
                 stats.coverage["cells"] += 1
                 stats.coverage["covered"] += source in seen
     return stats
+
+
+def _v2_same(points: list[GoldPoint], none: BranchData) -> tuple[int, int]:
+    """(redefined item-times after the fork, those whose v2 outcome equals v1's or the fork's)."""
+    unshifted = {(p.item.item_id, p.checkpoint): p.gold.outcome for p in none.gold.points}
+    redefined = [p for p in points if p.checkpoint > 0 and p.gold.version == 2]
+    same = sum(
+        p.gold.outcome in (unshifted[p.item.item_id, p.checkpoint], unshifted[p.item.item_id, 0])
+        for p in redefined
+    )
+    return len(redefined), same
 
 
 def _one(args: tuple[int, int]) -> WorldStats:
@@ -116,6 +135,12 @@ def render(all_stats: list[WorldStats]) -> str:
             cells.append(f"{total[m]:>14}{ref:>8}")
         lines.append(f"{branch:<9}" + "".join(cells))
     lines.append("")
+    redefined = sum(s.redefined for s in all_stats)
+    same = sum(s.v2_same for s in all_stats)
+    lines.append(
+        f"redefined item-times where v2 gives v1's value or the fork's: {same} of {redefined} "
+        f"(paper: {PAPER_V2_SAME} of 240)"
+    )
     touched = [len(s.touched["src"]) for s in all_stats]
     lines.append(
         f"items touched by src per world: min {min(touched)}, mean "

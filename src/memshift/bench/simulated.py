@@ -30,11 +30,11 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-# Changed item-times per world of each shift, worlds 1000-1019 (memshift stats, generator 1.0.0).
+# Changed item-times per world of each shift, worlds 1000-1019 (memshift stats, generator 2.0.0).
 CHANGED_PER_WORLD = {
-    "def": (22, 22, 17, 23, 22, 19, 16, 18, 16, 24, 23, 27, 22, 18, 17, 21, 21, 14, 21, 16),
-    "src": (49, 54, 52, 54, 49, 50, 44, 51, 51, 54, 46, 52, 57, 46, 50, 53, 52, 44, 53, 50),
-    "del": (84, 87, 84, 89, 86, 86, 78, 85, 84, 91, 85, 88, 92, 81, 87, 90, 89, 80, 87, 82),
+    "def": (37, 31, 31, 29, 25, 19, 21, 30, 23, 31, 26, 28, 28, 31, 32, 30, 23, 27, 27, 26),
+    "src": (64, 62, 60, 59, 56, 53, 49, 64, 53, 61, 53, 56, 56, 57, 53, 59, 50, 54, 51, 65),
+    "del": (96, 98, 99, 96, 90, 83, 82, 99, 91, 99, 95, 92, 95, 93, 101, 95, 88, 92, 89, 95),
 }
 MEASURES = ("update", "m", "r", "a", "contrast", "null contrast")
 SHARES = ("update", "m", "r", "a")

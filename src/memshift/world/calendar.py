@@ -20,7 +20,7 @@ DRIFT_WEEKS = 4
 SERIES_MOVED_BEFORE_FORK = 0.3
 SERIES_CHANGED_AFTER_FORK = 0.15
 SERIES_CANCELED_SHARE = 0.25
-APPOINTMENT_GAP_DAYS = {"dentist": (100, 180), "doctor": (35, 80)}
+APPOINTMENT_GAP_DAYS = {"dentist": (100, 180), "doctor": (28, 60)}
 CLINICS = {
     "dentist": ("Riverside Dental, Suite 4", "Bright Smile Clinic, 2nd floor"),
     "doctor": ("Parkview Health Centre, Room 12", "Elm Street Practice"),

@@ -20,9 +20,19 @@ from memshift.world.prose import chat, dm_channel, email
 from memshift.world.records import Event
 from memshift.world.timeline import Timeline
 
-RATE_BLOCK_WEEKS = 5
-FRIEND_WEEKLY_RATES = np.array([2.3, 1.7, 1.2, 0.9, 0.65, 0.45, 0.3, 0.2])
+# Four friends chat at rates around the close-friend thresholds (12 messages in 60 days is 1.4 a
+# week, 6 in 21 days 2.0 a week) and drift across them; four others rarely write.
+FRIEND_WEEKLY_RATES = np.array([2.0, 1.7, 1.45, 1.25, 0.3, 0.2, 0.1, 0.05])
+FRIEND_RATE_SPREAD = 0.1
+FRIEND_RATE_DRIFT = 0.45
+FRIEND_DRIFT_WEEKS = 2
 NEWSLETTERS_PER_WEEK = 3
+# Mail: how much arrives, how unevenly its senders share it, and how often that share drifts (a
+# sender near four starred mails in 60 days moves in and out of the VIP senders).
+MAILS_PER_WEEK = 4.5
+MAIL_SENDER_SPREAD = 1.0
+MAIL_DRIFT_WEEKS = 3
+STAR_PRONE_SHARE = 0.45
 COLLEAGUE_WRITES = 0.7
 
 
@@ -39,14 +49,15 @@ def dm_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[
     counts as a close friend changes over the year."""
     em = Emitter("dm", "dm", cast.id_salt)
     weeks = timeline.weeks()
-    blocks = len(weeks) // RATE_BLOCK_WEEKS + 1
+    blocks = len(weeks) // FRIEND_DRIFT_WEEKS + 1
     base = rng.permutation(FRIEND_WEEKLY_RATES) * rng.lognormal(
-        0.0, 0.25, size=len(FRIEND_WEEKLY_RATES)
+        0.0, FRIEND_RATE_SPREAD, size=len(FRIEND_WEEKLY_RATES)
     )
-    rates = base * rng.lognormal(0.0, 0.5, size=(blocks, len(FRIEND_WEEKLY_RATES)))
+    drift = rng.lognormal(0.0, FRIEND_RATE_DRIFT, size=(blocks, len(FRIEND_WEEKLY_RATES)))
+    rates = base * drift
     for index, (lo, hi) in enumerate(weeks):
         for f, friend in enumerate(cast.friends):
-            n = int(rng.poisson(rates[index // RATE_BLOCK_WEEKS, f]))
+            n = int(rng.poisson(rates[index // FRIEND_DRIFT_WEEKS, f]))
             for t in daytime.draw_times(rng, lo, hi, n, daytime.PERSONAL):
                 sender = friend if rng.random() < 0.55 else cast.user
                 reader = cast.user if sender == friend else friend
@@ -93,16 +104,17 @@ def mail_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> lis
     em = Emitter("mail", "ml", cast.id_salt)
     senders: list[Person] = [*cast.correspondents, *cast.colleagues[:6], *cast.friends[:4]]
     star_rate = np.where(
-        rng.random(len(senders)) < 0.35,
+        rng.random(len(senders)) < STAR_PRONE_SHARE,
         rng.uniform(0.6, 0.95, len(senders)),
         rng.uniform(0.0, 0.12, len(senders)),
     )
     weeks = timeline.weeks()
-    weights = rng.lognormal(0.0, 1.4, size=(len(weeks) // RATE_BLOCK_WEEKS + 1, len(senders)))
+    blocks = len(weeks) // MAIL_DRIFT_WEEKS + 1
+    weights = rng.lognormal(0.0, MAIL_SENDER_SPREAD, size=(blocks, len(senders)))
     friends = set(cast.friends)
     for index, (lo, hi) in enumerate(weeks):
-        w = weights[index // RATE_BLOCK_WEEKS]
-        n = int(rng.poisson(3.0))
+        w = weights[index // MAIL_DRIFT_WEEKS]
+        n = int(rng.poisson(MAILS_PER_WEEK))
         picks = [int(rng.choice(len(senders), p=w / w.sum())) for _ in range(n)]
         hours = [daytime.PERSONAL if senders[s] in friends else daytime.WORK for s in picks]
         times = [daytime.draw_time(rng, lo, hi, pattern) for pattern in hours]

@@ -51,7 +51,7 @@ def active_projects(spans: list[tuple[str, datetime, datetime]], t: datetime) ->
 
 # When a task is done, in hours after its due date (mean, spread), and the share ever done: the
 # rest stay open and become overdue by the clock alone.
-COMPLETION_HOURS = (-4 * 24, 4 * 24)
+COMPLETION_HOURS = (-3 * 24, 4 * 24)
 DONE_SHARE = 0.8
 TRACKED_DUE_MOVED_AFTER_FORK = 0.06
 DUE_MOVES_DAYS = (-5, -3, 4, 7, 10, 14)
