@@ -40,7 +40,7 @@ WORLDS = (
 wildcard_constraints:
     world=r"\d+",
     branch="none|src|def|del|cons|conflict",
-    detection="append|source|citation|oracle|scope|refresh|upsert|audit",
+    detection="append|source|citation|oracle|scope|refresh|upsert|audit|leaky",
     repair="0|1|m",
 
 

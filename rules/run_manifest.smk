@@ -20,6 +20,6 @@ rule run_manifest:
         seeds=",".join(str(seed) for seed in SEEDS),
         config=config_sha256(),
     shell:
-        "memshift run-manifest {input} --out {output} --llm {params.llm}"
+        "memshift run-manifest {input} --out {output} --base {RESULTS} --llm {params.llm}"
         " --models-file {params.models} --study {params.study} --seeds {params.seeds}"
         " --config-sha256 {params.config} 2> {log}"

@@ -200,7 +200,7 @@ BASE = click.option(
     type=click.Path(path_type=Path, file_okay=False),
     default=Path("."),
     show_default=True,
-    help="Directory the manifest's output paths are relative to (where snakemake ran).",
+    help="Directory the manifest's output paths are recorded relative to (the results directory).",
 )
 CACHE = click.option(
     "--cache-dir",
@@ -522,8 +522,14 @@ def run_manifest(
 
 @cli.command()
 @click.argument("manifest", type=click.Path(path_type=Path, dir_okay=False))
-@BASE
-def verify(manifest: Path, base: Path) -> None:
+@click.option(
+    "--base",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Directory the manifest's output paths are relative to (default: the results "
+    "directory holding the manifest, <results>/runs/<run>/manifest.json).",
+)
+def verify(manifest: Path, base: Path | None) -> None:
     """Re-hash a run's outputs against its manifest; exit 1 if any is missing or differs."""
     from memshift.stages import run_manifest as stage
 
@@ -602,6 +608,103 @@ def cache_explain(key: str, other: str | None, cache_dir: Path) -> None:
             raise ConfigError(f"no cache entry {other} under {cache_dir}")
     for line in explain(first, second) or ["the two keys have identical components"]:
         click.echo(line)
+
+
+@cli.command("validation-report")
+@click.option(
+    "--runs-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default="results/runs",
+    show_default=True,
+    help="Where each writer's run lives (<runs-dir>/<writer>/scores.parquet).",
+)
+@click.option(
+    "--writers",
+    required=True,
+    help="Model profiles, comma-separated; the first is the reference writer (no error model).",
+)
+@MODELS
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default="results/validation",
+    show_default=True,
+    help="Report directory (report.md, tables/validation.parquet).",
+)
+@click.option(
+    "--draws", type=click.IntRange(min=1), default=2000, show_default=True, help="Bootstrap draws."
+)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+def validation_report(
+    runs_dir: Path, writers: str, models_file: Path, out: Path, draws: int, seed: int
+) -> None:
+    """Known against recovered, from the finished runs of a validation study's writers."""
+    from memshift.analysis.bootstrap import Resampling
+    from memshift.stages import validation as stage
+
+    names = [w.strip() for w in writers.split(",") if w.strip()]
+    stage.run(names, runs_dir, models_file, out, Resampling(draws=draws, seed=seed))
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--configfile",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default="config/studies/validation.yaml",
+    show_default=True,
+    help="A study with a `validation.writers` list.",
+)
+@click.option("--cores", default="all", show_default=True, help="Passed to snakemake.")
+@click.argument("snakemake_args", nargs=-1, type=click.UNPROCESSED)
+def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> None:
+    """Run a validation study: the study once per writer (snakemake --config llm=WRITER), then
+    the known-against-recovered report in <results>/validation/. Extra arguments go to
+    snakemake (e.g. --workflow-profile)."""
+    import subprocess
+
+    import yaml
+    from snakemake.utils import update_config
+
+    from memshift.analysis.bootstrap import Resampling
+    from memshift.config import check_config
+    from memshift.stages import validation as stage
+
+    # the study as snakemake sees it: the file merged over config/config.yaml, key by key
+    config = yaml.safe_load(Path("config/config.yaml").read_text()) or {}
+    update_config(config, yaml.safe_load(configfile.read_text()) or {})
+    config = check_config(config)
+    if "validation" not in config:
+        raise ConfigError(f"{configfile}: a validation study needs `validation.writers`")
+    writers = config["validation"]["writers"]
+    for index, writer in enumerate(writers, start=1):
+        click.echo(f"validate: writer {index}/{len(writers)}: {writer}", err=True)
+        command = [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--configfile",
+            str(configfile),
+            "--config",
+            f"llm={writer}",
+            "--cores",
+            cores,
+            *snakemake_args,
+        ]
+        finished = subprocess.run(command, check=False)
+        if finished.returncode != 0:
+            raise MemshiftError(
+                f"the study failed for writer {writer!r} (snakemake exit {finished.returncode}); "
+                "fix it and run `memshift validate` again: finished jobs are not repeated"
+            )
+    results = Path(config.get("results", "results"))
+    report = config.get("report") or {}
+    stage.run(
+        writers,
+        results / "runs",
+        Path(config.get("models", "config/models.yaml")),
+        results / "validation",
+        Resampling(draws=report.get("draws", 2000), seed=report.get("seed", 0)),
+    )
 
 
 def main() -> None:

@@ -288,6 +288,21 @@ CONTRASTS = pa.schema(
         ("bh", pa.bool_()),
     ]
 )
+# A validation study's checks (memshift validate): a known value against what a measure recovers.
+VALIDATION = pa.schema(
+    [
+        ("writer", pa.string()),
+        ("shift", pa.string()),
+        ("check", pa.string()),
+        ("item_class", pa.string()),
+        ("known", pa.float64()),
+        *ESTIMATE,
+        ("worlds", pa.int32()),
+        ("paper", pa.float64()),
+        ("within", pa.bool_()),
+        ("sign_matches", pa.bool_()),
+    ]
+)
 DIAGNOSTICS = pa.schema(
     [
         ("test", pa.string()),

@@ -52,8 +52,8 @@ def _studentized(
     estimate: float, se: float, draws: np.ndarray, spread: np.ndarray, level: float = 0.95
 ) -> tuple[float, float, np.ndarray]:
     """The bootstrap-t interval from draws of the ratio and their standard errors."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(spread > 0, (draws - estimate) / spread, np.sign(draws - estimate) * np.inf)
+    # a draw without spread of its own is scaled by the study's standard error
+    t = (draws - estimate) / np.where(spread > 0, spread, se)
     tail = (1 - level) / 2
     t_low, t_high = np.quantile(t, [tail, 1 - tail])
     return estimate - t_high * se, estimate - t_low * se, t

@@ -12,6 +12,8 @@ each checkpoint, the memory ingests the interval's events and then, by its detec
   re-derives it from a fresh selection with the current writer;
 - `refresh`: re-derives when the source key changes but keeps the old item beside the new;
 - `upsert`: writes like `append`, but a new item retires the slot's older ones;
+- `leaky` (a validation control): the source key, but blind to a seeded quarter of the item
+  slots of each world, whose key changes it records without invalidating; its m is known;
 - `audit` (B decided by a model): an auditor reads each item whose sources received records
   since its last write and proposes old-to-new transitions; the gate (`memshift.audit.gate`)
   verifies their provenance and chronology, and only a verified transition invalidates the item,
@@ -22,6 +24,7 @@ Repair (D) is applied later, to these same writes, by `repair.py`, so D cannot c
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -37,7 +40,7 @@ from memshift.memory.keys import (
     scope_key,
     source_key,
 )
-from memshift.memory.policies import DETECTIONS, KEYED
+from memshift.memory.policies import DETECTIONS, KEYED, LEAKY_BLIND_SHARE
 from memshift.memory.queries import item_query
 from memshift.memory.selection import Selector
 from memshift.models.client import ModelClient
@@ -260,6 +263,10 @@ class HoldMemDetector:
             current = self.key(item, now, slot.cited)
             if self.detection == "refresh":
                 current = source_key(item, self.counts, self.version(item), self.writer)
+            if current != slot.key and self.detection == "leaky" and self.blind(item):
+                slot.key = current
+                reasons[item.item_id] = "key changed; the leaky control is blind to this slot"
+                continue
             if current != slot.key:
                 kind = "refresh" if self.detection == "refresh" else "rederive"
                 plans.append((item, kind, None, None))
@@ -275,6 +282,11 @@ class HoldMemDetector:
                 checkpoint,
             )
         self._freeze(checkpoint)
+
+    def blind(self, item: Item) -> bool:
+        """Whether the leaky control ignores this slot: a seeded draw per world and item."""
+        digest = hashlib.sha256(f"leaky|{self.context.world}|{item.item_id}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") / 2**64 < LEAKY_BLIND_SHARE
 
     def _audit(self, now: datetime, checkpoint: int) -> dict[str, Verdict]:
         """Audit every item whose sources received records since its last write."""

@@ -40,7 +40,11 @@ class RulesBackend:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         em = profile.error_model
-        self.errors = ErrorModel(em.get("rates", {}), em.get("seed", 0)) if em else None
+        self.errors = (
+            ErrorModel(em.get("rates", {}), em.get("seed", 0), em.get("overlooks", {}))
+            if em
+            else None
+        )
 
     def answer(self, request: ModelRequest) -> dict[str, Any]:
         if request.role == "writer":

@@ -60,13 +60,16 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "additionalProperties": False,
             "properties": {
                 "seed": {"type": "integer"},
-                "rates": {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "properties": {
-                        g: {"type": "number", "minimum": 0, "maximum": 1}
-                        for g in ("definition", "free_text", "other")
-                    },
+                **{
+                    table: {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "properties": {
+                            g: {"type": "number", "minimum": 0, "maximum": 1}
+                            for g in ("definition", "free_text", "other")
+                        },
+                    }
+                    for table in ("rates", "overlooks")
                 },
             },
         },

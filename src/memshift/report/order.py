@@ -16,7 +16,17 @@ BRANCH_NAMES = {
     "conflict": "conflicting sources",
 }
 # Display orders; names not listed follow the listed ones, alphabetically.
-DETECTION_ORDER = ("append", "source", "citation", "oracle", "scope", "refresh", "upsert", "audit")
+DETECTION_ORDER = (
+    "append",
+    "source",
+    "citation",
+    "oracle",
+    "scope",
+    "refresh",
+    "upsert",
+    "leaky",
+    "audit",
+)
 REPAIR_ORDER = ("0", "1", "m")
 BASELINE_ORDER = ("bm25", "rag", "oracle")
 ITEM_CLASS_ORDER = ("all", "definition", "other", "free text")

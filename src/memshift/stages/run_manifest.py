@@ -21,7 +21,9 @@ from memshift.fingerprint import ROOT
 from memshift.models.profiles import Profile
 from memshift.world.generate import GENERATOR_VERSION
 
-FORMAT = "memshift-run-manifest-1"
+# Output paths are relative to the results directory (the one holding worlds/ and runs/), so a
+# manifest stays valid wherever the results live.
+FORMAT = "memshift-run-manifest-2"
 
 
 def package_fingerprint(root: Path = ROOT) -> str:
@@ -75,11 +77,22 @@ class Problem:
     what: str
 
 
-def verify(manifest_path: Path, base: Path) -> tuple[int, list[Problem]]:
-    """(files checked, problems): every listed output re-hashed under `base`."""
+def results_dir(manifest_path: Path) -> Path:
+    """The results directory of a manifest written where the pipeline writes it
+    (<results>/runs/<run>/manifest.json)."""
+    return manifest_path.resolve().parents[2]
+
+
+def verify(manifest_path: Path, base: Path | None = None) -> tuple[int, list[Problem]]:
+    """(files checked, problems): every listed output re-hashed under `base` (by default the
+    results directory the manifest lies in)."""
     manifest = read_json(manifest_path)
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise ArtifactError(f"{manifest_path} is not a memshift run manifest ({FORMAT})")
+        raise ArtifactError(
+            f"{manifest_path} is not a memshift run manifest ({FORMAT}); a manifest of an "
+            "older format is rewritten by running the study again"
+        )
+    base = base if base is not None else results_dir(manifest_path)
     problems = []
     outputs = manifest["outputs"]
     for name, expected in sorted(outputs.items()):

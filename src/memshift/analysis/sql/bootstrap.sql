@@ -58,8 +58,8 @@ LEFT JOIN (
 
 -- Per draw: the ratio, and for a studentized group its distance from the estimate in units of
 -- the draw's own standard error (the variance needs no more than sums of weighted products).
--- A draw whose worlds all share one ratio has no spread: it lies infinitely far unless that
--- ratio is the estimate (compared in integers).
+-- A draw whose worlds all share one ratio lies at distance zero if that ratio is the estimate
+-- (compared in integers), else it is scaled by the study's standard error.
 CREATE OR REPLACE TEMP TABLE boot_drawn AS
 WITH vectors AS (
     SELECT
@@ -105,8 +105,10 @@ SELECT
         WHEN NOT p.studentized THEN NULL
         WHEN s.sn * p.n = p.numerator * s.sd THEN 0
         WHEN s.variance > 0 THEN (s.value - p.estimate) / sqrt(s.variance)
-        WHEN s.value > p.estimate THEN 'infinity'::DOUBLE
-        ELSE '-infinity'::DOUBLE
+        -- a draw of worlds that all share one ratio has no spread of its own: it is scaled by
+        -- the study's standard error (an infinite t would stretch the interval to the ratio's
+        -- bounds whenever a few percent of the draws are such, as near 0% or 100%)
+        ELSE (s.value - p.estimate) / p.se
     END AS t
 FROM studentized AS s
 JOIN boot_point AS p USING (gid)

@@ -104,6 +104,8 @@ def write(request: WriterRequest, errors: ErrorModel | None = None) -> dict[str,
     delta = request.delta_since is not None
     if delta and not bears_on(request):
         return dict(NOTHING_NEW)
+    if delta and errors is not None and errors.overlooks_news(item, content_key(request)):
+        return dict(NOTHING_NEW)
     if item.free_text:
         value, citations = _stated(item.attribute, request.records)
     else:
