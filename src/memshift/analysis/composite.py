@@ -35,6 +35,7 @@ class Estimate:
     low: float | None
     high: float | None
     worlds: int
+    n: int = 0  # the smallest of the ratios' pooled denominators
 
 
 def _ratios(sums: Mapping[str, Sums], weights: np.ndarray) -> dict[str, np.ndarray]:
@@ -82,13 +83,14 @@ def studentized(
     `bounds` (the values the combination can take); no interval when fewer than MIN_WORLDS
     worlds give every ratio a denominator."""
     worlds = len(next(iter(sums.values())).num)
-    if any(s.den.sum() == 0 for s in sums.values()):
+    n = int(min(s.den.sum() for s in sums.values()))
+    if n == 0:
         return Estimate(None, None, None, worlds)
     point = {name: np.array([s.num.sum() / s.den.sum()]) for name, s in sums.items()}
     estimate = float(combine(point)[0])
     present = int(np.sum(np.all([s.den > 0 for s in sums.values()], axis=0)))
     if present < MIN_WORLDS:
-        return Estimate(estimate, None, None, present)
+        return Estimate(estimate, None, None, present, n)
     se = float(_spread(sums, combine, np.ones((1, worlds)), point)[0])
     drawn = _ratios(sums, weights)
     ok = np.all([np.isfinite(v) for v in drawn.values()], axis=0)
@@ -102,4 +104,4 @@ def studentized(
     low, high = estimate - upper * se, estimate - lower * se
     if bounds is not None:
         low, high = max(bounds[0], low), min(bounds[1], high)
-    return Estimate(estimate, low, high, present)
+    return Estimate(estimate, float(low), float(high), present, n)

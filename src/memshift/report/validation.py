@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memshift.analysis.bootstrap import Resampling
-from memshift.analysis.validation import CLASSES, PAPER_CONTRASTS, SHIFTS, Check
+from memshift.analysis.validation import (
+    CLASSES,
+    MIN_ITEM_TIMES,
+    PAPER_CONTRASTS,
+    SHIFTS,
+    Check,
+)
 from memshift.memory.policies import LEAKY_BLIND_SHARE
 from memshift.models.profiles import Profile
 from memshift.report.markdown import interval, pct, points, table
@@ -18,6 +24,27 @@ def _row(check: Check) -> dict[str, float | None]:
 
 def _yes(value: bool | None) -> str:
     return "—" if value is None else ("yes" if value else "**no**")
+
+
+def _verdict(check: Check) -> str:
+    if not check.testable:
+        return f"too few item-times ({check.found.n})" if check.found.n else "—"
+    return _yes(check.within)
+
+
+def summary(found: Sequence[Check]) -> str:
+    """How many injected values lie in their intervals, against what chance allows."""
+    tested = [c for c in found if c.within is not None and c.check != "B×D measured"]
+    injected = [c for c in tested if c.known]
+    inside = sum(bool(c.within) for c in injected)
+    exact = [c for c in tested if not c.known]
+    return (
+        f"**{inside} of {len(injected)}** injected values (an error rate, the leaky share) lie "
+        f"within their 95% intervals; about {0.05 * len(injected):.1f} would lie outside by "
+        f"chance alone. {sum(bool(c.within) for c in exact)} of {len(exact)} values known to be "
+        "zero (a class a writer was not made wrong on, the key's misses) are recovered. A value "
+        f"measured on fewer than {MIN_ITEM_TIMES} item-times is not tested."
+    )
 
 
 def _errors(profile: Profile) -> str:
@@ -51,14 +78,16 @@ def writer_errors(found: Sequence[Check], writers: Sequence[str]) -> str:
             item_class,
             pct(c.known),
             interval(_row(c)),
-            _yes(c.within),
+            str(c.found.n),
+            _verdict(c),
         ]
         for writer in writers[1:]
         for shift in SHIFTS
         for item_class in CLASSES
         if (c := _find(found, writer, shift, "writer error", item_class)) is not None
     ]
-    return table(["writer", "shift", "class", "injected", "recovered [95%]", "within"], rows)
+    header = ["writer", "shift", "class", "injected", "recovered [95%]", "n", "within"]
+    return table(header, rows)
 
 
 def missed_invalidation(found: Sequence[Check], writers: Sequence[str]) -> str:
@@ -74,11 +103,19 @@ def missed_invalidation(found: Sequence[Check], writers: Sequence[str]) -> str:
                     writer,
                     BRANCH_NAMES.get(shift, shift),
                     interval(_row(leaky)),
-                    _yes(leaky.within),
+                    str(leaky.found.n),
+                    _verdict(leaky),
                     interval(_row(source)),
                 ]
             )
-    header = ["writer", "shift", f"m, leaky (known {pct(LEAKY_BLIND_SHARE)})", "within", "m, key"]
+    header = [
+        "writer",
+        "shift",
+        f"m, leaky (known {pct(LEAKY_BLIND_SHARE)})",
+        "n",
+        "within",
+        "m, key",
+    ]
     return table(header, rows)
 
 
@@ -136,6 +173,8 @@ def render(profiles: Sequence[Profile], found: Sequence[Check], resampling: Resa
             ["writer", "injected errors", "description"],
             [[p.name, _errors(p), p.description or "—"] for p in profiles],
         ),
+        "",
+        summary(found),
         "",
         "## Writer error: injected against recovered",
         "",
