@@ -126,5 +126,5 @@ def test_the_reference_writer_has_no_error_model(tmp_path: Path) -> None:
 
 def test_a_writer_without_a_finished_run_is_named(tmp_path: Path) -> None:
     run = _run(tmp_path / "r", struck=0)
-    with pytest.raises(MemshiftError, match=r"missing: no scores.parquet; run that writer's study first"):
+    with pytest.raises(MemshiftError, match=r"missing: no scores.parquet; run that writer's"):
         checks([Writer("a", run, {}), Writer("b", tmp_path / "missing", {})], Resampling(draws=10))
