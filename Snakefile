@@ -1,6 +1,7 @@
 # memshift: worlds -> branches -> gold -> probes -> memory -> audit/repair -> reader -> scorer
 # -> report.
 # Rules only wire artifacts; every stage is a `memshift` subcommand with its logic in src/memshift.
+import os
 import sys
 
 from snakemake.utils import min_version, validate

@@ -19,7 +19,11 @@ rule run_manifest:
         study=config["study"],
         seeds=",".join(str(seed) for seed in SEEDS),
         config=config_sha256(),
+        # the results directory: <results>/runs/<llm>/manifest.json
+        base=lambda w, output: os.path.dirname(
+            os.path.dirname(os.path.dirname(output[0]))
+        ),
     shell:
-        "memshift run-manifest {input} --out {output} --base {RESULTS} --llm {params.llm}"
+        "memshift run-manifest {input} --out {output} --base {params.base} --llm {params.llm}"
         " --models-file {params.models} --study {params.study} --seeds {params.seeds}"
         " --config-sha256 {params.config} 2> {log}"
