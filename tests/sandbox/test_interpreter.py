@@ -466,7 +466,7 @@ def test_a_forked_child_uses_workers_of_its_own():
 
 
 def test_a_worker_that_cannot_start_is_an_error_not_a_program_failure(monkeypatch):
-    monkeypatch.setattr(interpreter, "_worker_command", lambda: [sys.executable, "-c", "1 / 0"])
+    monkeypatch.setattr(interpreter, "_worker_command", lambda _: [sys.executable, "-c", "1 / 0"])
     with Sandbox(workers=1) as box, pytest.raises(RuntimeError, match="ZeroDivisionError"):
         box.run_programs([(COUNTING, RECORDS, AS_OF)])
 

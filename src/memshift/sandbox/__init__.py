@@ -1,1 +1,2 @@
-"""Running the writer's programs: helpers they may call (and, later, the restricted interpreter)."""
+"""Running the writer's programs: the restricted interpreter, the helpers programs may call and
+the operating system's layers around the workers (docs/sandbox.md)."""

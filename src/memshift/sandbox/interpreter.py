@@ -3,11 +3,14 @@
 A program is untrusted code: `def derive(records, as_of)`. It must pass an allow-list over its
 syntax tree (`check_program`), and then runs in a long-lived worker process with a handful of
 safe builtins and the helpers, under a CPU budget per program, an address-space limit and the
-parent's wall-clock watchdog. A worker whose program timed out, ran out of memory or killed it is
-replaced; the parent only ever reads JSON lines from a worker, so nothing a program does reaches
-the parent but its value.
+parent's wall-clock watchdog. The worker itself is confined by the operating system (`confine`:
+no root, no network, an empty filesystem, hard resource limits), collects its garbage after
+every program and is replaced when it has grown too much or served enough programs. A worker
+whose program timed out, ran out of memory or killed it is replaced; the parent only ever reads
+JSON lines from a worker, so nothing a program does reaches the parent but its value.
 
-Linux only: the limits rest on setrlimit, setitimer and /proc.
+Linux only: the limits rest on setrlimit, setitimer, namespaces and /proc. docs/sandbox.md has
+the threat model.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import atexit
 import builtins
 import contextlib
 import fcntl
+import gc
 import io
 import json
 import math
@@ -27,18 +31,18 @@ import select
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import warnings
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import CodeType, FrameType, MappingProxyType, TracebackType
 from typing import IO, Any, TypeVar
 
+from memshift.sandbox.confine import Layer, confine
 from memshift.sandbox.helpers import HELPERS
 
 FAILURE_KINDS = (
@@ -341,9 +345,8 @@ _NODE_CHECKS: dict[type[ast.AST], Callable[[Any], str | None]] = {
 
 # ---------------------------------------------------------------- the worker process
 
-READY = b"ready\n"
+READY = b"ready "  # then the worker's layers as JSON, and a newline
 CPU_TICK_SECONDS = 0.05
-STDERR_FILE_BYTES = 1 << 20
 
 
 class _DataUnpickler(pickle.Unpickler):
@@ -363,12 +366,16 @@ class _Runner:
 
     def __init__(self) -> None:
         self.armed = False
-        self.statm = os.open("/proc/self/statm", os.O_RDONLY)
+        self.statm = os.open("/proc/self/statm", os.O_RDONLY)  # stays open in the empty root
         self.page_bytes = os.sysconf("SC_PAGE_SIZE")
+        self.recursion_limit = sys.getrecursionlimit()
+        self.keep_limits()
+        signal.signal(signal.SIGPROF, self._on_cpu_tick)
+
+    def keep_limits(self) -> None:
+        """Takes the current limits as the ones to return to after each program."""
         self.cpu_limits = resource.getrlimit(resource.RLIMIT_CPU)
         self.memory_limits = resource.getrlimit(resource.RLIMIT_AS)
-        self.recursion_limit = sys.getrecursionlimit()
-        signal.signal(signal.SIGPROF, self._on_cpu_tick)
 
     def _on_cpu_tick(self, signum: int, frame: FrameType | None) -> None:
         # Once per program: a second tick can then never interrupt the clean-up after the first.
@@ -379,6 +386,9 @@ class _Runner:
     def handle(self, job: dict[str, Any], records_blob: bytes) -> bytes:
         reply = self.execute(job["code"], records_blob, job["as_of"], job["cpu"], job["memory"])
         reply["id"] = job["id"]
+        # Before replying, so the parent measures the worker without the program's garbage:
+        # reference cycles would otherwise outlive their program and pile up program by program.
+        gc.collect()
         return json.dumps(reply).encode("ascii") + b"\n"
 
     def execute(
@@ -410,9 +420,10 @@ class _Runner:
             return _reply("exception", _describe(error))
         finally:
             self._disarm()
+            namespace.clear()  # derive and its globals refer to each other
 
     def _arm(self, cpu_seconds: float, memory_mb: int) -> None:
-        memory = self._address_space() + int(memory_mb * (1 << 20))
+        memory = _within(self.address_space() + int(memory_mb * (1 << 20)), self.memory_limits[1])
         resource.setrlimit(resource.RLIMIT_AS, (memory, self.memory_limits[1]))
         # The kernel's whole-second backstop, for C code that never lets the timer's handler run.
         cpu = math.ceil(time.process_time() + cpu_seconds)
@@ -428,8 +439,12 @@ class _Runner:
         resource.setrlimit(resource.RLIMIT_CPU, self.cpu_limits)
         resource.setrlimit(resource.RLIMIT_AS, self.memory_limits)
 
-    def _address_space(self) -> int:
+    def address_space(self) -> int:
         return int(os.pread(self.statm, 64, 0).split()[0]) * self.page_bytes
+
+
+def _within(value: int, hard_limit: int) -> int:
+    return value if hard_limit == resource.RLIM_INFINITY else min(value, hard_limit)
 
 
 def _stack_depth() -> int:
@@ -440,7 +455,12 @@ def _stack_depth() -> int:
 
 
 def _reply(failure: str | None, detail: str = "", value: Any = None) -> dict[str, Any]:
-    return {"failure": failure, "value": value, "detail": detail[:DETAIL_CHARS]}
+    return {"failure": failure, "value": value, "detail": storable(detail)[:DETAIL_CHARS]}
+
+
+def storable(text: str) -> str:
+    """The text with any lone surrogate written as its escape, so UTF-8 can store it."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _value_reply(value: object) -> dict[str, Any]:
@@ -454,7 +474,23 @@ def _value_reply(value: object) -> dict[str, Any]:
         return _reply("wrong_type", _wrong_type_message(value))
     if size > MAX_RESULT_CHARS:
         return _reply("wrong_type", f"the value is longer than {MAX_RESULT_CHARS} characters")
-    return _reply(None, value=value)
+    problem = _unstorable(value if type(value) is list else [value])
+    return _reply("wrong_type", problem) if problem else _reply(None, value=value)
+
+
+def _unstorable(texts: list[str]) -> str | None:
+    """Why the texts cannot be stored as UTF-8 (a lone surrogate), or None if they can."""
+    for number, text in enumerate(texts):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            where = f" of string {number}" if len(texts) > 1 else ""
+            code = f"U+{ord(text[error.start]):04X}"
+            return (
+                f"the value holds a lone surrogate ({code} at character {error.start}{where}),"
+                " which cannot be stored as text"
+            )
+    return None
 
 
 def _wrong_type_message(value: object) -> str:
@@ -494,13 +530,18 @@ def _program_line(trace: TracebackType | None) -> int | None:
     return line
 
 
-def serve_worker() -> None:
-    """The worker's main loop. A job is a JSON header line on stdin, then as many bytes of pickled
-    records as the header says; the reply is one JSON line on the original stdout."""
+def serve_worker(growth_mb: int) -> None:
+    """The worker's main loop. Its first line out is READY and its layers; then a job is a JSON
+    header line on stdin, then as many bytes of pickled records as the header says; the reply is
+    one JSON line on the original stdout. The worker's address space may grow by growth_mb from
+    its size once confined, and no further."""
     requests, replies = _claim_channels()
     runner = _Runner()
-    _harden(runner)
-    replies.write(READY)
+    _quiet_and_warm(runner)
+    layers = confine(runner.address_space, growth_mb << 20)
+    runner.keep_limits()
+    gc.freeze()  # what the worker holds now lives as long as it does: no collection scans it
+    replies.write(READY + json.dumps([asdict(layer) for layer in layers]).encode("ascii") + b"\n")
     replies.flush()
     records_blob = b""
     while header := requests.readline():
@@ -519,22 +560,24 @@ def _claim_channels() -> tuple[IO[bytes], IO[bytes]]:
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.close(null)
+    # The parent reads stderr only once the worker is dead: a full pipe must not block it.
+    os.set_blocking(2, False)
     return requests, replies
 
 
-def _harden(runner: _Runner) -> None:
+def _quiet_and_warm(runner: _Runner) -> None:
     warnings.simplefilter("ignore")
     sys.unraisablehook = lambda _: None
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (STDERR_FILE_BYTES, STDERR_FILE_BYTES))
-    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
-    # Runs the whole path once, so lazy imports (_strptime) do not count against a program.
+    # Runs the whole path once, so lazy imports (_strptime) are done before the filesystem goes
+    # and do not count against a program.
     runner.execute(_WARM_UP, pickle.dumps([]), "2000-01-03 00:00", 1.0, 64)
 
 
+# The fullwidth name makes the parser import unicodedata, to normalize it.
 _WARM_UP = (
     "def derive(records, as_of):\n"
-    "    return [str(minutes(as_of)), str(day_number(as_of[:10])), str(weekday(as_of)), f'{1!r}']\n"
+    "    \uff4e = [str(minutes(as_of)), str(day_number(as_of[:10])), str(weekday(as_of))]\n"
+    "    return [*n, f'{1!r}']\n"
 )
 
 
@@ -546,19 +589,26 @@ STDERR_TAIL_BYTES = 400
 PIPE_BYTES = 1 << 20
 PICKLES_KEPT = 4
 RETIRING_FAILURES = ("timeout", "memory", "crash")
+# A worker is replaced once it has grown this much since it started (its garbage collected), or
+# has served this many programs: programs may leave memory behind that no collection frees.
+RECYCLE_MB = 256
+MEMORY_MB = 256  # a program's default address space on top of its worker's
+RECYCLE_AFTER = 1000
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 # A character takes at most 12 bytes as JSON (an escaped surrogate pair).
 MAX_REPLY_BYTES = 12 * (MAX_RESULT_CHARS + DETAIL_CHARS) + 1024
 _WORKER_BOOT = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from memshift.sandbox.interpreter import serve_worker; serve_worker()"
+    "from memshift.sandbox.interpreter import serve_worker; serve_worker(int(sys.argv[2]))"
 )
 
 
-def _worker_command() -> list[str]:
+def _worker_command(growth_mb: int) -> list[str]:
     # No site, no user site, no bytecode files, no current directory on the path; the
     # environment holds nothing but the hash seed (see _WORKER_ENVIRONMENT).
     package_root = str(Path(__file__).resolve().parents[2])
-    return [sys.executable, "-S", "-s", "-B", "-P", "-c", _WORKER_BOOT, package_root]
+    boot = [sys.executable, "-S", "-s", "-B", "-P", "-c", _WORKER_BOOT]
+    return [*boot, package_root, str(growth_mb)]
 
 
 # A fixed seed makes the order of a set of strings, and so a program's value, the same in
@@ -567,23 +617,25 @@ _WORKER_ENVIRONMENT = {"PYTHONHASHSEED": "0"}
 
 
 class _Worker:
-    """The parent's handle on one worker process."""
+    """The parent's handle on one worker process, whose address space may grow by growth_mb."""
 
-    def __init__(self) -> None:
-        # Lives as long as the worker: its stderr, read when it dies.
-        self.errors = tempfile.TemporaryFile()  # noqa: SIM115
+    def __init__(self, growth_mb: int) -> None:
+        self.growth_mb = growth_mb
         self.process = subprocess.Popen(
-            _worker_command(),
+            _worker_command(growth_mb),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=self.errors,
+            stderr=subprocess.PIPE,
             env=_WORKER_ENVIRONMENT,
             cwd="/",
             start_new_session=True,
         )
         assert self.process.stdin is not None and self.process.stdout is not None
+        assert self.process.stderr is not None
         self.requests = self.process.stdin
         self.replies = self.process.stdout
+        self.errors = self.process.stderr  # read when the worker has died
+        os.set_blocking(self.errors.fileno(), False)
         with contextlib.suppress(OSError):  # a larger pipe moves big records in fewer rounds
             fcntl.fcntl(self.requests.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
         self.output = self.replies.fileno()
@@ -591,18 +643,42 @@ class _Worker:
         self.records: bytes | None = None
         self.job: int | None = None
         self.deadline = math.inf
+        self.layers: tuple[Layer, ...] = ()
+        self.served = 0
+        self.statm: int | None = None
+        self.start_size = 0.0
 
     def await_ready(self) -> None:
         deadline = time.monotonic() + BOOT_SECONDS
         while b"\n" not in self.pending and time.monotonic() < deadline:
             if not self.read(deadline - time.monotonic()):
                 break
-        if bytes(self.pending) != READY:
+        line = self.take_line()
+        layers = _parse_layers(line[len(READY) :]) if line and line.startswith(READY) else None
+        if layers is None:
             self._wait()
             message = f"the sandbox worker did not start: {self.stderr_tail()}"
             self.close()
             raise RuntimeError(message)
-        self.pending.clear()
+        self.layers = layers
+        self.statm = os.open(f"/proc/{self.process.pid}/statm", os.O_RDONLY)
+        self.start_size = self.size()
+
+    def size(self) -> float:
+        """The worker's address space in bytes, which bounds its resident size (read by the
+        parent, so no program can misreport it); infinite once the worker is gone."""
+        try:
+            pages = os.pread(self.statm, 64, 0).split() if self.statm is not None else []
+        except OSError:
+            pages = []
+        return int(pages[0]) * PAGE_BYTES if pages else math.inf
+
+    def fits(self, growth_mb: int) -> bool:
+        """Alive, and started to grow by growth_mb at least."""
+        return self.process.poll() is None and self.growth_mb >= growth_mb
+
+    def outgrown(self, growth_bytes: int, programs: int) -> bool:
+        return self.served >= programs or self.size() - self.start_size > growth_bytes
 
     def read(self, timeout: float) -> bool:
         """Reads what the worker has written within timeout; False at end of file."""
@@ -641,6 +717,8 @@ class _Worker:
         if not newline:
             return None
         self.pending[:] = rest
+        if self.job is not None:
+            self.served += 1
         self.job, self.deadline = None, math.inf
         return line
 
@@ -656,12 +734,18 @@ class _Worker:
 
     def stderr_tail(self) -> str:
         """The last lines the worker wrote to stderr (a traceback or a fatal error), if any."""
-        self.errors.seek(0, os.SEEK_END)
-        start = max(0, self.errors.tell() - STDERR_TAIL_BYTES)
-        self.errors.seek(start)
-        lines = self.errors.read().decode("utf-8", "replace").strip().splitlines()
-        whole = lines[1:] if start > 0 and len(lines) > 1 else lines  # the first may be cut
+        written = self._stderr()
+        cut = len(written) > STDERR_TAIL_BYTES
+        lines = written[-STDERR_TAIL_BYTES:].decode("utf-8", "replace").strip().splitlines()
+        whole = lines[1:] if cut and len(lines) > 1 else lines  # the first may be cut
         return " | ".join(whole)
+
+    def _stderr(self) -> bytes:
+        chunks = []
+        with contextlib.suppress(OSError):  # nothing more for now, or the pipe is closed
+            while chunk := os.read(self.errors.fileno(), 1 << 16):
+                chunks.append(chunk)
+        return b"".join(chunks)
 
     def _wait(self) -> int:
         try:
@@ -677,6 +761,9 @@ class _Worker:
         for stream in (self.requests, self.replies, self.errors):
             with contextlib.suppress(OSError):
                 stream.close()
+        if self.statm is not None:
+            os.close(self.statm)
+            self.statm = None
 
     def shut_down(self) -> None:
         try:
@@ -696,6 +783,14 @@ def _exit_name(code: int) -> str:
     return f"exit status {code}"
 
 
+def _parse_layers(text: bytes) -> tuple[Layer, ...] | None:
+    try:
+        layers = tuple(Layer(**fields) for fields in json.loads(text))
+    except (ValueError, TypeError):
+        return None
+    return layers if all(isinstance(layer.active, bool) for layer in layers) else None
+
+
 def _parse_reply(line: bytes, index: int) -> ProgramResult:
     try:
         reply = json.loads(line)
@@ -708,13 +803,20 @@ def _parse_reply(line: bytes, index: int) -> ProgramResult:
         return _failed("crash", "the worker sent an unknown failure kind")
     if failure is None and not _is_value(value):
         return _failed("crash", "the worker sent a value of the wrong type")
-    return ProgramResult(value if failure is None else None, failure, str(detail)[:DETAIL_CHARS])
+    if failure is None and value is not None and _unstorable(_texts(value)):
+        return _failed("crash", "the worker sent a value that cannot be stored as text")
+    detail = storable(str(detail))[:DETAIL_CHARS]
+    return ProgramResult(value if failure is None else None, failure, detail)
 
 
 def _is_value(value: object) -> bool:
     if value is None or isinstance(value, str):
         return True
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _texts(value: str | list[str]) -> list[str]:
+    return [value] if isinstance(value, str) else value
 
 
 @dataclass(frozen=True)
@@ -731,14 +833,26 @@ class _Limits:
 Job = tuple[str, list[dict[str, Any]], str]
 
 
-class Sandbox:
-    """A pool of long-lived worker processes, each running one program at a time."""
+ALLOW_LIST = Layer("allow-list", True, "a program runs only if it passes the allow-list")
 
-    def __init__(self, workers: int = 2) -> None:
+
+class Sandbox:
+    """A pool of long-lived worker processes, each running one program at a time. A worker
+    collects its garbage after every program and is replaced once it has grown by more than
+    recycle_mb since it started or has served recycle_after programs."""
+
+    def __init__(
+        self, workers: int = 2, *, recycle_mb: int = RECYCLE_MB, recycle_after: int = RECYCLE_AFTER
+    ) -> None:
+        if min(recycle_mb, recycle_after) <= 0:
+            raise ValueError("recycle_mb and recycle_after must be positive")
         self.size = max(1, workers)
+        self.recycle_mb = recycle_mb
+        self.recycle_after = recycle_after
         self._slots: list[_Worker | None] = [None] * self.size
         self._lock = threading.Lock()
         self._owner = os.getpid()
+        self._warned = False
 
     def __enter__(self) -> Sandbox:
         return self
@@ -751,7 +865,7 @@ class Sandbox:
         jobs: Sequence[Job],
         *,
         cpu_seconds: float = 2.0,
-        memory_mb: int = 256,
+        memory_mb: int = MEMORY_MB,
         wall_seconds: float = 10.0,
     ) -> list[ProgramResult]:
         """Runs (code, records, as_of) jobs; results in job order. Per program: cpu_seconds of
@@ -762,6 +876,19 @@ class Sandbox:
         self._adopt()
         with self._lock:
             return _Batch(self, jobs, limits).run()
+
+    def layers(self) -> tuple[Layer, ...]:
+        """The sandbox's layers, as a worker measured them when it started (docs/sandbox.md)."""
+        self._adopt()
+        with self._lock:
+            worker = self.worker(0, MEMORY_MB)
+        memory = Layer(
+            "worker memory",
+            True,
+            f"garbage collected after every program; a worker is replaced once it has grown "
+            f"{self.recycle_mb} MB or served {self.recycle_after} programs",
+        )
+        return (ALLOW_LIST, memory, *worker.layers)
 
     def close(self) -> None:
         """Stops the workers; waits a moment for a batch that another thread is running."""
@@ -775,17 +902,31 @@ class Sandbox:
             if locked:
                 self._lock.release()
 
-    def worker(self, slot: int) -> _Worker:
-        """The slot's worker, started afresh if there is none or it died while idle."""
+    def worker(self, slot: int, memory_mb: float) -> _Worker:
+        """The slot's worker, started afresh if there is none, it died while idle or it may not
+        grow enough for programs of memory_mb."""
+        growth_mb = math.ceil(memory_mb) + self.recycle_mb
         worker = self._slots[slot]
-        if worker is not None and worker.job is None and worker.process.poll() is not None:
+        if worker is not None and worker.job is None and not worker.fits(growth_mb):
             self.discard(slot)
             worker = None
         if worker is None:
-            worker = _Worker()
+            worker = _Worker(growth_mb)
             worker.await_ready()
             self._slots[slot] = worker
+            self._report(worker.layers)
         return worker
+
+    def outgrown(self, slot: int) -> bool:
+        worker = self._slots[slot]
+        return worker is not None and worker.outgrown(self.recycle_mb << 20, self.recycle_after)
+
+    def _report(self, layers: Sequence[Layer]) -> None:
+        inactive = [f"{layer.name} ({layer.note})" for layer in layers if not layer.active]
+        if inactive and not self._warned:
+            self._warned = True
+            message = f"sandbox layers not in force: {'; '.join(inactive)}; see docs/sandbox.md"
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
 
     def peek(self, slot: int) -> _Worker | None:
         return self._slots[slot]
@@ -874,7 +1015,7 @@ class _Batch:
     def _send(self, slot: int, index: int, job: _Job) -> bool:
         for _ in range(2):  # a worker that died idle is not the program's fault: retry once
             try:
-                self.sandbox.worker(slot).send(index, job, self.limits)
+                self.sandbox.worker(slot, self.limits.memory_mb).send(index, job, self.limits)
                 return True
             except OSError:
                 self.sandbox.discard(slot)
@@ -909,7 +1050,7 @@ class _Batch:
         self.results[index] = result
         # A program stopped mid-way by the CPU timer or out of memory may have been inside a helper
         # or the standard library, whose state (a lock, a cache) is then not to be trusted.
-        if dead or result.failure in RETIRING_FAILURES:
+        if dead or result.failure in RETIRING_FAILURES or self.sandbox.outgrown(slot):
             self.sandbox.discard(slot)
 
     def _enforce_deadlines(self) -> None:
@@ -937,7 +1078,7 @@ def run_programs(
     jobs: Sequence[Job],
     *,
     cpu_seconds: float = 2.0,
-    memory_mb: int = 256,
+    memory_mb: int = MEMORY_MB,
     wall_seconds: float = 10.0,
 ) -> list[ProgramResult]:
     """Runs many (code, records, as_of) jobs on the shared pool: see Sandbox.run_programs."""
@@ -946,13 +1087,18 @@ def run_programs(
     )
 
 
+def sandbox_layers() -> tuple[Layer, ...]:
+    """The shared pool's layers, measured by its worker: see Sandbox.layers."""
+    return _shared_sandbox().layers()
+
+
 def run_program(
     code: str,
     records: list[dict[str, Any]],
     as_of: str,
     *,
     cpu_seconds: float = 2.0,
-    memory_mb: int = 256,
+    memory_mb: int = MEMORY_MB,
     wall_seconds: float = 10.0,
 ) -> ProgramResult:
     """Checks and runs one program on the shared pool."""
