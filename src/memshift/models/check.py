@@ -1,13 +1,21 @@
-"""`memshift models check PROFILE`: one request per role, and what came back."""
+"""`memshift models check PROFILE`: one request per role, and what came back.
+
+A check is asked interactively, so a server that cannot be reached ends it at once with one line
+(no retries of a refused connection), and a request parameter the server refuses is named.
+"""
 
 from __future__ import annotations
 
+from memshift.errors import MemshiftError
 from memshift.gold.evaluator import evaluate
 from memshift.items import Item
+from memshift.models.backends import refused_parameter_in
 from memshift.models.client import ModelClient
+from memshift.models.http import CONNECT_FAILED
 from memshift.models.profiles import Profile
 from memshift.models.replies import Reply
 from memshift.models.requests import AuditRequest, ProgramRequest, ReaderRequest, WriterRequest
+from memshift.models.retry import RetryPolicy
 from memshift.statements import render
 from memshift.world.generate import World, generate_world
 from memshift.world.parse import record_evidence
@@ -67,8 +75,20 @@ def reader_requests(n: int, world: World | None = None) -> list[ReaderRequest]:
     ]  # fmt: skip
 
 
+class Unreachable(MemshiftError):
+    """The profile's server could not be connected to at all."""
+
+
 def run_check(profile: Profile) -> list[Reply]:
-    return ModelClient(profile, cache_dir=None).generate(check_requests())
+    retry = RetryPolicy(max_attempts=profile.max_attempts, retry_connect=False)
+    replies = ModelClient(profile, cache_dir=None, retry=retry).generate(check_requests())
+    if replies and all(_unreachable(r) for r in replies):
+        raise Unreachable(f"model profile {profile.name!r}: {replies[0].detail}")
+    return replies
+
+
+def _unreachable(reply: Reply) -> bool:
+    return reply.failure == "transport_error" and reply.detail.startswith(CONNECT_FAILED)
 
 
 def report(profile: Profile, replies: list[Reply]) -> str:
@@ -79,6 +99,12 @@ def report(profile: Profile, replies: list[Reply]) -> str:
             f"  {reply.role:<8} {outcome}; {reply.attempts} attempt(s), {reply.latency_ms:.0f} ms, "
             f"{reply.usage.tokens_in} tokens in, {reply.usage.tokens_out} out"
         )
+    refused = sorted({p for r in replies if (p := refused_parameter_in(r.detail)) is not None})
+    lines += [
+        f"the server refused the parameter {name!r}: remove it from profile {profile.name}'s "
+        "decoding or extra_body (a parameter a profile omits is not sent)"
+        for name in refused
+    ]
     working = sum(r.ok for r in replies)
     lines.append(f"{working} of {len(replies)} roles work")
     return "\n".join(lines)

@@ -11,6 +11,14 @@ import fastjsonschema
 import jsonschema
 
 from memshift.models.requests import ModelRequest, WriterRequest
+from memshift.storable import (
+    INT32,
+    UnstorableError,
+    parse_json,
+    storable_text,
+    text_problem,
+    value_problem,
+)
 
 _VALUE = {
     "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]
@@ -112,13 +120,24 @@ def _validator(role: str) -> Callable[[Any], Any]:
 
 
 def check_reply(role: str, content: str | None) -> tuple[dict[str, Any] | None, str | None, str]:
-    """(value, failure reason, detail) for a reply's raw content."""
+    """(value, failure reason, detail) for a reply's raw content. A value is returned only if
+    every writer downstream can store it (`memshift.storable`), so no reply that passes here can
+    fail a Parquet or JSON write later, and none that fails is cached."""
     if content is None or not content.strip():
         return None, "empty_content", ""
+    problem = text_problem(content)
+    if problem is not None:
+        return None, "unstorable", problem
     try:
-        value = json.loads(content)
+        value = parse_json(content)
+    except UnstorableError as exc:
+        return None, "unstorable", str(exc)
     except json.JSONDecodeError as exc:
         return None, "invalid_json", f"{exc.msg} at position {exc.pos}"
+    # Integers end in int32 columns (a citation's revision), the narrowest a reply feeds.
+    problem = value_problem(value, int_range=INT32)
+    if problem is not None:
+        return None, "unstorable", storable_text(problem)[:300]
     try:
         _validator(role)(value)
     except fastjsonschema.JsonSchemaValueException as error:
