@@ -6,12 +6,15 @@ A check is asked interactively, so a server that cannot be reached ends it at on
 
 from __future__ import annotations
 
+import asyncio
+from urllib.parse import urlsplit
+
 from memshift.errors import MemshiftError
 from memshift.gold.evaluator import evaluate
 from memshift.items import Item
 from memshift.models.backends import refused_parameter_in
 from memshift.models.client import ModelClient
-from memshift.models.http import CONNECT_FAILED
+from memshift.models.http import CONNECT_FAILED, connect_reason
 from memshift.models.profiles import Profile
 from memshift.models.replies import Reply
 from memshift.models.requests import AuditRequest, ProgramRequest, ReaderRequest, WriterRequest
@@ -79,7 +82,33 @@ class Unreachable(MemshiftError):
     """The profile's server could not be connected to at all."""
 
 
+PROBE_TIMEOUT_S = 10.0
+
+
+def probe(profile: Profile) -> None:
+    """Raise `Unreachable` at once if no connection to the profile's server can be opened,
+    before any request is built (a check of an HTTP profile is for a server that may be down)."""
+    if profile.backend == "rules":
+        return
+    parts = urlsplit(profile.base_url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        asyncio.run(_connect(parts.hostname or "", port, min(profile.timeout_s, PROBE_TIMEOUT_S)))
+    except OSError as exc:  # refused, no such host, or timed out
+        where = f"{CONNECT_FAILED} {parts.hostname}:{port}"
+        raise Unreachable(
+            f"model profile {profile.name!r}: {where}: {connect_reason(exc)}"
+        ) from exc
+
+
+async def _connect(host: str, port: int, timeout: float) -> None:
+    _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+    writer.close()
+    await writer.wait_closed()
+
+
 def run_check(profile: Profile) -> list[Reply]:
+    probe(profile)
     retry = RetryPolicy(max_attempts=profile.max_attempts, retry_connect=False)
     replies = ModelClient(profile, cache_dir=None, retry=retry).generate(check_requests())
     if replies and all(_unreachable(r) for r in replies):

@@ -54,9 +54,9 @@ class HttpTransport:
         except TimeoutError as exc:
             raise TransportFailure(f"timed out after {self.timeout.total} s") from exc
         except aiohttp.ClientConnectorError as exc:
-            reason = exc.os_error.strerror or str(exc.os_error)
             raise TransportFailure(
-                f"{CONNECT_FAILED} {exc.host}:{exc.port}: {reason}", connect=True
+                f"{CONNECT_FAILED} {exc.host}:{exc.port}: {connect_reason(exc.os_error)}",
+                connect=True,
             ) from exc
         except aiohttp.ClientError as exc:
             raise TransportFailure(f"connection error: {type(exc).__name__}: {exc}") from exc
@@ -81,6 +81,14 @@ class HttpTransport:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def connect_reason(error: OSError) -> str:
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused (is the server running?)"
+    if isinstance(error, TimeoutError):
+        return "timed out"
+    return error.strerror or str(error) or type(error).__name__
 
 
 def too_large(limit: int, declared: int | None = None) -> str:

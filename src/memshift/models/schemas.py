@@ -11,14 +11,7 @@ import fastjsonschema
 import jsonschema
 
 from memshift.models.requests import ModelRequest, WriterRequest
-from memshift.storable import (
-    INT32,
-    UnstorableError,
-    parse_json,
-    storable_text,
-    text_problem,
-    value_problem,
-)
+from memshift.storable import INT32, UnstorableError, parse_storable, storable_text
 
 _VALUE = {
     "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]
@@ -125,19 +118,13 @@ def check_reply(role: str, content: str | None) -> tuple[dict[str, Any] | None, 
     fail a Parquet or JSON write later, and none that fails is cached."""
     if content is None or not content.strip():
         return None, "empty_content", ""
-    problem = text_problem(content)
-    if problem is not None:
-        return None, "unstorable", problem
     try:
-        value = parse_json(content)
+        # Integers end in int32 columns (a citation's revision), the narrowest a reply feeds.
+        value = parse_storable(content, int_range=INT32)
     except UnstorableError as exc:
-        return None, "unstorable", str(exc)
+        return None, "unstorable", storable_text(str(exc))[:300]
     except json.JSONDecodeError as exc:
         return None, "invalid_json", f"{exc.msg} at position {exc.pos}"
-    # Integers end in int32 columns (a citation's revision), the narrowest a reply feeds.
-    problem = value_problem(value, int_range=INT32)
-    if problem is not None:
-        return None, "unstorable", storable_text(problem)[:300]
     try:
         _validator(role)(value)
     except fastjsonschema.JsonSchemaValueException as error:
