@@ -291,3 +291,10 @@ def test_a_profile_may_omit_every_sampling_parameter_and_none_is_sent(tmp_path, 
         )
         assert all(r.ok for r in replies), [r.detail for r in replies]
         assert server.stats()["requests"] == len(batch)
+
+
+def test_a_profile_built_in_code_with_credentials_in_its_url_is_refused_before_any_call(batch):
+    profile = openai_profile("http://me:sk-in-code-55@127.0.0.1:9")
+    with pytest.raises(ConfigError, match="must not carry credentials") as caught:
+        ModelClient(profile).generate(batch[:1])
+    assert "sk-in-code-55" not in str(caught.value)

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from memshift.errors import MemshiftError
 from memshift.gold.evaluator import evaluate
 from memshift.items import Item
-from memshift.models.backends import refused_parameter_in
+from memshift.models.backends import refused_parameter_in, sent_parameters
 from memshift.models.client import ModelClient
 from memshift.models.http import CONNECT_FAILED, connect_reason
 from memshift.models.profiles import Profile
@@ -120,6 +120,16 @@ def _unreachable(reply: Reply) -> bool:
     return reply.failure == "transport_error" and reply.detail.startswith(CONNECT_FAILED)
 
 
+def _refused(profile: Profile, name: str) -> str:
+    line = f"the server refused the parameter {name!r}"
+    if name not in sent_parameters(profile):
+        return line
+    return (
+        f"{line}: remove it from profile {profile.name}'s decoding or extra_body "
+        "(a parameter a profile omits is not sent)"
+    )
+
+
 def report(profile: Profile, replies: list[Reply]) -> str:
     lines = [f"profile {profile.name}: backend {profile.backend}, model {profile.model}"]
     for reply in replies:
@@ -129,11 +139,7 @@ def report(profile: Profile, replies: list[Reply]) -> str:
             f"{reply.usage.tokens_in} tokens in, {reply.usage.tokens_out} out"
         )
     refused = sorted({p for r in replies if (p := refused_parameter_in(r.detail)) is not None})
-    lines += [
-        f"the server refused the parameter {name!r}: remove it from profile {profile.name}'s "
-        "decoding or extra_body (a parameter a profile omits is not sent)"
-        for name in refused
-    ]
+    lines += [_refused(profile, name) for name in refused]
     working = sum(r.ok for r in replies)
     lines.append(f"{working} of {len(replies)} roles work")
     return "\n".join(lines)

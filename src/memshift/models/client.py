@@ -23,7 +23,7 @@ from memshift.models import prompts
 from memshift.models.backends import Completion, HttpBackend, RulesBackend
 from memshift.models.cache import CachedReply, ResponseCache, cache_key, canonical
 from memshift.models.calllog import CallLog
-from memshift.models.profiles import Profile
+from memshift.models.profiles import Profile, check_base_url
 from memshift.models.redaction import redact
 from memshift.models.replies import Reply, Usage
 from memshift.models.requests import ModelRequest
@@ -32,9 +32,12 @@ from memshift.models.schemas import SCHEMAS, check_reply, schema_name
 from memshift.tokens import count_tokens
 
 TRUNCATED = frozenset({"length", "max_tokens"})
+MAX_DETAIL = 500
 
 
 def make_http_backend(profile: Profile) -> HttpBackend:
+    # Profiles built in code skip load_profiles; credentials in a URL are refused all the same.
+    check_base_url(profile.name, profile.base_url)
     if profile.backend == "openai":
         from memshift.models.openai_backend import OpenAIBackend
 
@@ -66,9 +69,6 @@ def request_key(profile: Profile, body: dict[str, Any]) -> tuple[str, str]:
 
 def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000.0
-
-
-MAX_DETAIL = 500
 
 
 def _over(content: str, limit: int) -> bool:
@@ -113,13 +113,7 @@ class _Call:
         self, content: str | None, finish_reason: str, usage: Usage, attempts: int, hit: bool
     ) -> Reply:
         """The reply for `content`: its value if it passes every check, else its failure."""
-        if finish_reason in TRUNCATED:
-            detail = f"stopped at the token limit ({finish_reason})"
-            return self.failed("truncated", detail, attempts=attempts, usage=usage)
-        if content is not None and any(secret in content for secret in self.secrets):
-            detail = "the reply holds the API key"
-            return self.failed("unstorable", detail, attempts=attempts, usage=usage)
-        value, failure, detail = check_reply(schema_name(self.request), content)
+        value, failure, detail = self._verdict(content, finish_reason)
         if failure is not None:
             return self.failed(
                 failure, detail, attempts=attempts, finish_reason=finish_reason, usage=usage
@@ -136,6 +130,15 @@ class _Call:
             attempts,
             self.key,
         )
+
+    def _verdict(
+        self, content: str | None, finish_reason: str
+    ) -> tuple[dict[str, Any] | None, str | None, str]:
+        if finish_reason in TRUNCATED:
+            return None, "truncated", f"stopped at the token limit ({finish_reason})"
+        if content is not None and any(secret in content for secret in self.secrets):
+            return None, "unstorable", "the reply holds the API key"
+        return check_reply(schema_name(self.request), content)
 
 
 @dataclass(frozen=True)
