@@ -277,3 +277,9 @@ def test_parse_storable_returns_what_json_loads_returns_for_storable_text():
     text = '{"a": [1, -2.5e3, null, true, "caf\\u00e9", "\\ud83d\\ude00"], "b": {"c": ""}}'
     assert parse_storable(text) == json.loads(text)
     assert parse_storable("[" * 64 + "]" * 64) is not None
+
+
+def test_a_truncated_reply_keeps_its_finish_reason(batch):
+    with LocalServer(RequestBook(batch).answer, faults=[FaultRule("truncated")]) as server:
+        (reply,) = ModelClient(openai_profile(server.url)).generate(batch[:1])
+    assert (reply.failure, reply.finish_reason) == ("truncated", "length")
