@@ -567,10 +567,11 @@ def models_check(profile: str, models_file: Path, base_url: str | None) -> None:
     import dataclasses
 
     from memshift.models.check import report, run_check
-    from memshift.models.profiles import load_profile
+    from memshift.models.profiles import check_base_url, load_profile
 
     chosen = load_profile(models_file, profile)
     if base_url:
+        check_base_url(profile, base_url)
         chosen = dataclasses.replace(chosen, base_url=base_url)
     replies = run_check(chosen)
     click.echo(report(chosen, replies))

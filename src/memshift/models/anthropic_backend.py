@@ -6,10 +6,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memshift.models.backends import Completion, Messages, api_key, response_json
+from memshift.models import envelope
+from memshift.models.backends import (
+    Completion,
+    Messages,
+    api_key,
+    key_secrets,
+    response_json,
+    sent_parameters,
+)
 from memshift.models.http import HttpTransport
 from memshift.models.profiles import Profile
-from memshift.models.replies import Usage
+from memshift.models.retry import MalformedReply
 
 TOOL = "reply"
 API_VERSION = "2023-06-01"
@@ -42,32 +50,52 @@ class AnthropicBackend:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.url = profile.base_url.rstrip("/") + "/v1/messages"
+        key = api_key(profile, "not-needed")
+        self.secrets = key_secrets(profile, key)
+        self.sent = sent_parameters(profile)
         self.headers = {
-            "x-api-key": api_key(profile, "not-needed"),
+            "x-api-key": key,
             "anthropic-version": API_VERSION,
             "content-type": "application/json",
         }
-        self.transport = HttpTransport(profile.timeout_s)
+        self.transport = HttpTransport(profile.timeout_s, profile.max_reply_bytes)
 
     def body(self, role: str, messages: Messages, schema: dict[str, Any]) -> dict[str, Any]:
         return request_body(self.profile, role, messages, schema, self.profile.structured)
 
     async def complete(self, data: bytes) -> Completion:
-        reply = response_json(await self.transport.post(self.url, data, self.headers))
-        blocks = reply.get("content") or []
-        tool = next((b for b in blocks if b.get("type") == "tool_use"), None)
-        if tool is not None:
-            content: str | None = json.dumps(tool.get("input"))
-        else:
-            content = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-        usage = reply.get("usage") or {}
-        stop = reply.get("stop_reason") or ""
-        return Completion(
-            content=content,
-            finish_reason=stop,
-            usage=Usage(usage.get("input_tokens", 0), usage.get("output_tokens", 0)),
-            refused=stop == "refusal",
-        )
+        reply = await self.transport.post(self.url, data, self.headers)
+        return completion(response_json(reply, self.secrets, self.sent))
 
     async def aclose(self) -> None:
         await self.transport.aclose()
+
+
+def completion(reply: dict[str, Any]) -> Completion:
+    """The completion in a messages reply, whatever shape the reply has: the forced tool's input
+    as JSON, or else the text blocks joined."""
+    stop = envelope.finish_reason(reply.get("stop_reason"), "stop_reason")
+    return Completion(
+        content=_content(_blocks(reply)),
+        finish_reason=stop,
+        usage=envelope.usage(reply, "input_tokens", "output_tokens"),
+        refused=stop == "refusal",
+    )
+
+
+def _blocks(reply: dict[str, Any]) -> list[dict[str, Any]]:
+    raw = reply.get("content")
+    blocks = [] if raw is None else envelope.expect(raw, list, "content")
+    return [envelope.expect(b, dict, f"content[{n}]") for n, b in enumerate(blocks)]
+
+
+def _content(blocks: list[dict[str, Any]]) -> str:
+    tool = next((b for b in blocks if b.get("type") == "tool_use"), None)
+    if tool is not None:
+        tool_input = envelope.expect(tool.get("input"), dict, "tool_use.input")
+        try:
+            return json.dumps(tool_input)
+        except (ValueError, RecursionError) as exc:
+            raise MalformedReply(f"tool_use.input cannot be written as JSON: {exc}") from exc
+    texts = (b.get("text") for b in blocks if b.get("type") == "text")
+    return "".join(envelope.expect(t, str, "text block's text") for t in texts)

@@ -7,23 +7,26 @@ caching, retries, validation and logging, the same for every backend.
 
 from __future__ import annotations
 
-import json
 import os
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from memshift.errors import ConfigError
 from memshift.models.profiles import Profile
+from memshift.models.redaction import redact
 from memshift.models.replies import Usage
 from memshift.models.requests import ModelRequest
-from memshift.models.retry import RETRYABLE_STATUS, TransportFailure, parse_retry_after
+from memshift.models.retry import RETRYABLE_STATUS, MalformedReply, TransportFailure, server_wait
 from memshift.models.rules import auditor, programs, reader, writer
 from memshift.models.rules.errors import ErrorModel
+from memshift.storable import UnstorableError, parse_json
 
 if TYPE_CHECKING:
     from memshift.models.http import HttpReply
 
 Messages = list[dict[str, str]]
+ERROR_QUOTE_BYTES = 4096
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class RulesBackend:
 class HttpBackend(Protocol):
     name: str
     profile: Profile
+    secrets: tuple[str, ...]  # what to redact from anything stored, logged or raised
 
     def body(self, role: str, messages: Messages, schema: dict[str, Any]) -> dict[str, Any]: ...
 
@@ -79,24 +83,81 @@ def api_key(profile: Profile, default: str) -> str:
     return key
 
 
-def status_failure(reply: HttpReply) -> TransportFailure:
+def key_secrets(profile: Profile, key: str) -> tuple[str, ...]:
+    """The values to redact from what a backend stores or reports: the key, if it is one."""
+    return (key,) if profile.api_key_env else ()
+
+
+def sent_parameters(profile: Profile) -> frozenset[str]:
+    """Top-level request fields the profile decides, any of which a server may refuse."""
+    roles = (profile.decoding_for(role) for role in (*profile.roles, "writer"))
+    thinking = ("thinking",) if profile.thinking else ()
+    return frozenset().union(*roles, profile.extra_body, thinking)
+
+
+def refused_parameter(body: bytes, sent: frozenset[str]) -> str | None:
+    """The request parameter a 400 reply names: OpenAI's `error.param`, or else a parameter of
+    the request quoted in the error message (Anthropic names it only there)."""
+    try:
+        error = parse_json(body.decode("utf-8")).get("error")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(error, dict):
+        return None
+    param = error.get("param")
+    if isinstance(param, str) and param:
+        return param
+    message = error.get("message")
+    if not isinstance(message, str):
+        return None
+    quoted = set(re.findall(r"[`'\"]([A-Za-z_][A-Za-z0-9_.]*)[`'\"]", message))
+    return next((name for name in sorted(sent) if name in quoted), None)
+
+
+REFUSED = re.compile(r"\(refused parameter '([^']*)'\)")
+
+
+def refused_parameter_in(detail: str) -> str | None:
+    """The parameter a failure detail of `status_failure` names as refused, if any."""
+    found = REFUSED.search(detail)
+    return found.group(1) if found else None
+
+
+def status_failure(
+    reply: HttpReply, secrets: tuple[str, ...], sent: frozenset[str] = frozenset()
+) -> TransportFailure:
+    # Redacted before it is cut, so that no cut can leave part of a key behind.
+    quoted = redact(reply.body[:ERROR_QUOTE_BYTES].decode("utf-8", "replace"), secrets)
+    param = refused_parameter(reply.body, sent) if reply.status == 400 else None
+    refused = "" if param is None else f" (refused parameter '{_plain(param, secrets)}')"
     return TransportFailure(
-        f"HTTP {reply.status}: {reply.body[:300].decode('utf-8', 'replace')}",
+        f"HTTP {reply.status}{refused}: {quoted[:300]}",
         status=reply.status,
-        retry_after=parse_retry_after(reply.retry_after),
+        retry_after=server_wait(reply.retry_after, reply.retry_after_ms),
         retryable=reply.status in RETRYABLE_STATUS,
     )
 
 
-def response_json(reply: HttpReply) -> dict[str, Any]:
-    """The JSON body of a successful reply; any other status is a transport failure."""
+def _plain(param: str, secrets: tuple[str, ...]) -> str:
+    return redact(param, secrets).replace("'", "")[:80]
+
+
+def response_json(
+    reply: HttpReply, secrets: tuple[str, ...], sent: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """The JSON body of a successful reply; any other status is a transport failure, a body
+    that is no JSON object a malformed reply."""
     if reply.status != 200:
-        raise status_failure(reply)
-    raw = reply.body
+        raise status_failure(reply, secrets, sent)
     try:
-        data = json.loads(raw)
+        data = parse_json(reply.body.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise MalformedReply(f"the API answered with a body that is not UTF-8: {exc}") from exc
+    except UnstorableError as exc:
+        raise MalformedReply(f"the API answered with a body that holds {exc}") from exc
     except ValueError as exc:
-        raise TransportFailure(f"the API answered with a body that is not JSON: {exc}") from exc
+        detail = redact(str(exc), secrets)[:300]
+        raise MalformedReply(f"the API answered with a body that is not JSON: {detail}") from exc
     if not isinstance(data, dict):
-        raise TransportFailure("the API answered with a JSON body that is not an object")
+        raise MalformedReply("the API answered with a JSON body that is not an object")
     return data

@@ -6,16 +6,24 @@ fields and the request-format version). Failures are never stored.
 
 Layout under the cache root:
 
-    packs/<host>-<pid>-<tag>.pack    one JSON entry per line: {"key", "meta", "reply", "body"}
+    packs/<host>-<pid>-<tag>.pack    one JSON entry per line:
+                                     {"sha256": <checksum>, "key", "meta", "reply", "body"}
     packs/<host>-<pid>-<tag>.index   one line per entry: "<key> <offset> <length>"
     <abc>/<key>.json                 an entry in the first layout (one file per key), read only
+
+An entry's line starts with the sha256 of the bytes after that field, to the end of the line:
+an entry whose bytes changed in any way (one character of the reply, a torn write, bytes that
+are no UTF-8) fails its checksum and is a miss, as is an entry without one (written by an
+earlier version). The caller then makes the call again and stores a healed entry, which every
+process finds after the damaged one: `entries` yields every intact copy of a key in a fixed
+order, so a copy the caller no longer accepts (one that fails validation) is passed over too.
 
 A process appends to its own pair only, so no two writers share a file and nothing is locked:
 safe for many Snakemake jobs at once and on a network file system, where creating and renaming
 one small file per reply would cost more than the rest of a call. An entry's bytes are written
 before its index line, so a process killed at any moment leaves at most a torn last line, which
-readers skip; a reader takes in only whole index lines and checks every entry it reads (its key,
-its JSON), so anything damaged is a miss and the call is made again.
+readers skip; a reader takes in only whole index lines, skips any of a length no pack can hold,
+and checks every entry it reads (its checksum, its key, its JSON).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import socket
 import threading
 import uuid
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -38,6 +47,12 @@ PACKS = "packs"
 PACK_SUFFIX = ".pack"
 INDEX_SUFFIX = ".index"
 _KEY = re.compile(r"[0-9a-f]{64}")
+_CHECKSUM = re.compile(rb'\{"sha256":"([0-9a-f]{64})",')
+_CHECKSUM_END = len(b'{"sha256":"') + 64 + len(b'",')
+# No entry is larger (a reply is limited by max_reply_bytes, a prompt by the context window);
+# a longer length in an index line is damage, refused before any buffer is allocated for it.
+MAX_ENTRY_BYTES = 2**31
+_MAX_DIGITS = 15  # an offset of more digits (a petabyte) is no offset in a pack
 _NOT_IN_A_NAME = re.compile(r"[^A-Za-z0-9.-]+")
 
 
@@ -116,6 +131,8 @@ def _read(at: _Location) -> bytes | None:
     try:
         fd = os.open(at.pack, os.O_RDONLY)
         try:
+            if at.offset + at.length > os.fstat(fd).st_size:
+                return None
             data = os.pread(fd, at.length, at.offset)
         finally:
             os.close(fd)
@@ -124,15 +141,56 @@ def _read(at: _Location) -> bytes | None:
     return data if len(data) == at.length else None
 
 
+def sealed(entry: bytes) -> bytes:
+    """An entry line (a JSON object, without its newline) with its checksum in front."""
+    rest = entry[1:]
+    return b'{"sha256":"' + hashlib.sha256(rest).hexdigest().encode() + b'",' + rest + b"\n"
+
+
+def _unsealed(raw: bytes | None) -> bytes | None:
+    """The JSON of an entry line whose checksum holds, else None."""
+    if raw is None or not raw.endswith(b"\n"):
+        return None
+    found = _CHECKSUM.match(raw)
+    rest = raw[_CHECKSUM_END:-1]
+    if found is None or hashlib.sha256(rest).hexdigest().encode() != found.group(1):
+        return None
+    return raw[:-1]
+
+
 def _entry(raw: bytes | None, key: str) -> dict[str, Any] | None:
-    """A stored entry, if `raw` is one whole entry for `key`."""
+    """A stored entry, if `raw` is one whole JSON entry for `key`."""
     if raw is None:
         return None
     try:
         data = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) and data.get("key") == key else None
+
+
+def _reply(data: dict[str, Any]) -> CachedReply | None:
+    """The reply of an entry, if its fields have the types a reply has."""
+    reply = data.get("reply")
+    if not isinstance(reply, dict):
+        return None
+    content, finish = reply.get("content"), reply.get("finish_reason")
+    tokens = reply.get("tokens_in"), reply.get("tokens_out")
+    if not isinstance(content, str) or not isinstance(finish, str):
+        return None
+    if not all(isinstance(t, int) and not isinstance(t, bool) and t >= 0 for t in tokens):
+        return None
+    return CachedReply(content, finish, tokens[0], tokens[1])
+
+
+def _location(pack: Path, parts: list[bytes]) -> _Location | None:
+    """Where an index line says an entry is, if it is a line of the right shape and length."""
+    if len(parts) != 3 or len(parts[0]) != 64:
+        return None
+    if not all(p.isdigit() and len(p) <= _MAX_DIGITS for p in parts[1:]):
+        return None
+    length = int(parts[2])
+    return _Location(pack, int(parts[1]), length) if 0 < length <= MAX_ENTRY_BYTES else None
 
 
 class ResponseCache:
@@ -180,13 +238,9 @@ class ResponseCache:
             parts = line.split(b" ")
             # A line of another shape cannot come from a whole write; skip it (an entry it
             # named is checked on reading anyway).
-            if len(parts) != 3 or len(parts[0]) != 64 or not parts[1].isdigit():
-                continue
-            if not parts[2].isdigit():
-                continue
-            self._remember(
-                parts[0].decode("ascii", "replace"), _Location(pack, int(parts[1]), int(parts[2]))
-            )
+            at = _location(pack, parts)
+            if at is not None:
+                self._remember(parts[0].decode("ascii", "replace"), at)
 
     def _remember(self, key: str, at: _Location) -> None:
         if key in self._index:
@@ -198,32 +252,35 @@ class ResponseCache:
         """Where the first layout kept an entry: one JSON file per key, sharded by 3 digits."""
         return self.root / key[:3] / f"{key}.json"
 
-    def _stored(self, key: str) -> dict[str, Any] | None:
+    def _copies(self, key: str) -> Iterator[dict[str, Any]]:
+        """Every intact entry stored for `key`: in packs, in index order, then the first layout
+        (which carries no checksum: its entries are checked for their key and JSON only)."""
         if not self._loaded:
             self.refresh()
         first = self._index.get(key)
         if first is not None:
             for at in (first, *self._more.get(key, ())):
-                data = _entry(_read(at), key)
+                data = _entry(_unsealed(_read(at)), key)
                 if data is not None:
-                    return data
+                    yield data
         try:
-            return _entry(self.legacy_path(key).read_bytes(), key)
+            legacy = self.legacy_path(key).read_bytes()
         except OSError:
-            return None
+            return
+        data = _entry(legacy, key)
+        if data is not None:
+            yield data
+
+    def entries(self, key: str) -> Iterator[CachedReply]:
+        """Every intact reply stored for `key`, the one every process serves first. A caller that
+        finds the first one no longer valid takes the next; it stores a healed copy if none is."""
+        for data in self._copies(key):
+            reply = _reply(data)
+            if reply is not None:
+                yield reply
 
     def get(self, key: str) -> CachedReply | None:
-        data = self._stored(key)
-        if data is None:
-            return None
-        try:
-            reply = data["reply"]
-            return CachedReply(
-                reply["content"], reply["finish_reason"], reply["tokens_in"], reply["tokens_out"]
-            )
-        except (KeyError, TypeError):
-            # A damaged entry is a miss: the call is made again and stored anew.
-            return None
+        return next(self.entries(key), None)
 
     def put(self, key: str, meta: dict[str, Any], body_json: str, reply: CachedReply) -> None:
         """Store a reply. The body arrives already serialized, as it went on the wire, so a
@@ -231,7 +288,7 @@ class ResponseCache:
         head = canonical(
             {"key": key, "meta": {"format": CACHE_FORMAT, **meta}, "reply": reply.__dict__}
         )
-        entry = f'{head[:-1]},"body":{body_json}}}\n'.encode()
+        entry = sealed(f'{head[:-1]},"body":{body_json}}}'.encode())
         with self._lock:
             writer = self._writer
             if writer is None or writer.pid != os.getpid():  # a forked child opens its own
@@ -261,7 +318,7 @@ class ResponseCache:
 
     def components(self, key: str) -> dict[str, Any] | None:
         """Everything the key was computed from: the metadata and the request body."""
-        data = self._stored(key)
+        data = next(self._copies(key), None)
         if data is None or not isinstance(data.get("meta"), dict) or "body" not in data:
             return None
         return {**data["meta"], "body": data["body"]}

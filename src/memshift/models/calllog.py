@@ -1,7 +1,10 @@
 """One row per model call: where it belongs, what it cost, and how it ended.
 
 The call log is a run log, not a result: latency and cache hits differ between a first run and a
-rerun by design, so run manifests list it without holding reruns to its bytes.
+rerun by design, so run manifests list it without holding reruns to its bytes. It is also where
+failed calls are counted (the report's `failures`): every call, failed or not, is one row, and a
+failed call's row names its failure reason. Its text is redacted and storable whatever a server
+sent, so writing it cannot fail.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import pyarrow as pa
 
 from memshift import schemas
 from memshift.artifacts import write_table
+from memshift.models.redaction import redact
 from memshift.models.replies import Reply
 from memshift.models.requests import CallContext
 
@@ -39,9 +43,9 @@ class CallLog:
             "tokens_in": reply.usage.tokens_in,
             "tokens_out": reply.usage.tokens_out,
             "latency_ms": reply.latency_ms,
-            "finish_reason": reply.finish_reason,
+            "finish_reason": redact(reply.finish_reason),
             "failure": reply.failure,
-            "detail": reply.detail,
+            "detail": redact(reply.detail),
         }
         with self._lock:
             self._rows.append(row)

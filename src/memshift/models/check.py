@@ -1,13 +1,24 @@
-"""`memshift models check PROFILE`: one request per role, and what came back."""
+"""`memshift models check PROFILE`: one request per role, and what came back.
+
+A check is asked interactively, so a server that cannot be reached ends it at once with one line
+(no retries of a refused connection), and a request parameter the server refuses is named.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from urllib.parse import urlsplit
+
+from memshift.errors import MemshiftError
 from memshift.gold.evaluator import evaluate
 from memshift.items import Item
+from memshift.models.backends import refused_parameter_in, sent_parameters
 from memshift.models.client import ModelClient
+from memshift.models.http import CONNECT_FAILED, connect_reason
 from memshift.models.profiles import Profile
 from memshift.models.replies import Reply
 from memshift.models.requests import AuditRequest, ProgramRequest, ReaderRequest, WriterRequest
+from memshift.models.retry import RetryPolicy
 from memshift.statements import render
 from memshift.world.generate import World, generate_world
 from memshift.world.parse import record_evidence
@@ -67,8 +78,56 @@ def reader_requests(n: int, world: World | None = None) -> list[ReaderRequest]:
     ]  # fmt: skip
 
 
+class Unreachable(MemshiftError):
+    """The profile's server could not be connected to at all."""
+
+
+PROBE_TIMEOUT_S = 10.0
+
+
+def probe(profile: Profile) -> None:
+    """Raise `Unreachable` at once if no connection to the profile's server can be opened,
+    before any request is built (a check of an HTTP profile is for a server that may be down)."""
+    if profile.backend == "rules":
+        return
+    parts = urlsplit(profile.base_url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        asyncio.run(_connect(parts.hostname or "", port, min(profile.timeout_s, PROBE_TIMEOUT_S)))
+    except OSError as exc:  # refused, no such host, or timed out
+        where = f"{CONNECT_FAILED} {parts.hostname}:{port}"
+        raise Unreachable(
+            f"model profile {profile.name!r}: {where}: {connect_reason(exc)}"
+        ) from exc
+
+
+async def _connect(host: str, port: int, timeout: float) -> None:
+    _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+    writer.close()
+    await writer.wait_closed()
+
+
 def run_check(profile: Profile) -> list[Reply]:
-    return ModelClient(profile, cache_dir=None).generate(check_requests())
+    probe(profile)
+    retry = RetryPolicy(max_attempts=profile.max_attempts, retry_connect=False)
+    replies = ModelClient(profile, cache_dir=None, retry=retry).generate(check_requests())
+    if replies and all(_unreachable(r) for r in replies):
+        raise Unreachable(f"model profile {profile.name!r}: {replies[0].detail}")
+    return replies
+
+
+def _unreachable(reply: Reply) -> bool:
+    return reply.failure == "transport_error" and reply.detail.startswith(CONNECT_FAILED)
+
+
+def _refused(profile: Profile, name: str) -> str:
+    line = f"the server refused the parameter {name!r}"
+    if name not in sent_parameters(profile):
+        return line
+    return (
+        f"{line}: remove it from profile {profile.name}'s decoding or extra_body "
+        "(a parameter a profile omits is not sent)"
+    )
 
 
 def report(profile: Profile, replies: list[Reply]) -> str:
@@ -79,6 +138,8 @@ def report(profile: Profile, replies: list[Reply]) -> str:
             f"  {reply.role:<8} {outcome}; {reply.attempts} attempt(s), {reply.latency_ms:.0f} ms, "
             f"{reply.usage.tokens_in} tokens in, {reply.usage.tokens_out} out"
         )
+    refused = sorted({p for r in replies if (p := refused_parameter_in(r.detail)) is not None})
+    lines += [_refused(profile, name) for name in refused]
     working = sum(r.ok for r in replies)
     lines.append(f"{working} of {len(replies)} roles work")
     return "\n".join(lines)

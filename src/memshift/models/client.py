@@ -2,7 +2,10 @@
 
 `ModelClient.generate` takes typed requests of any role and returns one `Reply` per request, in
 order. A reply carries either the parsed JSON value or a failure with its reason; nothing is
-retried into a different answer: retries happen only when no reply arrived.
+retried into a different answer: retries happen only when no reply arrived. Whatever a server
+sends, each call ends in one of the two: a value every writer downstream can store, or a failure
+of that call alone (recorded in the call log, never cached, its detail free of the API key),
+and the rest of the batch goes on.
 """
 
 from __future__ import annotations
@@ -20,17 +23,21 @@ from memshift.models import prompts
 from memshift.models.backends import Completion, HttpBackend, RulesBackend
 from memshift.models.cache import CachedReply, ResponseCache, cache_key, canonical
 from memshift.models.calllog import CallLog
-from memshift.models.profiles import Profile
+from memshift.models.profiles import Profile, check_base_url
+from memshift.models.redaction import redact
 from memshift.models.replies import Reply, Usage
 from memshift.models.requests import ModelRequest
-from memshift.models.retry import RetryPolicy, TransportFailure
+from memshift.models.retry import CallFailure, RetryPolicy
 from memshift.models.schemas import SCHEMAS, check_reply, schema_name
 from memshift.tokens import count_tokens
 
 TRUNCATED = frozenset({"length", "max_tokens"})
+MAX_DETAIL = 500
 
 
 def make_http_backend(profile: Profile) -> HttpBackend:
+    # Profiles built in code skip load_profiles; credentials in a URL are refused all the same.
+    check_base_url(profile.name, profile.base_url)
     if profile.backend == "openai":
         from memshift.models.openai_backend import OpenAIBackend
 
@@ -64,32 +71,81 @@ def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-def _checked(
-    request: ModelRequest,
-    content: str | None,
-    finish_reason: str,
-    usage: Usage,
-    start: float,
-    attempts: int,
-    key: str,
-    cache_hit: bool = False,
-) -> Reply:
-    if finish_reason in TRUNCATED:
-        value, failure, detail = None, "truncated", f"stopped at the token limit ({finish_reason})"
-    else:
-        value, failure, detail = check_reply(schema_name(request), content)
-    return Reply(
-        request.role,
-        value,
-        failure,
-        detail,
-        finish_reason,
-        usage,
-        _ms(start),
-        cache_hit,
-        attempts,
-        key,
-    )
+def _over(content: str, limit: int) -> bool:
+    """Whether `content` takes more than `limit` bytes in UTF-8 (encoded only when it might)."""
+    if len(content) > limit:
+        return True
+    return len(content) * 4 > limit and len(content.encode("utf-8", "surrogatepass")) > limit
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One request on its way: what the replies to it are built from."""
+
+    request: ModelRequest
+    key: str
+    start: float
+    secrets: tuple[str, ...] = ()
+
+    def failed(
+        self,
+        reason: str,
+        detail: str,
+        *,
+        attempts: int = 1,
+        finish_reason: str = "",
+        usage: Usage | None = None,
+    ) -> Reply:
+        return Reply(
+            self.request.role,
+            None,
+            reason,
+            redact(detail, self.secrets)[:MAX_DETAIL],
+            finish_reason,
+            usage or Usage(),
+            _ms(self.start),
+            False,
+            attempts,
+            self.key,
+        )
+
+    def checked(
+        self, content: str | None, finish_reason: str, usage: Usage, attempts: int, hit: bool
+    ) -> Reply:
+        """The reply for `content`: its value if it passes every check, else its failure."""
+        value, failure, detail = self._verdict(content, finish_reason)
+        if failure is not None:
+            return self.failed(
+                failure, detail, attempts=attempts, finish_reason=finish_reason, usage=usage
+            )
+        return Reply(
+            self.request.role,
+            value,
+            None,
+            "",
+            finish_reason,
+            usage,
+            _ms(self.start),
+            hit,
+            attempts,
+            self.key,
+        )
+
+    def _verdict(
+        self, content: str | None, finish_reason: str
+    ) -> tuple[dict[str, Any] | None, str | None, str]:
+        if finish_reason in TRUNCATED:
+            return None, "truncated", f"stopped at the token limit ({finish_reason})"
+        if content is not None and any(secret in content for secret in self.secrets):
+            return None, "unstorable", "the reply holds the API key"
+        return check_reply(schema_name(self.request), content)
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    completion: Completion | None
+    attempts: int
+    failure: CallFailure | None = None
 
 
 @dataclass
@@ -154,7 +210,7 @@ class ModelClient:
         content = json.dumps(self.rules.answer(request))
         tokens_in = sum(count_tokens(m["content"]) for m in prompts.build(request))
         usage = Usage(tokens_in, count_tokens(content))
-        return _checked(request, content, "stop", usage, start, 1, "")
+        return _Call(request, "", start).checked(content, "stop", usage, 1, False)
 
     async def _http_reply(
         self, backend: HttpBackend, request: ModelRequest, batch: _Batch
@@ -163,76 +219,59 @@ class ModelClient:
         schema = SCHEMAS[schema_name(request)]
         body = backend.body(request.role, prompts.build(request), schema)
         key, body_json = request_key(self.profile, body)
-        reply = self._from_cache(request, key, start, batch)
+        call = _Call(request, key, start, backend.secrets)
+        reply = self._from_cache(call, batch)
         if reply is None:
             outcome = await self._with_retries(backend, body_json.encode())
-            reply = self._from_outcome(request, outcome, start, key)
+            reply = self._from_outcome(call, outcome)
             if reply.ok and self.cache is not None:
                 # Stored before the reply is returned, so a killed run repeats no call it had
                 # finished.
-                self._store(key, body_json, outcome[0])
+                self._store(key, body_json, outcome.completion)
         return reply
 
-    def _from_cache(
-        self, request: ModelRequest, key: str, start: float, batch: _Batch
-    ) -> Reply | None:
+    def _from_cache(self, call: _Call, batch: _Batch) -> Reply | None:
         if self.cache is None:
             return None
-        cached = self.cache.get(key)
-        if cached is None and not batch.refreshed:
+        reply = self._first_valid(call)
+        if reply is None and not batch.refreshed:
             # Once a batch: take in what other jobs have cached since this cache was read.
             batch.refreshed = True
             self.cache.refresh()
-            cached = self.cache.get(key)
-        if cached is None:
-            return None
-        usage = Usage(cached.tokens_in, cached.tokens_out)
-        reply = _checked(request, cached.content, cached.finish_reason, usage, start, 0, key, True)
-        return reply if reply.ok else None
+            reply = self._first_valid(call)
+        return reply
+
+    def _first_valid(self, call: _Call) -> Reply | None:
+        """The first cached copy that still passes every check of a fresh reply; a copy that
+        does not (stored before a check was added, or too large for the profile now) is passed
+        over, and a miss makes the call again and stores a copy that does."""
+        assert self.cache is not None
+        for cached in self.cache.entries(call.key):
+            if _over(cached.content, self.profile.max_reply_bytes):
+                continue
+            usage = Usage(cached.tokens_in, cached.tokens_out)
+            reply = call.checked(cached.content, cached.finish_reason, usage, 0, True)
+            if reply.ok:
+                return reply
+        return None
 
     @staticmethod
-    def _from_outcome(
-        request: ModelRequest,
-        outcome: tuple[Completion | None, int, TransportFailure | None],
-        start: float,
-        key: str,
-    ) -> Reply:
-        completion, attempts, failure = outcome
+    def _from_outcome(call: _Call, outcome: _Outcome) -> Reply:
+        completion, attempts = outcome.completion, outcome.attempts
         if completion is None:
-            detail = failure.detail if failure else "no reply"
-            return Reply(
-                request.role,
-                None,
-                "transport_error",
-                detail,
-                "",
-                Usage(),
-                _ms(start),
-                False,
-                attempts,
-                key,
-            )
+            failure = outcome.failure
+            reason = failure.reason if failure else "transport_error"
+            return call.failed(reason, failure.detail if failure else "no reply", attempts=attempts)
         if completion.refused:
-            return Reply(
-                request.role,
-                None,
+            return call.failed(
                 "refusal",
-                (completion.content or "")[:300],
-                completion.finish_reason,
-                completion.usage,
-                _ms(start),
-                False,
-                attempts,
-                key,
+                completion.content or "",
+                attempts=attempts,
+                finish_reason=completion.finish_reason,
+                usage=completion.usage,
             )
-        return _checked(
-            request,
-            completion.content,
-            completion.finish_reason,
-            completion.usage,
-            start,
-            attempts,
-            key,
+        return call.checked(
+            completion.content, completion.finish_reason, completion.usage, attempts, False
         )
 
     def _store(self, key: str, body_json: str, completion: Completion | None) -> None:
@@ -245,16 +284,14 @@ class ModelClient:
         )
         self.cache.put(key, key_meta(self.profile), body_json, entry)
 
-    async def _with_retries(
-        self, backend: HttpBackend, data: bytes
-    ) -> tuple[Completion | None, int, TransportFailure | None]:
-        failure: TransportFailure | None = None
+    async def _with_retries(self, backend: HttpBackend, data: bytes) -> _Outcome:
+        failure: CallFailure | None = None
         for attempt in range(1, self.retry.max_attempts + 1):
             try:
-                return await backend.complete(data), attempt, None
-            except TransportFailure as exc:
+                return _Outcome(await backend.complete(data), attempt)
+            except CallFailure as exc:
                 failure = exc
-                if not exc.retryable or attempt == self.retry.max_attempts:
-                    return None, attempt, exc
+                if not self.retry.retries(exc) or attempt == self.retry.max_attempts:
+                    return _Outcome(None, attempt, exc)
                 await asyncio.sleep(self.retry.delay(attempt, exc, self._jitter))
-        return None, self.retry.max_attempts, failure
+        return _Outcome(None, self.retry.max_attempts, failure)

@@ -5,6 +5,9 @@ The official client libraries cost about 0.85 ms of CPU per request on the refer
 of a client that must keep a model server saturated; the wire protocols themselves are two small
 JSON POSTs. The backends therefore speak them directly; the tests check the local server that
 stands in for the providers against the official `openai` and `anthropic` libraries.
+
+A reply body is read up to the profile's `max_reply_bytes` and no further: a larger successful
+reply is a `ReplyTooLarge` failure, a larger error body is cut at the limit.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from dataclasses import dataclass
 
 import aiohttp
 
-from memshift.models.retry import TransportFailure
+from memshift.models.retry import ReplyTooLarge, TransportFailure
+
+CONNECT_FAILED = "cannot connect to"
 
 
 @dataclass(frozen=True)
@@ -21,11 +26,13 @@ class HttpReply:
     status: int
     body: bytes
     retry_after: str | None
+    retry_after_ms: str | None = None
 
 
 class HttpTransport:
-    def __init__(self, timeout_s: float) -> None:
+    def __init__(self, timeout_s: float, max_reply_bytes: int) -> None:
         self.timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self.max_reply_bytes = max_reply_bytes
         self._session: aiohttp.ClientSession | None = None
 
     def _open(self) -> aiohttp.ClientSession:
@@ -37,14 +44,53 @@ class HttpTransport:
     async def post(self, url: str, data: bytes, headers: dict[str, str]) -> HttpReply:
         try:
             async with self._open().post(url, data=data, headers=headers) as response:
-                body = await response.read()
-                return HttpReply(response.status, body, response.headers.get("retry-after"))
+                body = await self._body(response)
+                return HttpReply(
+                    response.status,
+                    body,
+                    response.headers.get("retry-after"),
+                    response.headers.get("retry-after-ms"),
+                )
         except TimeoutError as exc:
             raise TransportFailure(f"timed out after {self.timeout.total} s") from exc
+        except aiohttp.ClientConnectorError as exc:
+            raise TransportFailure(
+                f"{CONNECT_FAILED} {exc.host}:{exc.port}: {connect_reason(exc.os_error)}",
+                connect=True,
+            ) from exc
         except aiohttp.ClientError as exc:
             raise TransportFailure(f"connection error: {type(exc).__name__}: {exc}") from exc
+
+    async def _body(self, response: aiohttp.ClientResponse) -> bytes:
+        limit = self.max_reply_bytes
+        declared = response.content_length
+        if response.status == 200 and declared is not None and declared > limit:
+            raise ReplyTooLarge(too_large(limit, declared))
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.content.iter_any():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                if response.status == 200:
+                    raise ReplyTooLarge(too_large(limit))
+                break  # an error body is only quoted, from its start
+        return b"".join(chunks)[:limit]
 
     async def aclose(self) -> None:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def connect_reason(error: OSError) -> str:
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused (is the server running?)"
+    if isinstance(error, TimeoutError):
+        return "timed out"
+    return error.strerror or str(error) or type(error).__name__
+
+
+def too_large(limit: int, declared: int | None = None) -> str:
+    size = "" if declared is None else f" ({declared:,} bytes)"
+    return f"reply too large{size}: over the limit of {limit:,} bytes (max_reply_bytes)"

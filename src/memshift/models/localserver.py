@@ -1,16 +1,19 @@
 """A loopback HTTP server that speaks enough of the OpenAI chat-completions API and the Anthropic
 messages API for the official client libraries, used by tests and benchmarks in place of a real
 model provider. Replies come from a callback; faults (rate limits, server errors, slow, truncated
-or malformed replies, dropped connections) are injected per request by a fault plan.
+or malformed replies, dropped connections, and the adversarial ones of `localfaults`) are
+injected per request by a fault plan. A server can also be told to refuse request parameters
+(`unsupported`), as some models refuse `temperature`.
 
-Run `python -m memshift.models.localserver --port P --latency S [--faults JSON]` to serve
-`canned_answer` in the foreground.
+Run `python -m memshift.models.localserver --port P --latency S [--faults JSON]
+[--unsupported temperature,top_p]` to serve `canned_answer` in the foreground.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
@@ -24,6 +27,8 @@ from types import TracebackType
 from typing import Any
 
 from aiohttp import web
+
+from memshift.models import localfaults
 
 Messages = list[dict[str, str]]
 Answer = Callable[[str, Messages, dict[str, Any] | None], str]
@@ -42,11 +47,18 @@ FAULT_KINDS = (
     "ignore_schema",
     "refusal",
     "drop_connection",
+    "malformed",
+    "deep_nesting",
+    "huge_number",
+    "lone_surrogate",
+    "oversized",
+    "echo_key",
 )
 REFUSAL_TEXT = "I can't help with that."
 INVALID_JSON_CONTENT = "{not json"
 OFF_SCHEMA_CONTENT = '{"unexpected": true}'
 MAX_BODY_BYTES = 64 * 1024 * 1024
+STREAM_CHUNK = 256 * 1024
 SHUTDOWN_TIMEOUT = 2.0
 
 _log = logging.getLogger(__name__)
@@ -54,13 +66,16 @@ _log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class FaultRule:
-    """One entry of a fault plan. `attempts` counts per distinct request (None: every time)."""
+    """One entry of a fault plan. `attempts` counts per distinct request (None: every time);
+    `variant` and `size` refine some kinds (`localfaults`)."""
 
     kind: str
     attempts: int | None = 1
     retry_after: float | None = None
     delay: float = 0.0
     match: str | None = None
+    variant: str | None = None
+    size: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -69,6 +84,14 @@ class FaultRule:
             raise ValueError("attempts must be at least 1, or None for every attempt")
         if self.delay < 0 or (self.retry_after is not None and self.retry_after < 0):
             raise ValueError("delay and retry_after must not be negative")
+        if self.size is not None and self.size < 1:
+            raise ValueError("size must be at least 1")
+        localfaults.check_variant(self.kind, self.variant)
+
+    @property
+    def amount(self) -> int:
+        """The rule's size, or its kind's default."""
+        return self.size if self.size is not None else localfaults.DEFAULT_SIZES[self.kind]
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FaultRule:
@@ -203,6 +226,7 @@ class _Dialect:
     parse: Callable[[dict[str, Any]], _Call]
     reply: Callable[[_Call, _Outcome], dict[str, Any]]
     error: Callable[[str, str], dict[str, Any]]  # (error kind, message) -> body
+    unsupported: Callable[[str], dict[str, Any]]  # a refused parameter's name -> body
 
 
 def _require(body: Mapping[str, Any], name: str, kind: type) -> Any:
@@ -307,6 +331,19 @@ def _openai_error(kind: str, message: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": error_type, "param": None, "code": code}}
 
 
+def _openai_unsupported(name: str) -> dict[str, Any]:
+    # The shape of the API's own refusal (`param` names the parameter); the wording is ours.
+    message = f"Unsupported parameter: '{name}' is not supported with this model."
+    return {
+        "error": {
+            "message": message,
+            "type": "invalid_request_error",
+            "param": name,
+            "code": "unsupported_parameter",
+        }
+    }
+
+
 OPENAI = _Dialect(
     api="openai",
     known_fields=frozenset(
@@ -316,6 +353,7 @@ OPENAI = _Dialect(
     parse=_openai_call,
     reply=_openai_reply,
     error=_openai_error,
+    unsupported=_openai_unsupported,
 )
 
 
@@ -411,6 +449,12 @@ def _anthropic_error(kind: str, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": _ANTHROPIC_ERRORS[kind], "message": message}}
 
 
+def _anthropic_unsupported(name: str) -> dict[str, Any]:
+    # The API names a refused parameter in its message only.
+    message = f"`{name}` is not supported for this model."
+    return _anthropic_error("invalid_request", message)
+
+
 ANTHROPIC = _Dialect(
     api="anthropic",
     known_fields=frozenset(
@@ -421,10 +465,12 @@ ANTHROPIC = _Dialect(
     parse=_anthropic_call,
     reply=_anthropic_reply,
     error=_anthropic_error,
+    unsupported=_anthropic_unsupported,
 )
 
 
-def _content_fault(kind: str | None, content: str) -> _Outcome:
+def _content_fault(rule: FaultRule | None, content: str) -> _Outcome:
+    kind = rule.kind if rule else None
     if kind == "truncated":
         return _Outcome(content[: len(content) // 2], truncated=True)
     if kind == "refusal":
@@ -434,7 +480,21 @@ def _content_fault(kind: str | None, content: str) -> _Outcome:
         "empty": "",
         "ignore_schema": OFF_SCHEMA_CONTENT,
     }
-    return _Outcome(replacements.get(kind or "", content))
+    if kind in replacements:
+        return _Outcome(replacements[kind])
+    return _Outcome(_adversarial_content(rule, content) if rule else content)
+
+
+def _adversarial_content(rule: FaultRule, content: str) -> str:
+    if rule.kind == "deep_nesting":
+        return localfaults.deeply_nested(rule.amount)
+    if rule.kind == "huge_number":
+        return localfaults.with_huge_number(content, rule.amount)
+    if rule.kind == "lone_surrogate":
+        return localfaults.with_lone_surrogate(content, rule.variant)
+    if rule.kind == "oversized":
+        return localfaults.padded(content, rule.amount)
+    return content
 
 
 _ERROR_FAULTS = {
@@ -533,10 +593,13 @@ class _State:
 
 
 class _App:
-    def __init__(self, answer: Answer, latency: float, state: _State) -> None:
+    def __init__(
+        self, answer: Answer, latency: float, state: _State, unsupported: Sequence[str] = ()
+    ) -> None:
         self._answer = answer
         self._latency = latency
         self._state = state
+        self._unsupported = tuple(unsupported)
 
     def build(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY_BYTES)
@@ -567,6 +630,9 @@ class _App:
             self._state.identified(
                 key, {k: v for k, v in body.items() if k not in dialect.known_fields}
             )
+            refused = next((name for name in self._unsupported if name in body), None)
+            if refused is not None:
+                return await self._send(request, key, 400, dialect.unsupported(refused))
             return await self._serve(request, dialect, call, key)
 
         return handle
@@ -583,6 +649,8 @@ class _App:
             return _drop(request)
         if kind in _ERROR_FAULTS:
             return await self._send_fault_error(request, dialect, key, rule)
+        if kind == "echo_key":
+            return await self._send(request, key, 401, localfaults.echo_key_body(request))
         try:
             content = self._answer(dialect.api, call.messages, call.schema)
         except KeyError as exc:
@@ -592,15 +660,24 @@ class _App:
             _log.exception("the answer callback failed")
             message = f"the answer callback failed: {exc!r}"
             return await self._send(request, key, 500, dialect.error("server_error", message))
-        return await self._send(
-            request, key, 200, dialect.reply(call, _content_fault(kind, content))
-        )
+        reply = dialect.reply(call, _content_fault(rule, content))
+        if rule is not None and rule.kind == "malformed":
+            assert rule.variant is not None
+            body = localfaults.malformed_body(dialect.api, rule.variant, reply, content)
+            return await self._send(request, key, 200, body)
+        if rule is not None and rule.kind == "oversized" and rule.variant == "chunked":
+            return await self._stream(request, key, reply)
+        return await self._send(request, key, 200, reply)
 
     async def _send_fault_error(
         self, request: web.Request, dialect: _Dialect, key: str, rule: FaultRule
     ) -> web.StreamResponse:
         status, message = _ERROR_FAULTS[rule.kind]
-        headers = {} if rule.retry_after is None else {"Retry-After": f"{rule.retry_after:g}"}
+        headers = (
+            {}
+            if rule.retry_after is None
+            else localfaults.retry_headers(rule.retry_after, rule.variant)
+        )
         return await self._send(request, key, status, dialect.error(rule.kind, message), headers)
 
     async def _send(
@@ -611,13 +688,35 @@ class _App:
         body: Any,
         headers: Mapping[str, str] | None = None,
     ) -> web.StreamResponse:
-        response = web.json_response(body, status=status, headers=headers)
+        if isinstance(body, bytes):
+            response = web.Response(
+                body=body, status=status, headers=headers, content_type="application/json"
+            )
+        else:
+            response = web.json_response(body, status=status, headers=headers)
         await response.prepare(request)
         # Counted before the write: a client on another thread may read the reply (and then the
         # stats) while this thread is still inside the socket send.
         if request.transport is not None and not request.transport.is_closing():
             self._state.replied(key, status)
-        await response.write_eof()
+        with contextlib.suppress(ConnectionError):  # a client that stopped reading a huge reply
+            await response.write_eof()
+        return response
+
+    async def _stream(
+        self, request: web.Request, key: str, body: dict[str, Any]
+    ) -> web.StreamResponse:
+        """A reply sent in chunks, without a Content-Length."""
+        response = web.StreamResponse(status=200)
+        response.content_type = "application/json"
+        response.enable_chunked_encoding()
+        await response.prepare(request)
+        self._state.replied(key, 200)
+        data = json.dumps(body).encode()
+        with contextlib.suppress(ConnectionError):
+            for start in range(0, len(data), STREAM_CHUNK):
+                await response.write(data[start : start + STREAM_CHUNK])
+            await response.write_eof()
         return response
 
     async def _stats(self, request: web.Request) -> web.Response:
@@ -684,11 +783,13 @@ class LocalServer:
         faults: Sequence[FaultRule] = (),
         host: str = LOOPBACK,
         port: int = 0,
+        unsupported: Sequence[str] = (),
     ) -> None:
+        """`unsupported`: request parameters answered with HTTP 400 naming the parameter."""
         if host != LOOPBACK:
             raise ValueError(f"the local server binds only {LOOPBACK}, not {host!r}")
         self._state = _State(faults)
-        self._app = _App(answer, latency, self._state)
+        self._app = _App(answer, latency, self._state, unsupported)
         self._host = host
         self._requested_port = port
         self._port: int | None = None
@@ -767,10 +868,14 @@ class LocalServer:
 
 
 async def serve_forever(
-    answer: Answer, port: int, latency: float, faults: Sequence[FaultRule]
+    answer: Answer,
+    port: int,
+    latency: float,
+    faults: Sequence[FaultRule],
+    unsupported: Sequence[str] = (),
 ) -> None:
     """Serve in the foreground until SIGTERM or SIGINT; announces the URL on stdout when ready."""
-    app = _App(answer, latency, _State(faults)).build()
+    app = _App(answer, latency, _State(faults), unsupported).build()
     runner, bound = await _start(app, LOOPBACK, port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -783,7 +888,9 @@ async def serve_forever(
         await runner.cleanup()
 
 
-def _arguments(argv: Sequence[str] | None) -> tuple[int, float, tuple[FaultRule, ...]]:
+def _arguments(
+    argv: Sequence[str] | None,
+) -> tuple[int, float, tuple[FaultRule, ...], tuple[str, ...]]:
     parser = argparse.ArgumentParser(
         prog="python -m memshift.models.localserver",
         description="Serve canned OpenAI- and Anthropic-style replies on 127.0.0.1.",
@@ -791,17 +898,21 @@ def _arguments(argv: Sequence[str] | None) -> tuple[int, float, tuple[FaultRule,
     parser.add_argument("--port", type=int, default=0, help="port to bind (0: a free port)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
     parser.add_argument("--faults", default="[]", help="fault plan: a JSON list of fault rules")
+    parser.add_argument(
+        "--unsupported", default="", help="comma-separated request parameters to refuse (400)"
+    )
     args = parser.parse_args(argv)
     try:
         faults = parse_faults(args.faults)
     except (ValueError, TypeError) as exc:
         parser.error(f"--faults: {exc}")
-    return args.port, args.latency, faults
+    unsupported = tuple(name for name in args.unsupported.split(",") if name)
+    return args.port, args.latency, faults, unsupported
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    port, latency, faults = _arguments(argv)
-    asyncio.run(serve_forever(canned_answer, port, latency, faults))
+    port, latency, faults, unsupported = _arguments(argv)
+    asyncio.run(serve_forever(canned_answer, port, latency, faults, unsupported))
 
 
 if __name__ == "__main__":

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from memshift.models.backends import Completion, Messages, api_key, response_json
+from memshift.models import envelope
+from memshift.models.backends import (
+    Completion,
+    Messages,
+    api_key,
+    key_secrets,
+    response_json,
+    sent_parameters,
+)
 from memshift.models.http import HttpTransport
 from memshift.models.profiles import Profile
-from memshift.models.replies import Usage
-from memshift.models.retry import TransportFailure
 
 
 def request_body(
@@ -37,29 +43,31 @@ class OpenAIBackend:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.url = profile.base_url.rstrip("/") + "/chat/completions"
-        self.headers = {
-            "Authorization": f"Bearer {api_key(profile, 'not-needed')}",
-            "Content-Type": "application/json",
-        }
-        self.transport = HttpTransport(profile.timeout_s)
+        key = api_key(profile, "not-needed")
+        self.secrets = key_secrets(profile, key)
+        self.sent = sent_parameters(profile)
+        self.headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+        self.transport = HttpTransport(profile.timeout_s, profile.max_reply_bytes)
 
     def body(self, role: str, messages: Messages, schema: dict[str, Any]) -> dict[str, Any]:
         return request_body(self.profile, role, messages, schema)
 
     async def complete(self, data: bytes) -> Completion:
-        reply = response_json(await self.transport.post(self.url, data, self.headers))
-        try:
-            choice = reply["choices"][0]
-            message = choice["message"]
-        except (KeyError, IndexError, TypeError) as exc:
-            raise TransportFailure("the API answered without a choice") from exc
-        usage = reply.get("usage") or {}
-        return Completion(
-            content=message.get("content"),
-            finish_reason=choice.get("finish_reason") or "",
-            usage=Usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)),
-            refused=bool(message.get("refusal")),
-        )
+        reply = await self.transport.post(self.url, data, self.headers)
+        return completion(response_json(reply, self.secrets, self.sent))
 
     async def aclose(self) -> None:
         await self.transport.aclose()
+
+
+def completion(reply: dict[str, Any]) -> Completion:
+    """The completion in a chat-completions reply, whatever shape the reply has."""
+    choice = envelope.expect(envelope.first_item(reply.get("choices"), "choices"), dict, "choice")
+    message = envelope.expect(choice.get("message"), dict, "choice.message")
+    refusal = envelope.optional_text(message.get("refusal"), "message.refusal")
+    return Completion(
+        content=envelope.optional_text(message.get("content"), "message.content"),
+        finish_reason=envelope.finish_reason(choice.get("finish_reason"), "choice.finish_reason"),
+        usage=envelope.usage(reply, "prompt_tokens", "completion_tokens"),
+        refused=bool(refusal),
+    )

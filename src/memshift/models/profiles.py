@@ -1,7 +1,9 @@
 """Model profiles: which backend, model and decoding parameters a run uses.
 
 Profiles live in `config/models.yaml`; a study names one with `llm: NAME`. API keys are never in
-a profile: `api_key_env` names the environment variable that holds one.
+a profile: `api_key_env` names the environment variable that holds one, and a `base_url` that
+carries credentials is refused. A decoding parameter a profile omits is not sent at all (some
+models refuse `temperature` or `top_p`); only the token limit is required.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import jsonschema
 import yaml
@@ -20,7 +23,8 @@ from memshift.errors import ConfigError
 from memshift.models.requests import ROLES
 
 BACKENDS = ("rules", "openai", "anthropic")
-OPENAI_DECODING = ("temperature", "top_p", "seed")
+DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
+URL_SCHEMES = ("http", "https")
 
 _DECODING = {
     "type": "object",
@@ -39,6 +43,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "concurrency": {"type": "integer", "minimum": 1, "maximum": 1024},
         "timeout_s": {"type": "number", "exclusiveMinimum": 0},
         "max_attempts": {"type": "integer", "minimum": 1, "maximum": 20},
+        "max_reply_bytes": {"type": "integer", "minimum": 1024, "maximum": 2**30},
         "decoding": _DECODING,
         "extra_body": {"type": "object"},
         "structured": {"enum": ["json_schema", "tool"]},
@@ -95,6 +100,7 @@ class Profile:
     concurrency: int = 16
     timeout_s: float = 600.0
     max_attempts: int = 6
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
     decoding: dict[str, Any] = field(default_factory=dict)
     extra_body: dict[str, Any] = field(default_factory=dict)
     structured: str = "json_schema"
@@ -121,14 +127,36 @@ def _check(name: str, raw: dict[str, Any]) -> Profile:
             f"model profile {name!r}: decoding must set max_tokens (or "
             "max_completion_tokens) so no server default can apply"
         )
-    if profile.backend == "openai":
-        missing = [k for k in OPENAI_DECODING if k not in profile.decoding]
-        if missing:
-            raise ConfigError(
-                f"model profile {name!r}: decoding must set {', '.join(missing)} "
-                "explicitly so no server default can apply"
-            )
+    check_base_url(name, profile.base_url)
     return profile
+
+
+def check_base_url(name: str, url: str) -> None:
+    """Refuse a base URL that is not plain http(s)://host[:port][/path]: credentials in it would
+    be sent, logged and written to the run manifest (the key belongs in `api_key_env`), and the
+    API path is appended to it, which a query string or fragment would break. The error never
+    repeats the URL, which may hold a secret."""
+    problem = _url_problem(url)
+    if problem is not None:
+        raise ConfigError(f"model profile {name!r}: base_url {problem}")
+
+
+def _url_problem(url: str) -> str | None:
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port that is not a number in range
+    except ValueError:
+        return "is not a valid URL"
+    if "@" in parts.netloc:
+        return (
+            "must not carry credentials (user:key@); put the API key in an environment "
+            "variable and name it in api_key_env"
+        )
+    if parts.scheme not in URL_SCHEMES or not parts.hostname:
+        return "must be an http:// or https:// URL with a host"
+    if parts.query or parts.fragment or url.rstrip().endswith(("?", "#")):
+        return "must not carry a query string or fragment (the API path is appended to it)"
+    return None
 
 
 def load_profiles(path: Path) -> dict[str, Profile]:

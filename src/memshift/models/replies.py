@@ -7,11 +7,15 @@ from typing import Any
 
 FAILURES = (
     "invalid_json",  # the content is not JSON
+    "unstorable",  # JSON no writer can store: a lone surrogate, a number beyond the columns,
+    # nesting too deep; or a reply that holds the API key
     "schema_violation",  # JSON that does not follow the role's schema
     "empty_content",  # no content at all
     "refusal",  # the model or API refused
     "truncated",  # cut at the token limit
     "transport_error",  # connection failure, timeout, or an HTTP error after all retries
+    "malformed_reply",  # the API's reply is not the shape the API defines
+    "reply_too_large",  # the reply is larger than the profile's max_reply_bytes
 )
 
 

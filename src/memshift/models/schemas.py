@@ -11,6 +11,7 @@ import fastjsonschema
 import jsonschema
 
 from memshift.models.requests import ModelRequest, WriterRequest
+from memshift.storable import INT32, UnstorableError, parse_storable, storable_text
 
 _VALUE = {
     "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]
@@ -112,11 +113,16 @@ def _validator(role: str) -> Callable[[Any], Any]:
 
 
 def check_reply(role: str, content: str | None) -> tuple[dict[str, Any] | None, str | None, str]:
-    """(value, failure reason, detail) for a reply's raw content."""
+    """(value, failure reason, detail) for a reply's raw content. A value is returned only if
+    every writer downstream can store it (`memshift.storable`), so no reply that passes here can
+    fail a Parquet or JSON write later, and none that fails is cached."""
     if content is None or not content.strip():
         return None, "empty_content", ""
     try:
-        value = json.loads(content)
+        # Integers end in int32 columns (a citation's revision), the narrowest a reply feeds.
+        value = parse_storable(content, int_range=INT32)
+    except UnstorableError as exc:
+        return None, "unstorable", storable_text(str(exc))[:300]
     except json.JSONDecodeError as exc:
         return None, "invalid_json", f"{exc.msg} at position {exc.pos}"
     try:
