@@ -36,7 +36,7 @@ def text_problem(text: str) -> str | None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        return f"a lone surrogate {text[exc.start]!r} at position {exc.start}"
+        return f"a lone surrogate (U+{ord(text[exc.start]):04X} at character {exc.start})"
     return None
 
 

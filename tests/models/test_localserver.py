@@ -491,7 +491,9 @@ def test_latency_delays_every_reply_but_requests_overlap(recorder: Recorder) -> 
         elapsed = time.perf_counter() - started
         server_stats = server.stats()
     assert contents == [LISBON] * 16
-    assert 0.25 <= elapsed < 1.0
+    # every reply waited out the latency, and all 16 were in flight at once: the overlap is
+    # counted by the server, not inferred from a wall-clock bound a loaded machine can break
+    assert elapsed >= 0.25
     assert server_stats["most_in_flight"] == 16
 
 

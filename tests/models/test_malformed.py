@@ -133,7 +133,7 @@ def test_a_schema_valid_lone_surrogate_is_refused_before_the_cache_and_the_parqu
     with LocalServer(fixed(SURROGATE_READING)) as server:
         client = ModelClient(openai_profile(server.url), cache_dir=tmp_path)
         (reply,) = client.generate(batch[:1])
-    assert reply.failure == "unstorable" and "'\\ud800'" in reply.detail
+    assert reply.failure == "unstorable" and "U+D800" in reply.detail
     assert not ResponseCache(tmp_path).stored_keys()
     client.log.write(tmp_path / "calls.parquet")
 
@@ -261,7 +261,7 @@ def test_storable_values_pass_and_storable_text_escapes_surrogates():
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        ('{"a": ["\\ud800"]}', "lone surrogate '\\ud800' at position 0 at $.a[0]"),
+        ('{"a": ["\\ud800"]}', "lone surrogate (U+D800 at character 0) at $.a[0]"),
         ('{"\\uDFFF": 1}', "the key"),
         ('"raw \ud800"', "lone surrogate"),
         ("[" * 65 + "]" * 65, "nested deeper than 64 levels"),

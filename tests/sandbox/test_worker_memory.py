@@ -111,9 +111,9 @@ def test_a_larger_memory_cap_gets_a_worker_that_may_grow_enough(sandbox: Sandbox
 @pytest.mark.parametrize(
     ("value", "where"),
     [
-        ("'caf\\udce9'", "U+DCE9 at character 3"),
-        ("['ok', '\\ud800']", "U+D800 at character 0 of string 1"),
-        ("'\\ud83d\\ude00'", "U+D83D at character 0"),  # a pair written as two escapes
+        ("'caf\\udce9'", "(U+DCE9 at character 3)"),
+        ("['ok', '\\ud800']", "(U+D800 at character 0) of string 1"),
+        ("'\\ud83d\\ude00'", "(U+D83D at character 0)"),  # a pair written as two escapes
     ],
 )
 def test_a_value_with_a_lone_surrogate_is_refused_as_not_storable(

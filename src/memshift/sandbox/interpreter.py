@@ -44,6 +44,7 @@ from typing import IO, Any, TypeVar
 
 from memshift.sandbox.confine import Layer, confine
 from memshift.sandbox.helpers import HELPERS
+from memshift.storable import storable_text, text_problem
 
 FAILURE_KINDS = (
     "syntax_error",
@@ -455,12 +456,7 @@ def _stack_depth() -> int:
 
 
 def _reply(failure: str | None, detail: str = "", value: Any = None) -> dict[str, Any]:
-    return {"failure": failure, "value": value, "detail": storable(detail)[:DETAIL_CHARS]}
-
-
-def storable(text: str) -> str:
-    """The text with any lone surrogate written as its escape, so UTF-8 can store it."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return {"failure": failure, "value": value, "detail": storable_text(detail)[:DETAIL_CHARS]}
 
 
 def _value_reply(value: object) -> dict[str, Any]:
@@ -481,15 +477,10 @@ def _value_reply(value: object) -> dict[str, Any]:
 def _unstorable(texts: list[str]) -> str | None:
     """Why the texts cannot be stored as UTF-8 (a lone surrogate), or None if they can."""
     for number, text in enumerate(texts):
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as error:
+        problem = text_problem(text)
+        if problem is not None:
             where = f" of string {number}" if len(texts) > 1 else ""
-            code = f"U+{ord(text[error.start]):04X}"
-            return (
-                f"the value holds a lone surrogate ({code} at character {error.start}{where}),"
-                " which cannot be stored as text"
-            )
+            return f"the value holds {problem}{where}, which cannot be stored as text"
     return None
 
 
@@ -805,7 +796,7 @@ def _parse_reply(line: bytes, index: int) -> ProgramResult:
         return _failed("crash", "the worker sent a value of the wrong type")
     if failure is None and value is not None and _unstorable(_texts(value)):
         return _failed("crash", "the worker sent a value that cannot be stored as text")
-    detail = storable(str(detail))[:DETAIL_CHARS]
+    detail = storable_text(str(detail))[:DETAIL_CHARS]
     return ProgramResult(value if failure is None else None, failure, detail)
 
 
