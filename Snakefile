@@ -7,6 +7,7 @@ from snakemake.utils import min_version, validate
 
 from memshift.config import check_config
 from memshift.errors import ConfigError
+from memshift.staleness import clear_stale_locks
 
 min_version("9.0")
 
@@ -18,6 +19,9 @@ try:
     STUDY = check_config(config)
 except ConfigError as exc:
     sys.exit(f"memshift: config error: {exc}")
+if not (workflow.remote_exec or workflow.subprocess_exec):
+    # a run killed hard left its lock behind: removed when no other run is alive here
+    clear_stale_locks()
 validate(config, "workflow/schemas/config.schema.yaml")
 
 RESULTS = config.setdefault("results", "results")

@@ -19,7 +19,8 @@ rule run_manifest:
         study=config["study"],
         seeds=",".join(str(seed) for seed in SEEDS),
         config=config_sha256(),
+        base=lambda wc, output: Path(output[0]).parents[2],  # <results>/runs/<run>/manifest.json
     shell:
-        "memshift run-manifest {input} --out {output} --base {RESULTS} --llm {params.llm}"
+        "memshift run-manifest {input} --out {output} --base {params.base} --llm {params.llm}"
         " --models-file {params.models} --study {params.study} --seeds {params.seeds}"
         " --config-sha256 {params.config} 2> {log}"

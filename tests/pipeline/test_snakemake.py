@@ -20,7 +20,7 @@ SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 def workflow_copy(target: Path, config: dict) -> Path:
     target.mkdir(parents=True)
     shutil.copy(ROOT / "Snakefile", target / "Snakefile")
-    for folder in ("rules", "workflow", "config", "envs"):
+    for folder in ("rules", "workflow", "profiles", "config", "envs"):
         shutil.copytree(ROOT / folder, target / folder, symlinks=False)
     (target / "study.yaml").write_text(yaml.safe_dump(config))
     return target
@@ -232,8 +232,8 @@ def test_the_slurm_profile_plans_the_study(tmp_path):
     """A dry run through the SLURM executor plugin: the profile's every key is one the plugin
     and Snakemake accept, and the study's jobs are planned for submission."""
     where = workflow_copy(tmp_path / "slurm", STUDY)
-    run = snakemake(where, "-n", "--workflow-profile", "workflow/profiles/slurm")
+    run = snakemake(where, "-n", "--workflow-profile", "profiles/slurm")
     assert run.returncode == 0, run.stderr[-3000:]
     out = run.stdout + run.stderr
-    assert "Using workflow specific profile workflow/profiles/slurm" in out
+    assert "Using workflow specific profile profiles/slurm" in out
     assert "ingest" in out and "report" in out

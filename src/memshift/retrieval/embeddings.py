@@ -15,12 +15,13 @@ import hashlib
 import importlib
 import os
 import re
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+
+from memshift.files import write_atomically
 
 DEFAULT_MAX_TOKENS = 400
 """Record texts are cut to their first 400 tokens (the project's tokens): about 480 of e5's
@@ -254,10 +255,9 @@ def _read(file: Path, embedder_name: str) -> dict[VersionKey, np.ndarray]:
 
 def _write(file: Path, embedder_name: str, vectors: dict[VersionKey, np.ndarray]) -> None:
     keys = sorted(vectors)
-    file.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=file.parent, suffix=".npz.tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
+
+    def save(temporary: Path) -> None:
+        with temporary.open("wb") as out:
             np.savez(
                 out,
                 embedder=np.array(embedder_name),
@@ -265,7 +265,5 @@ def _write(file: Path, embedder_name: str, vectors: dict[VersionKey, np.ndarray]
                 revisions=np.array([revision for _, revision in keys], np.int64),
                 vectors=np.stack([vectors[key] for key in keys]).astype(np.float32),
             )
-        os.replace(temporary, file)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+
+    write_atomically(file, save)
