@@ -550,6 +550,10 @@ def run_manifest(
     click.echo(f"{len(manifest['outputs'])} outputs recorded -> {out}", err=True)
 
 
+EXIT_DIFFERS = 1
+EXIT_CANNOT_VERIFY = 2
+
+
 @cli.command()
 @click.argument("manifest", type=click.Path(path_type=Path, dir_okay=False))
 @click.option(
@@ -560,15 +564,27 @@ def run_manifest(
     "directory holding the manifest, <results>/runs/<run>/manifest.json).",
 )
 def verify(manifest: Path, base: Path | None) -> None:
-    """Re-hash a run's outputs against its manifest; exit 1 if any is missing or differs."""
+    """Re-hash a run's outputs against its manifest.
+
+    \b
+    Exit status:
+      0  every output matches
+      1  outputs differ: one or more is missing or differs (each named on stdout)
+      2  cannot verify: the manifest is unreadable or malformed, the base directory does not
+         exist, or an output path is absolute, climbs out with '..' or resolves outside the
+         base through a symbolic link (one line on stderr)"""
     from memshift.stages import run_manifest as stage
 
-    checked, problems = stage.verify(manifest, base)
+    try:
+        checked, problems = stage.verify(manifest, base)
+    except MemshiftError as exc:
+        click.echo(f"memshift verify: cannot verify: {exc}", err=True)
+        sys.exit(EXIT_CANNOT_VERIFY)
     for problem in problems:
         click.echo(f"{problem.path}: {problem.what}")
     if problems:
         click.echo(f"{len(problems)} of {checked} outputs do not match {manifest}", err=True)
-        sys.exit(1)
+        sys.exit(EXIT_DIFFERS)
     click.echo(f"all {checked} outputs match {manifest}", err=True)
 
 
