@@ -20,6 +20,7 @@ $(STAMP): pyproject.toml requirements/constraints.txt
 compile: $(STAMP)
 	$(BIN)/python -m compileall -q src
 
+# Snakemake loads profiles/default (rerun-incomplete: a killed run resumes with this same command).
 run: compile
 	$(BIN)/snakemake --cores $(CORES)
 

@@ -3,28 +3,37 @@
 # Rules only wire artifacts; every stage is a `memshift` subcommand with its logic in src/memshift.
 import os
 import sys
+from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
-from memshift.config import check_config
+from memshift.config import DEFAULT_CONFIG, check_config, study_config
 from memshift.errors import ConfigError
+from memshift.models.profiles import study_profile
+from memshift.staleness import clear_stale_locks
 
 min_version("9.0")
 
-
-configfile: "config/config.yaml"
-
-
+# The default study is config/config.yaml. It is read here, and every --configfile read again,
+# through memshift's loader, which refuses YAML aliases and oversized or deeply nested files.
 try:
+    config.update(study_config(DEFAULT_CONFIG, workflow.overwrite_configfiles, config))
     STUDY = check_config(config)
 except ConfigError as exc:
     sys.exit(f"memshift: config error: {exc}")
+if not (workflow.remote_exec or workflow.subprocess_exec):
+    # a run killed hard left its lock behind: removed when no other run is alive here
+    clear_stale_locks()
 validate(config, "workflow/schemas/config.schema.yaml")
 
 RESULTS = config.setdefault("results", "results")
 config.setdefault("llm", "rules")
 config.setdefault("models", "config/models.yaml")
 config.setdefault("embedder", "wordllama")
+try:
+    PROFILE = study_profile(config["llm"], Path(config["models"]))
+except ConfigError as exc:
+    sys.exit(f"memshift: config error: {exc}")
 SYSTEMS = STUDY["system_plan"]
 RUNS = f"{RESULTS}/runs/{config['llm']}"
 LLM_CACHE = f"{RESULTS}/cache/llm"

@@ -36,17 +36,12 @@ PROFILE_CODE = {}
 def profile_code(*roles):
     """Fingerprint of what in the model profile can change these roles' replies (every role when
     none is named): a change reruns exactly the stages that call those roles."""
-    from memshift.models.profiles import Profile, load_profile, role_fingerprint
+    from memshift.models.profiles import role_fingerprint
     from memshift.models.requests import ROLES
 
     if roles not in PROFILE_CODE:
-        models = Path(config["models"])
-        if config["llm"] == "rules" and not models.exists():
-            profile = Profile("rules", "rules")
-        else:
-            profile = load_profile(models, config["llm"])
         PROFILE_CODE[roles] = ",".join(
-            role_fingerprint(profile, role) for role in roles or ROLES
+            role_fingerprint(PROFILE, role) for role in roles or ROLES
         )
     return PROFILE_CODE[roles]
 

@@ -19,10 +19,7 @@ rule run_manifest:
         study=config["study"],
         seeds=",".join(str(seed) for seed in SEEDS),
         config=config_sha256(),
-        # the results directory: <results>/runs/<llm>/manifest.json
-        base=lambda w, output: os.path.dirname(
-            os.path.dirname(os.path.dirname(output[0]))
-        ),
+        base=lambda wc, output: Path(output[0]).parents[2],  # <results>/runs/<run>/manifest.json
     shell:
         "memshift run-manifest {input} --out {output} --base {params.base} --llm {params.llm}"
         " --models-file {params.models} --study {params.study} --seeds {params.seeds}"

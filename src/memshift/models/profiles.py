@@ -16,10 +16,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import jsonschema
-import yaml
 
 from memshift.config import describe_error
 from memshift.errors import ConfigError
+from memshift.inputs import load_yaml
 from memshift.models.requests import ROLES
 
 BACKENDS = ("rules", "openai", "anthropic")
@@ -160,10 +160,7 @@ def _url_problem(url: str) -> str | None:
 
 
 def load_profiles(path: Path) -> dict[str, Profile]:
-    try:
-        data = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot read model profiles {path}: {exc}") from exc
+    data = load_yaml(Path(path), "model profiles")
     error = next(iter(jsonschema.Draft202012Validator(FILE_SCHEMA).iter_errors(data)), None)
     if error is not None:
         raise ConfigError(f"{path}: {describe_error(error)}")
@@ -177,6 +174,14 @@ def load_profile(path: Path, name: str) -> Profile:
             f"unknown model profile {name!r}; {path} defines {', '.join(sorted(profiles))}"
         )
     return profiles[name]
+
+
+def study_profile(name: str, path: Path) -> Profile:
+    """The profile a run uses: `name` from the models file, or the built-in rule-based profile
+    when `name` is `rules` and there is no models file."""
+    if name == "rules" and not Path(path).exists():
+        return Profile("rules", "rules")
+    return load_profile(Path(path), name)
 
 
 def role_fingerprint(profile: Profile, role: str) -> str:

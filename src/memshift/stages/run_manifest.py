@@ -13,11 +13,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
-from memshift.artifacts import ArtifactError, read_json, sha256
+import jsonschema
+
+from memshift.artifacts import ArtifactError, sha256
 from memshift.fingerprint import ROOT
+from memshift.inputs import InputError, load_json, one_line, shortened
 from memshift.models.profiles import Profile
 from memshift.world.generate import GENERATOR_VERSION
 
@@ -49,10 +52,13 @@ def build(
     config_digest: str,
 ) -> dict[str, Any]:
     files = {}
+    root = base.resolve()
     for path in sorted(outputs):
         if not path.exists():
             raise ArtifactError(f"missing artifact {path}")
-        files[path.resolve().relative_to(base.resolve()).as_posix()] = sha256(path)
+        if not path.resolve().is_relative_to(root):
+            raise ArtifactError(f"output {path} lies outside the base directory {root}")
+        files[path.resolve().relative_to(root).as_posix()] = sha256(path)
     return {
         "format": FORMAT,
         "study": study,
@@ -77,28 +83,130 @@ class Problem:
     what: str
 
 
+class CannotVerify(ArtifactError):
+    """The manifest cannot be checked: unreadable, malformed, or naming a file outside the base."""
+
+
+MAX_MANIFEST_BYTES = 64 << 20
+_SHA256 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+_TEXT = {"type": "string"}
+MANIFEST_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": [
+        "format",
+        "study",
+        "code",
+        "config_sha256",
+        "seeds",
+        "generator_version",
+        "model",
+        "outputs",
+    ],
+    "properties": {
+        "format": {"const": FORMAT},
+        "study": _TEXT,
+        "code": {
+            "type": "object",
+            "required": ["memshift", "fingerprint"],
+            "properties": {"memshift": _TEXT, "fingerprint": _SHA256},
+        },
+        "config_sha256": _TEXT,
+        "seeds": {"type": "array", "items": {"type": "integer"}},
+        "generator_version": _TEXT,
+        "model": {"type": "object"},
+        "outputs": {
+            "type": "object",
+            "propertyNames": {"minLength": 1, "maxLength": 4096},
+            "additionalProperties": _SHA256,
+        },
+    },
+}
+
+
+def _schema_problem(error: jsonschema.ValidationError) -> str:
+    where = "/".join(str(p) for p in error.absolute_path) or "the top level"
+    if error.validator == "required":
+        return f"{where}: {one_line(error.message)}"
+    if error.validator == "type":
+        return f"{where} is not of type {error.validator_value}"
+    if error.validator == "pattern":
+        return f"{where} is not a sha256 hex digest"
+    return f"{where}: {one_line(error.message)[:200]}"
+
+
+def load_manifest(manifest_path: Path) -> dict[str, Any]:
+    """A run manifest, checked against its format; CannotVerify in one line otherwise."""
+    try:
+        manifest = load_json(manifest_path, "run manifest", MAX_MANIFEST_BYTES)
+    except InputError as exc:
+        raise CannotVerify(str(exc)) from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise CannotVerify(
+            f"{manifest_path} is not a memshift run manifest ({FORMAT}); a manifest of an "
+            "older format is rewritten by running the study again"
+        )
+    validator = jsonschema.Draft202012Validator(MANIFEST_SCHEMA)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(manifest))
+    if error is not None:
+        raise CannotVerify(f"run manifest {manifest_path}: {_schema_problem(error)}")
+    return manifest
+
+
 def results_dir(manifest_path: Path) -> Path:
     """The results directory of a manifest written where the pipeline writes it
     (<results>/runs/<run>/manifest.json)."""
-    return manifest_path.resolve().parents[2]
+    parents = manifest_path.resolve().parents
+    if len(parents) < 3:
+        raise CannotVerify(
+            f"{manifest_path} does not lie in <results>/runs/<run>/; give the results "
+            "directory with --base"
+        )
+    return parents[2]
+
+
+def inside(base: Path, name: str) -> Path:
+    """The path an output `name` of a manifest stands for under `base` (resolved); CannotVerify
+    if it is absolute, climbs out with '..', or resolves outside `base` through a link."""
+    relative = PurePosixPath(name)
+    if "\0" in name or relative.is_absolute() or ".." in relative.parts:
+        raise CannotVerify(f"output {shortened(name)} is not a path inside the base directory")
+    try:
+        path = (base / relative).resolve()
+    except (OSError, RuntimeError) as exc:  # a symbolic link loop
+        raise CannotVerify(f"output {shortened(name)} cannot be resolved: {exc}") from None
+    if not path.is_relative_to(base):
+        raise CannotVerify(
+            f"output {shortened(name)} resolves to {path}, outside the base directory {base}"
+        )
+    return path
+
+
+def _base(manifest_path: Path, base: Path | None) -> Path:
+    root = (base if base is not None else results_dir(manifest_path)).resolve()
+    if not root.is_dir():
+        raise CannotVerify(f"the base directory {root} does not exist")
+    return root
+
+
+def _compare(name: str, path: Path, expected: str) -> Problem | None:
+    try:
+        if not path.exists():
+            return Problem(name, "missing")
+        if not path.is_file():
+            return Problem(name, "is not a regular file")
+        found = sha256(path)
+    except OSError as exc:
+        raise CannotVerify(f"cannot read output {shortened(name)}: {exc.strerror or exc}") from None
+    return None if found == expected else Problem(name, "differs from the manifest")
 
 
 def verify(manifest_path: Path, base: Path | None = None) -> tuple[int, list[Problem]]:
     """(files checked, problems): every listed output re-hashed under `base` (by default the
-    results directory the manifest lies in)."""
-    manifest = read_json(manifest_path)
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise ArtifactError(
-            f"{manifest_path} is not a memshift run manifest ({FORMAT}); a manifest of an "
-            "older format is rewritten by running the study again"
-        )
-    base = base if base is not None else results_dir(manifest_path)
-    problems = []
-    outputs = manifest["outputs"]
-    for name, expected in sorted(outputs.items()):
-        path = base / name
-        if not path.exists():
-            problems.append(Problem(name, "missing"))
-        elif sha256(path) != expected:
-            problems.append(Problem(name, "differs from the manifest"))
-    return len(outputs), problems
+    results directory the manifest lies in). A problem is an output missing or different;
+    CannotVerify when the manifest is malformed or names a file outside `base`."""
+    manifest = load_manifest(manifest_path)
+    root = _base(manifest_path, base)
+    outputs: dict[str, str] = manifest["outputs"]
+    paths = {name: inside(root, name) for name in sorted(outputs)}
+    found = (_compare(name, path, outputs[name]) for name, path in paths.items())
+    return len(outputs), [problem for problem in found if problem is not None]

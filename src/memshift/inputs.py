@@ -1,0 +1,162 @@
+"""Reading what users hand the project: study configs and model profiles (YAML), memory bundles
+and run manifests (JSON).
+
+Every such file goes through `load_yaml` or `load_json`: bounded in size and nesting, UTF-8 only,
+YAML without anchors or aliases (a few hundred bytes of aliases expand to gigabytes), JSON without
+a key repeated in one object. Each refusal is one line naming the file and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from memshift.errors import ConfigError, MemshiftError
+
+MAX_YAML_BYTES = 1 << 20
+MAX_DEPTH = 64  # mappings and sequences (objects and arrays) inside one another
+
+
+class InputError(MemshiftError):
+    """A file handed to the project is unreadable, oversized, too deep or malformed."""
+
+
+def one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def shortened(value: object, limit: int = 80) -> str:
+    """repr of a value, cut to `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def read_bounded_text(
+    path: Path, what: str, max_bytes: int, error: type[MemshiftError] = InputError
+) -> str:
+    """The UTF-8 text of a regular file of at most `max_bytes` bytes."""
+    try:
+        info = Path(path).stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{what} {path} is not a regular file")
+        if info.st_size > max_bytes:
+            raise error(f"{what} {path} holds {info.st_size:,} bytes; the limit is {max_bytes:,}")
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise error(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise error(f"{what} {path} holds more than {max_bytes:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(
+            f"{what} {path} is not UTF-8 text (byte {exc.start} cannot be decoded)"
+        ) from None
+
+
+class _Refused(yaml.MarkedYAMLError):
+    pass
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader refusing anchors, aliases and nesting deeper than MAX_DEPTH."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise _Refused(
+                problem="anchors and aliases (&name, *name) are not allowed",
+                problem_mark=event.start_mark,
+            )
+        if not isinstance(event, yaml.CollectionStartEvent):
+            return super().compose_node(parent, index)
+        if self._depth >= MAX_DEPTH:
+            raise _Refused(
+                problem=f"nested deeper than {MAX_DEPTH} levels", problem_mark=event.start_mark
+            )
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem:
+        where = exc.problem_mark or exc.context_mark
+        at = f" (line {where.line + 1}, column {where.column + 1})" if where else ""
+        return one_line(f"{exc.context or ''} {exc.problem}") + at
+    return one_line(str(exc))
+
+
+def load_yaml(path: Path, what: str = "config") -> Any:
+    """A YAML file a user wrote, parsed safely; ConfigError in one line when it cannot be."""
+    text = read_bounded_text(path, what, MAX_YAML_BYTES, ConfigError)
+    loader = _BoundedLoader(text)
+    try:
+        return loader.get_single_data()
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{what} {path}: {_yaml_problem(exc)}") from None
+    except (ValueError, OverflowError) as exc:  # a timestamp or number out of range
+        raise ConfigError(f"{what} {path}: {one_line(str(exc))}") from None
+    finally:
+        loader.dispose()
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def json_depth(text: str) -> int:
+    """How deeply the arrays and objects of a JSON text nest (counted without parsing it)."""
+    depth = deepest = 0
+    for bracket in _BRACKET.findall(_JSON_STRING.sub('""', text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+class _RepeatedKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _RepeatedKey(key)
+        data[key] = value
+    return data
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def load_json(path: Path, what: str, max_bytes: int) -> Any:
+    """A JSON file handed to the project, parsed within bounds; InputError in one line."""
+    text = read_bounded_text(path, what, max_bytes)
+    if json_depth(text) > MAX_DEPTH:
+        raise InputError(f"{what} {path} nests arrays and objects deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except _RepeatedKey as exc:
+        raise InputError(
+            f"{what} {path}: the key {shortened(exc.args[0])} appears twice in one object"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{what} {path} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    except ValueError as exc:
+        raise InputError(f"{what} {path} is not valid JSON: {one_line(str(exc))}") from None
