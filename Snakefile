@@ -1,7 +1,6 @@
 # memshift: worlds -> branches -> gold -> probes -> memory -> audit/repair -> reader -> scorer
 # -> report.
 # Rules only wire artifacts; every stage is a `memshift` subcommand with its logic in src/memshift.
-import os
 import sys
 from pathlib import Path
 

@@ -67,7 +67,9 @@ _log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class FaultRule:
     """One entry of a fault plan. `attempts` counts per distinct request (None: every time);
-    `variant` and `size` refine some kinds (`localfaults`)."""
+    `variant` and `size` refine some kinds (`localfaults`); `share` picks that share of the
+    distinct requests by a hash of the request and the rule, so a whole study can meet every
+    fault on a few calls each, the same calls on every run."""
 
     kind: str
     attempts: int | None = 1
@@ -76,6 +78,7 @@ class FaultRule:
     match: str | None = None
     variant: str | None = None
     size: int | None = None
+    share: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -86,6 +89,8 @@ class FaultRule:
             raise ValueError("delay and retry_after must not be negative")
         if self.size is not None and self.size < 1:
             raise ValueError("size must be at least 1")
+        if self.share is not None and not 0.0 < self.share <= 1.0:
+            raise ValueError("share must be in (0, 1]")
         localfaults.check_variant(self.kind, self.variant)
 
     @property
@@ -100,8 +105,15 @@ class FaultRule:
             raise ValueError(f"unknown fault rule fields: {sorted(unknown)}")
         return cls(**data)
 
-    def applies_to(self, last_user: str) -> bool:
-        return self.match is None or self.match in last_user
+    def applies_to(self, key: str, last_user: str) -> bool:
+        if self.match is not None and self.match not in last_user:
+            return False
+        return self.share is None or _unit_hash(f"{self.kind}:{self.variant}:{key}") < self.share
+
+
+def _unit_hash(text: str) -> float:
+    """A number in [0, 1) fixed by the text."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") / 2.0**64
 
 
 def parse_faults(text: str) -> tuple[FaultRule, ...]:
@@ -551,7 +563,9 @@ class _State:
         with self._lock:
             for index, rule in enumerate(self._faults):
                 spent = self._spent[index, key]
-                if rule.applies_to(last_user) and (rule.attempts is None or spent < rule.attempts):
+                if rule.applies_to(key, last_user) and (
+                    rule.attempts is None or spent < rule.attempts
+                ):
                     self._spent[index, key] = spent + 1
                     self._faults_applied[rule.kind] += 1
                     return rule
