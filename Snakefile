@@ -9,6 +9,7 @@ from snakemake.utils import min_version, validate
 from memshift.config import DEFAULT_CONFIG, check_config, study_config
 from memshift.errors import ConfigError
 from memshift.models.profiles import study_profile
+from memshift.report.where import report_hint
 from memshift.staleness import clear_stale_locks
 
 min_version("9.0")
@@ -53,6 +54,10 @@ wildcard_constraints:
     repair="0|1|m",
 
 
+# The description atop `snakemake --report`; the figures and tables are in rules/report.smk.
+report: "workflow/report/report.rst"
+
+
 include: "rules/common.smk"
 include: "rules/world.smk"
 include: "rules/branches.smk"
@@ -75,3 +80,9 @@ rule all:
         f"{RUNS}/report/report.md",
         f"{RUNS}/manifest.json",
     localrule: True
+
+
+onsuccess:
+    hint = report_hint(RUNS, workflow.overwrite_configfiles)
+    if hint and not (workflow.remote_exec or workflow.subprocess_exec):
+        print(hint, file=sys.stderr)

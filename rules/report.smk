@@ -1,3 +1,13 @@
+# The tables of report/tables/, by the name the Snakemake report shows them under.
+REPORT_TABLES = {
+    "measures": "Measures",
+    "measures_by_checkpoint": "Measures by checkpoint",
+    "contrasts": "Contrasts",
+    "diagnostics": "Diagnostic tests",
+    "calls": "Model calls",
+}
+
+
 rule report:
     input:
         scores=f"{RUNS}/scores.parquet",
@@ -15,35 +25,44 @@ rule report:
             branch=BRANCHES,
         ),
     output:
+        html=report(
+            f"{RUNS}/report/report.html",
+            caption="../workflow/report/report_html.rst",
+            category="Report",
+            labels={"report": "Tables and figures (read here)"},
+        ),
         report=report(
             f"{RUNS}/report/report.md",
-            caption="../workflow/report/report.rst",
+            caption="../workflow/report/report_md.rst",
             category="Report",
+            labels={"report": "report.md (Markdown, to download)"},
         ),
-        tables=expand(
-            f"{RUNS}/report/tables/{{table}}.parquet",
-            table=[
-                "measures",
-                "measures_by_checkpoint",
-                "contrasts",
-                "diagnostics",
-                "calls",
-            ],
-        ),
+        tables=[
+            report(
+                f"{RUNS}/report/tables/{name}.parquet",
+                caption="../workflow/report/tables.rst",
+                category="Tables",
+                labels={"table": label},
+            )
+            for name, label in REPORT_TABLES.items()
+        ],
         update_stability=report(
             f"{RUNS}/report/figures/update_stability.png",
             caption="../workflow/report/update_stability.rst",
             category="Figures",
+            labels={"figure": "Update and Stability"},
         ),
         changed_outcomes=report(
             f"{RUNS}/report/figures/changed_outcomes.png",
             caption="../workflow/report/changed_outcomes.rst",
             category="Figures",
+            labels={"figure": "What happened to changed items"},
         ),
         contrasts=report(
             f"{RUNS}/report/figures/contrasts_by_class.png",
             caption="../workflow/report/contrasts_by_class.rst",
             category="Figures",
+            labels={"figure": "B effect and B×D by item class"},
         ),
     log:
         f"{RUNS}/logs/report.log",

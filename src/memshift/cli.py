@@ -439,7 +439,7 @@ def score(answers: tuple[Path, ...], worlds_dir: Path, out: Path) -> None:
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
     required=True,
-    help="Report directory (report.md, tables/, figures/).",
+    help="Report directory (report.md, report.html, tables/, figures/).",
 )
 @LLM
 @MODELS

@@ -4,7 +4,8 @@ Reads the run's scores, the maintenance logs of its HoldMem detections, the logs
 answer-level audits and its model call logs, and from each world its probes' times, events and
 items (for the cost of a full re-read). Writes
 report/tables/{measures,measures_by_checkpoint,contrasts,diagnostics,calls}.parquet,
-report/figures/*.png and report/report.md.
+report/figures/*.png, report/report.md and report/report.html (the same text as one standalone
+page, its tables as tables and its figures embedded).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from memshift.analysis.sqlfiles import path_list
 from memshift.artifacts import ArtifactError, write_table, write_text
 from memshift.models.profiles import Profile
 from memshift.report.figures import write_figures
+from memshift.report.html import standalone
 from memshift.report.markdown import Header, render
 from memshift.stages import paths
 from memshift.stages.world import load
@@ -140,5 +142,6 @@ def run(
     )
     report = out / "report.md"
     write_text(text, report)
-    _progress(f"wrote {report}")
+    write_text(standalone(text, out), out / "report.html")
+    _progress(f"wrote {report} and {report.with_suffix('.html')}")
     return report

@@ -1,0 +1,29 @@
+"""Where a finished run's report is, and the command that builds Snakemake's HTML report of
+the same study (it needs the run's --configfile, or it would look for the default study)."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def report_command(configfiles: Sequence[str | Path]) -> str:
+    """`snakemake --report`, for the study of these config files, into a file named after it."""
+    given = "".join(f" --configfile {shlex.quote(str(path))}" for path in configfiles)
+    name = f"{Path(configfiles[-1]).stem}-report.html" if configfiles else "report.html"
+    return f"snakemake{given} --report {name}"
+
+
+def report_hint(runs: str | Path, configfiles: Sequence[str | Path]) -> str | None:
+    """Lines that name the run's report, or None while it has none."""
+    report = Path(runs) / "report" / "report.md"
+    if not report.exists():
+        return None
+    return "\n".join(
+        [
+            f"memshift: the report is {report} (one page with its tables and figures: "
+            f"{report.with_suffix('.html')})",
+            f"memshift: Snakemake's HTML report of this study: {report_command(configfiles)}",
+        ]
+    )

@@ -1,0 +1,140 @@
+"""The report as one HTML page: every Markdown table a <table> with the same cells, figures
+embedded, nothing of the report's text lost or left unescaped."""
+
+from __future__ import annotations
+
+import base64
+from html.parser import HTMLParser
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from memshift.analysis import contrasts, measures
+from memshift.analysis.bootstrap import Resampling
+from memshift.bench.simulated import KEY, OTHER, Population, item_times, simulate
+from memshift.report.html import inline, standalone
+from memshift.report.markdown import Header, render
+from memshift.report.where import report_command, report_hint
+from memshift.rng import stream
+
+FIGURES = ("update_stability", "changed_outcomes", "contrasts_by_class")
+PNG = b"\x89PNG\r\n\x1a\n not really an image"
+
+
+class Tables(HTMLParser):
+    """The text of every cell of every <table>, the <img> sources and the page's scripts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self.images: list[str] = []
+        self.scripts = 0
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+        elif tag == "img":
+            self.images.append(dict(attrs)["src"] or "")
+        elif tag == "script":
+            self.scripts += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None:
+            self.tables[-1][-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def markdown_tables(text: str) -> list[list[list[str]]]:
+    """Each pipe table's rows of cells, with the Markdown of code spans and bold taken out."""
+    found: list[list[list[str]]] = []
+    previous = ""
+    for line in text.splitlines():
+        if line.startswith("|") and not line.startswith("|---"):
+            if not previous.startswith("|"):
+                found.append([])
+            cells = line.strip().strip("|").split("|")
+            found[-1].append([c.strip().replace("`", "").replace("**", "") for c in cells])
+        previous = line
+    return found
+
+
+def simulated_report(worlds: int) -> str:
+    outcomes = simulate(Population(), (30,), 1, worlds, stream(worlds, "html"))
+    table = item_times(outcomes)
+    table = table.set_column(
+        table.schema.get_field_index("branch"), "branch", pa.array(["src"] * table.num_rows)
+    )
+    con = duckdb.connect(":memory:")
+    con.register("simulated", table)
+    con.execute("CREATE TABLE item_times AS SELECT * FROM simulated")
+    resampling = Resampling(draws=100, seed=1)
+    measures.compute(con, resampling)
+    effect = contrasts.Contrast("B", "source", "D=0", ((KEY, 1), (OTHER, -1)))
+    header = Header("test", "rules", "rules <backend> & co", list(range(worlds)), 100, 1)
+    return render(
+        header,
+        measures.measures_table(con).to_pylist(),
+        contrasts.compute(con, [effect], resampling).to_pylist(),
+        [],
+        0,
+    )
+
+
+def page(text: str, tmp_path: Path) -> tuple[str, Tables]:
+    (tmp_path / "figures").mkdir(exist_ok=True)
+    for name in FIGURES:
+        (tmp_path / "figures" / f"{name}.png").write_bytes(PNG)
+    html = standalone(text, tmp_path)
+    parsed = Tables()
+    parsed.feed(html)
+    return html, parsed
+
+
+def test_every_markdown_table_is_an_html_table_with_the_same_cells(tmp_path: Path) -> None:
+    text = simulated_report(5)
+    _, parsed = page(text, tmp_path)
+    expected = markdown_tables(text)
+    assert len(expected) >= 5  # Update, Stability, premise tables, decomposition, contrasts
+    assert parsed.tables == expected
+    update = parsed.tables[0]
+    assert update[0][0] == "system" and any(row[0] == KEY for row in update[1:])
+
+
+def test_the_page_stands_alone_without_scripts(tmp_path: Path) -> None:
+    html, parsed = page(simulated_report(2), tmp_path)
+    assert parsed.scripts == 0
+    expected = f"data:image/png;base64,{base64.b64encode(PNG).decode()}"
+    assert parsed.images == [expected] * 3
+    assert "Warning: 2 worlds, fewer than 5." in html  # the block quote kept
+    assert "rules &lt;backend&gt; &amp; co" in html and "<backend>" not in html
+    assert '<a href="#update">Update</a>' in html and '<h2 id="update">Update</h2>' in html
+
+
+def test_inline_markdown() -> None:
+    assert inline("**Worlds:** `a<b`") == "<strong>Worlds:</strong> <code>a&lt;b</code>"
+    assert inline("_No contrasts here._") == "<em>No contrasts here.</em>"
+    assert inline("an odd ` stays") == "an odd ` stays"
+
+
+def test_the_hint_names_the_report_and_the_study_of_the_run(tmp_path: Path) -> None:
+    runs = tmp_path / "results/smoke/runs/rules"
+    assert report_hint(runs, ["config/studies/smoke.yaml"]) is None  # no report yet
+    (runs / "report").mkdir(parents=True)
+    (runs / "report/report.md").write_text("# report\n")
+    hint = report_hint(runs, ["config/studies/smoke.yaml"])
+    assert hint is not None and f"{runs}/report/report.md" in hint
+    assert f"{runs}/report/report.html" in hint
+    assert hint.endswith(
+        "snakemake --configfile config/studies/smoke.yaml --report smoke-report.html"
+    )
+    assert report_command([]) == "snakemake --report report.html"
