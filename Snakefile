@@ -1,6 +1,7 @@
 # memshift: worlds -> branches -> gold -> probes -> memory -> audit/repair -> reader -> scorer
 # -> report.
 # Rules only wire artifacts; every stage is a `memshift` subcommand with its logic in src/memshift.
+import mimetypes
 import sys
 from pathlib import Path
 
@@ -56,6 +57,10 @@ wildcard_constraints:
 
 # The description atop `snakemake --report`; the figures and tables are in rules/report.smk.
 report: "workflow/report/report.rst"
+
+
+# so that the report offers the Parquet tables as downloads of their own type, not as text
+mimetypes.add_type("application/vnd.apache.parquet", ".parquet")
 
 
 include: "rules/common.smk"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,6 +15,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 import yaml
+
+from memshift.report.markdown import interval
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
@@ -71,6 +76,7 @@ STUDY = {
 }
 REPORT_FILES = (
     "report.md",
+    "report.html",
     "tables/measures.parquet",
     "tables/contrasts.parquet",
     "tables/diagnostics.parquet",
@@ -166,6 +172,42 @@ def check_precise_reruns(where: Path, package: Path) -> None:
     assert planned(where, package=package) == {}
 
 
+def embedded_page(report: str, name: str) -> str:
+    """An HTML result inside Snakemake's report, as the data URI its viewer shows in a frame."""
+    uri = re.search(
+        rf"data:text/html;charset=utf8;filename={re.escape(name)};base64,([\w+/=]+)", report
+    )
+    assert uri, f"{name} is not in the report as an HTML page"
+    return base64.b64decode(uri.group(1)).decode()
+
+
+def check_snakemake_report(where: Path, package: Path) -> None:
+    """`snakemake --report` for the study's own --configfile, the same command the run printed:
+    its Update table shows the run's numbers, and figures and tables carry names."""
+    built = snakemake(where, "--report", "study-report.html", package=package)
+    assert built.returncode == 0, built.stderr[-2000:]
+    report = (where / "study-report.html").read_text()
+    assert "Update (share correct on changed item-times)" in report  # a figure's caption
+    assert "memshift study" in report and "e2e" in report  # the workflow description
+    for label in ("Update and Stability", "Tables and figures (read here)", "Measures"):
+        assert f'"{label}"' in report, label
+    page = embedded_page(report, "report.html")
+    assert page == (where / "results/runs/rules/report/report.html").read_text()
+    update = page[page.index('<h2 id="update">Update</h2>') :]
+    update = update[: update.index("</table>")]
+    assert "<th>system</th><th>no shift</th><th>source revision</th>" in update
+    measures = pq.read_table(where / "results/runs/rules/report/tables/measures.parquet")
+    cell = next(
+        row
+        for row in measures.to_pylist()
+        if (row["system"], row["branch"], row["measure"]) == ("holdmem-d1-source", "src", "update")
+        and row["item_class"] == row["cause"] == "all"
+    )
+    row = re.search(r"<tr><td>holdmem-d1-source</td>.*?</tr>", update)
+    assert row, update
+    assert f'<td class="number">{html.escape(interval(cell))}</td>' in row.group(0)
+
+
 @pytest.mark.slow
 def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     package = tmp_path / "package"
@@ -200,9 +242,9 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     assert "holdmem-d1-source" in report and "B×D" in report
     assert "| holdmem-d0-source+audit |" in report and "### Premise resistance" in report
     assert "| holdmem-d0-source+audit | auditor |" in report  # the model-call table
-    html = snakemake(first, "--report", "report.html", package=package)
-    assert html.returncode == 0, html.stderr[-2000:]
-    assert "Update (share correct on changed item-times)" in (first / "report.html").read_text()
+    assert "results/runs/rules/report/report.md" in run.stderr  # the run names its report
+    assert "snakemake --configfile study.yaml --report study-report.html" in run.stderr
+    check_snakemake_report(first, package)
     dry = snakemake(first, "-n", package=package)
     assert dry.returncode == 0 and "Nothing to be done" in dry.stdout + dry.stderr
     assert_verified(first, "rules")

@@ -138,3 +138,6 @@ def test_the_hint_names_the_report_and_the_study_of_the_run(tmp_path: Path) -> N
         "snakemake --configfile config/studies/smoke.yaml --report smoke-report.html"
     )
     assert report_command([]) == "snakemake --report report.html"
+    assert report_command(["my study.yaml"]) == (
+        "snakemake --configfile 'my study.yaml' --report 'my study-report.html'"
+    )

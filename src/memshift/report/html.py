@@ -26,6 +26,7 @@ th, td { border: 1px solid #d5dbe1; padding: 0.25rem 0.5rem; text-align: left;
          vertical-align: top; }
 th { background: #eef2f6; } tbody tr:nth-child(even) { background: #f8fafc; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td:first-child { white-space: nowrap; } div.table { overflow-x: auto; }
 code { background: #eef2f6; padding: 0 0.2rem; border-radius: 3px; }
 blockquote { border-left: 4px solid #d97706; background: #fff7ed; margin: 1rem 0;
              padding: 0.5rem 1rem; }
@@ -103,7 +104,10 @@ def table_html(lines: Sequence[str]) -> str:
         return f"<td{number}>{inline(cell)}</td>"
 
     rows = "\n".join("<tr>" + "".join(cell_html(c) for c in row) + "</tr>" for row in body)
-    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>"
+    return (
+        f'<div class="table"><table>\n<thead><tr>{head}</tr></thead>\n'
+        f"<tbody>\n{rows}\n</tbody>\n</table></div>"
+    )
 
 
 def slug(text: str) -> str:

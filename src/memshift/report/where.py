@@ -8,11 +8,19 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
+def shown(path: str | Path) -> str:
+    """A path as typed in the working directory (Snakemake hands config files over absolute)."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def report_command(configfiles: Sequence[str | Path]) -> str:
     """`snakemake --report`, for the study of these config files, into a file named after it."""
-    given = "".join(f" --configfile {shlex.quote(str(path))}" for path in configfiles)
+    given = "".join(f" --configfile {shlex.quote(shown(path))}" for path in configfiles)
     name = f"{Path(configfiles[-1]).stem}-report.html" if configfiles else "report.html"
-    return f"snakemake{given} --report {name}"
+    return f"snakemake{given} --report {shlex.quote(name)}"
 
 
 def report_hint(runs: str | Path, configfiles: Sequence[str | Path]) -> str | None:
