@@ -21,6 +21,7 @@ compile: $(STAMP)
 	$(BIN)/python -m compileall -q src
 
 # Snakemake loads profiles/default (rerun-incomplete: a killed run resumes with this same command).
+# A finished run names its report and the command of Snakemake's HTML report (Snakefile, onsuccess).
 run: compile
 	$(BIN)/snakemake --cores $(CORES)
 

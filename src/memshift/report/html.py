@@ -18,7 +18,7 @@ from pathlib import Path
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2933;
-       max-width: 78rem; margin: 1.5rem auto; padding: 0 1rem; line-height: 1.45; }
+       max-width: 90rem; margin: 1.5rem auto; padding: 0 1rem; line-height: 1.45; }
 h1 { font-size: 1.6rem; } h2 { font-size: 1.3rem; margin-top: 2.2rem;
      border-bottom: 1px solid #d5dbe1; } h3 { font-size: 1.05rem; margin-top: 1.5rem; }
 table { border-collapse: collapse; margin: 0.6rem 0 1rem; font-size: 0.86rem; }
