@@ -92,3 +92,10 @@ def test_calls_are_counted_by_caller_role_and_branch(tmp_path: Path) -> None:
 def test_a_run_without_call_logs_has_an_empty_table(tmp_path: Path) -> None:
     con = open_study(scores(tmp_path), [])
     assert call_costs(con).num_rows == 0
+
+
+def test_the_study_database_sums_in_one_order(tmp_path: Path) -> None:
+    """With several threads DuckDB adds floating-point sums in the order its threads finish, and
+    the main study's report tables then differed between two runs on the same scores."""
+    con = open_study(scores(tmp_path), [])
+    assert con.execute("SELECT current_setting('threads')").fetchone() == (1,)

@@ -60,7 +60,9 @@ def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
     if not scores.exists():
         raise MemshiftError(f"missing scores table {scores}")
     con = duckdb.connect(":memory:")
-    con.execute("SET threads TO 2")
+    # one thread: parallel aggregation adds floating-point sums in whatever order the threads
+    # finish, and a rerun of the report must reproduce its tables byte for byte
+    con.execute("SET threads TO 1")
     con.execute("SET enable_progress_bar = false")
     con.execute(f"CREATE TABLE scores AS SELECT * FROM read_parquet({path_literal(scores)})")
     found = log_sources(logs)
