@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-import yaml
 
 from memshift.models.localserver import FaultRule, LocalServer, canned_answer
-from pipeline.test_resume import STUDY, cached_request_keys
+from pipeline.test_resume import STUDY, cached_request_keys, write_local_profile
 from pipeline.test_snakemake import assert_verified, snakemake, workflow_copy
 
 KEY_ENV = "MEMSHIFT_FAULTY_STUDY_KEY"
@@ -70,21 +69,13 @@ def every_file_bytes(root: Path) -> bytes:
 def test_a_study_under_every_fault_finishes_counts_them_and_reruns_only_them(tmp_path):
     where = workflow_copy(tmp_path / "study", {**STUDY, "branches": ["none"]})
     with LocalServer(canned_answer, faults=plan()) as server:
-        profiles = {
-            "profiles": {
-                "local": {
-                    "backend": "openai",
-                    "model": "local-model",
-                    "base_url": f"{server.url}/v1",
-                    "api_key_env": KEY_ENV,
-                    "concurrency": 4,
-                    "timeout_s": 10.0,
-                    "max_reply_bytes": 256 * 1024,
-                    "decoding": {"max_tokens": 512},
-                }
-            }
-        }
-        (where / "models.yaml").write_text(yaml.safe_dump(profiles))
+        write_local_profile(
+            where,
+            server.url,
+            api_key_env=KEY_ENV,
+            max_reply_bytes=256 * 1024,
+            decoding={"max_tokens": 512},
+        )
         os.environ[KEY_ENV] = KEY
         try:
             first = snakemake(where)

@@ -40,23 +40,28 @@ def cached_request_keys(cache: Path) -> set[str]:
     return {request_key(store.components(key)["body"]) for key in store.stored_keys()}
 
 
+def write_local_profile(where: Path, url: str, **settings: object) -> None:
+    """models.yaml with one profile, `local`: the openai backend at the local server's url."""
+    local = {
+        "backend": "openai",
+        "model": "local-model",
+        "base_url": f"{url}/v1",
+        "concurrency": 4,
+        "timeout_s": 10.0,
+        **settings,
+    }
+    (where / "models.yaml").write_text(yaml.safe_dump({"profiles": {"local": local}}))
+
+
 @pytest.mark.slow
 def test_a_killed_study_resumes_without_repeating_a_completed_call(tmp_path):
     where = workflow_copy(tmp_path / "study", STUDY)
     with LocalServer(canned_answer, latency=0.02) as server:
-        profiles = {
-            "profiles": {
-                "local": {
-                    "backend": "openai",
-                    "model": "local-model",
-                    "base_url": f"{server.url}/v1",
-                    "concurrency": 4,
-                    "timeout_s": 10.0,
-                    "decoding": {"temperature": 0.0, "top_p": 1.0, "max_tokens": 512, "seed": 0},
-                }
-            }
-        }
-        (where / "models.yaml").write_text(yaml.safe_dump(profiles))
+        write_local_profile(
+            where,
+            server.url,
+            decoding={"temperature": 0.0, "top_p": 1.0, "max_tokens": 512, "seed": 0},
+        )
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.sys.path)}
         first = subprocess.Popen(
             [str(SNAKEMAKE), "--configfile", "study.yaml", "--cores", "2"],
