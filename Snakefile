@@ -7,52 +7,48 @@ from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
-from memshift.config import DEFAULT_CONFIG, check_config, study_config
+from memshift.config import (
+    DEFAULT_CONFIG,
+    check_config,
+    schema_path,
+    study_config,
+    study_layout,
+)
 from memshift.errors import ConfigError
 from memshift.models.profiles import study_profile
 from memshift.report.where import report_hint
 from memshift.staleness import clear_stale_locks
+from memshift.vocabulary import BRANCHES as ALL_BRANCHES
+from memshift.vocabulary import DETECTIONS, REPAIRS, choice
 
 min_version("9.0")
 
 # The default study is config/config.yaml. It is read here, and every --configfile read again,
 # through memshift's loader, which refuses YAML aliases and oversized or deeply nested files.
+# STUDY is the checked study with every default of the config schema filled in; nothing below
+# reads `config` for a value.
 try:
     config.update(study_config(DEFAULT_CONFIG, workflow.overwrite_configfiles, config))
     STUDY = check_config(config)
+    PROFILE = study_profile(STUDY["llm"], Path(STUDY["models"]))
 except ConfigError as exc:
     sys.exit(f"memshift: config error: {exc}")
 if not (workflow.remote_exec or workflow.subprocess_exec):
     # a run killed hard left its lock behind: removed when no other run is alive here
     clear_stale_locks()
-validate(config, "workflow/schemas/config.schema.yaml")
+validate(config, str(schema_path()))
 
-RESULTS = config.setdefault("results", "results")
-config.setdefault("llm", "rules")
-config.setdefault("models", "config/models.yaml")
-config.setdefault("embedder", "wordllama")
-try:
-    PROFILE = study_profile(config["llm"], Path(config["models"]))
-except ConfigError as exc:
-    sys.exit(f"memshift: config error: {exc}")
+L = study_layout(STUDY)  # every path of the study (memshift.layout)
 SYSTEMS = STUDY["system_plan"]
-RUNS = f"{RESULTS}/runs/{config['llm']}"
-LLM_CACHE = f"{RESULTS}/cache/llm"
 SEEDS = STUDY["seed_list"]
-BRANCHES = ["none", *[b for b in config["branches"] if b != "none"]]
-HISTORY_MONTHS = config["worlds"]["history_months"]
-WORLDS = (
-    f"{RESULTS}/worlds"
-    if HISTORY_MONTHS == 9
-    else f"{RESULTS}/worlds-h{HISTORY_MONTHS}"
-)
+BRANCHES = ["none", *[b for b in STUDY["branches"] if b != "none"]]
 
 
 wildcard_constraints:
     world=r"\d+",
-    branch="none|src|def|del|cons|conflict",
-    detection="append|source|citation|oracle|scope|refresh|upsert|audit|leaky",
-    repair="0|1|m",
+    branch=choice(ALL_BRANCHES),
+    detection=choice(DETECTIONS),
+    repair=choice(REPAIRS),
 
 
 # The description atop `snakemake --report`; the figures and tables are in rules/report.smk.
@@ -78,16 +74,16 @@ include: "rules/run_manifest.smk"
 rule all:
     default_target: True
     input:
-        expand(f"{WORLDS}/w{{world}}/manifest.json", world=SEEDS),
+        [str(layout.manifest(L.world(world))) for world in SEEDS],
         [answers for world in SEEDS for answers in all_answers(world)],
-        expand(f"{RUNS}/w{{world}}/fork-check.json", world=SEEDS),
-        f"{RUNS}/scores.parquet",
-        f"{RUNS}/report/report.md",
-        f"{RUNS}/manifest.json",
+        [str(layout.fork_check(L.run_world(world))) for world in SEEDS],
+        str(L.scores),
+        str(L.report / "report.md"),
+        str(L.manifest),
     localrule: True
 
 
 onsuccess:
-    hint = report_hint(RUNS, workflow.overwrite_configfiles)
+    hint = report_hint(str(L.runs), workflow.overwrite_configfiles)
     if hint and not (workflow.remote_exec or workflow.subprocess_exec):
         print(hint, file=sys.stderr)

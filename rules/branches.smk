@@ -2,17 +2,17 @@ rule branches:
     input:
         rules.world.output,
     output:
-        events=each_branch(f"{WORLDS}/w{{world}}/events-{{branch}}.parquet"),
-        shift=each_branch(f"{WORLDS}/w{{world}}/shift-{{branch}}.json"),
+        events=each_branch(branch_file(layout.events)),
+        shift=each_branch(branch_file(layout.shift)),
     log:
-        f"{WORLDS}/logs/branches/w{{world}}.log",
+        str(L.world_log("branches", "w{world}")),
     conda:
         "../envs/memshift.yaml"
     resources:
         mem_mb=1500,
         runtime=10,
     params:
-        code=stage_code("branches"),
+        code=job_code("branches"),
         world=world_dir,
         branches=BRANCH_ARGS,
     shell:

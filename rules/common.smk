@@ -1,19 +1,28 @@
-import re
 from pathlib import Path
 
-from memshift.fingerprint import AUDIT_ONLY, code_fingerprint
+from memshift import layout
+from memshift.fingerprint import job_modules, modules_fingerprint
+from memshift.vocabulary import audited_system, cell_system, detection_system
 
-STAGE_CODE = {}
+# Paths come from memshift.layout, here with Snakemake's wildcards in place of values.
+WORLD = L.world("{world}")
+RUN = L.run_world("{world}")
+DETECTION = detection_system("{detection}")
+CELL = cell_system("{detection}", "{repair}")
 
 
-def stage_code(stage, audit=False):
-    """Fingerprint of the package code a stage runs; a change reruns exactly that stage. The
-    auditor's code counts only for the audit detection's jobs."""
-    if (stage, audit) not in STAGE_CODE:
-        STAGE_CODE[stage, audit] = code_fingerprint(
-            f"memshift.stages.{stage}", without=() if audit else AUDIT_ONLY
-        )
-    return STAGE_CODE[stage, audit]
+def world_file(path):
+    """A world's file as a pattern: `path` is a layout function of the world's directory."""
+    return str(path(WORLD))
+
+
+def branch_file(path):
+    """A branch's file of a world as a pattern with {branch}."""
+    return str(path(WORLD, "{branch}"))
+
+
+def system_table(system, name, world="{world}", branch="{branch}"):
+    return str(layout.table(L.system(world, branch, system), name))
 
 
 def each_branch(pattern):
@@ -25,9 +34,29 @@ def each_branch(pattern):
 
 BRANCH_ARGS = " ".join(f"--branch {branch}" for branch in BRANCHES)
 
+JOB_CODE = {}
+
+
+def job_code(stage, *roles, system=None, detection=None):
+    """Fingerprint of the package code a job runs: its stage, its system, its detection's step
+    and the model roles it calls (memshift.fingerprint); a change reruns exactly those jobs.
+    """
+    key = (stage, roles, system, detection)
+    if key not in JOB_CODE:
+        JOB_CODE[key] = modules_fingerprint(
+            job_modules(
+                stage,
+                backend=PROFILE.backend,
+                roles=roles,
+                system=system,
+                detection=detection,
+            )
+        )
+    return JOB_CODE[key]
+
 
 def world_dir(wildcards):
-    return f"{WORLDS}/w{wildcards.world}"
+    return str(L.world(wildcards.world))
 
 
 PROFILE_CODE = {}
@@ -47,95 +76,106 @@ def profile_code(*roles):
 
 
 def run_dir(wildcards):
-    return f"{RUNS}/w{wildcards.world}"
+    return str(L.run_world(wildcards.world))
 
 
-def cell_answers(world):
+def cells():
     return [
-        f"{RUNS}/w{world}/{branch}/holdmem-d{repair}-{detection}/answers.parquet"
-        for branch in BRANCHES
+        cell_system(detection, repair)
         for detection in SYSTEMS["detections"]
         for repair in SYSTEMS["repairs"]
     ]
 
 
-def all_answers(world):
-    others = [*SYSTEMS["baselines"], *SYSTEMS["custom"]]
-    audited = [f"{system}+audit" for system in SYSTEMS["answer_audit"]]
-    return cell_answers(world) + [
-        f"{RUNS}/w{world}/{branch}/{system}/answers.parquet"
+def others():
+    """Systems besides HoldMem's cells: the baselines and custom systems."""
+    return [*SYSTEMS["baselines"], *SYSTEMS["custom"]]
+
+
+def audited():
+    return [audited_system(system) for system in SYSTEMS["answer_audit"]]
+
+
+def cell_answers(world):
+    return [
+        system_table(cell, layout.ANSWERS, world, branch)
         for branch in BRANCHES
-        for system in [*others, *audited]
+        for cell in cells()
+    ]
+
+
+def all_answers(world):
+    return cell_answers(world) + [
+        system_table(system, layout.ANSWERS, world, branch)
+        for branch in BRANCHES
+        for system in [*others(), *audited()]
     ]
 
 
 def answer_audit_logs(world):
     return [
-        f"{RUNS}/w{world}/{branch}/{system}+audit/answer-audits.parquet"
+        system_table(system, layout.ANSWER_AUDITS, world, branch)
         for branch in BRANCHES
-        for system in SYSTEMS["answer_audit"]
+        for system in audited()
     ]
 
 
 def maintenance_logs(world):
     return [
-        f"{RUNS}/w{world}/{branch}/holdmem-{detection}/maintenance.parquet"
+        system_table(detection_system(detection), "maintenance", world, branch)
         for branch in BRANCHES
         for detection in SYSTEMS["detections"]
     ]
 
 
 def world_outputs(world):
-    base = f"{WORLDS}/w{world}"
-    files = [f"{base}/world.json", f"{base}/world.parquet", f"{base}/manifest.json"]
+    directory = L.world(world)
+    files = [directory / name for name in layout.WORLD_FILES]
     for branch in BRANCHES:
-        files += [
-            f"{base}/{kind}-{branch}.{ext}"
-            for kind, ext in (
-                ("events", "parquet"),
-                ("shift", "json"),
-                ("gold", "parquet"),
-                ("probes", "parquet"),
-            )
-        ]
-    return files
+        files += layout.branch_files(directory, branch)
+    return [str(f) for f in files]
 
 
 def call_logs(world):
     """Every model call log of a world's run."""
-    base = f"{RUNS}/w{world}"
-    files = [f"{base}/calls-prefork.parquet"]
+    files = [str(layout.prefork_calls(L.run_world(world)))]
     for branch in BRANCHES:
         for detection in SYSTEMS["detections"]:
-            files.append(f"{base}/{branch}/holdmem-{detection}/calls.parquet")
+            files.append(
+                system_table(
+                    detection_system(detection), layout.DETECTION_CALLS, world, branch
+                )
+            )
             files += [
-                f"{base}/{branch}/holdmem-d{repair}-{detection}/{name}.parquet"
+                system_table(cell_system(detection, repair), name, world, branch)
                 for repair in SYSTEMS["repairs"]
-                for name in ("calls-programs", "calls-reader")
+                for name in (layout.PROGRAM_CALLS, layout.READER_CALLS)
             ]
         files += [
-            f"{base}/{branch}/{system}/calls-reader.parquet"
-            for system in [*SYSTEMS["baselines"], *SYSTEMS["custom"]]
+            system_table(system, layout.READER_CALLS, world, branch)
+            for system in others()
         ]
         files += [
-            f"{base}/{branch}/{system}+audit/calls-auditor.parquet"
-            for system in SYSTEMS["answer_audit"]
+            system_table(system, layout.AUDITOR_CALLS, world, branch)
+            for system in audited()
         ]
     return files
 
 
 def run_outputs(world):
     """Every result of a world's run, without the call logs: those hold latencies."""
-    base = f"{RUNS}/w{world}"
-    files = [f"{base}/prefork-writes.parquet", f"{base}/fork-check.json"]
+    run = L.run_world(world)
+    files = [str(layout.prefork(run)), str(layout.fork_check(run))]
     for branch in BRANCHES:
         for detection in SYSTEMS["detections"]:
             files += [
-                f"{base}/{branch}/holdmem-{detection}/{name}.parquet"
-                for name in ("writes", "maintenance", "served", "audits")
+                system_table(detection_system(detection), name, world, branch)
+                for name in layout.DETECTION_FILES
             ]
             files += [
-                f"{base}/{branch}/holdmem-d{repair}-{detection}/store.parquet"
+                system_table(
+                    cell_system(detection, repair), layout.STORE, world, branch
+                )
                 for repair in SYSTEMS["repairs"]
             ]
     return files + answer_audit_logs(world) + all_answers(world)
@@ -159,3 +199,8 @@ def custom_code(wildcards):
     if found is None or found.origin is None:
         return f"unresolved:{spec}"
     return hashlib.sha256(Path(found.origin).read_bytes()).hexdigest()[:16]
+
+
+def builtin(system):
+    """The registry entry of a built-in system probed by the probe_system rule, or None."""
+    return None if system in SYSTEMS["custom"] else system

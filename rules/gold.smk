@@ -1,18 +1,18 @@
 rule gold:
     input:
-        f"{WORLDS}/w{{world}}/world.json",
-        each_branch(f"{WORLDS}/w{{world}}/events-{{branch}}.parquet"),
+        world_file(layout.world_description),
+        each_branch(branch_file(layout.events)),
     output:
-        each_branch(f"{WORLDS}/w{{world}}/gold-{{branch}}.parquet"),
+        each_branch(branch_file(layout.gold)),
     log:
-        f"{WORLDS}/logs/gold/w{{world}}.log",
+        str(L.world_log("gold", "w{world}")),
     conda:
         "../envs/memshift.yaml"
     resources:
         mem_mb=1500,
         runtime=10,
     params:
-        code=stage_code("gold"),
+        code=job_code("gold"),
         world=world_dir,
         branches=BRANCH_ARGS,
     shell:

@@ -1,14 +1,14 @@
 rule prefork:
     input:
-        f"{WORLDS}/w{{world}}/world.json",
-        f"{WORLDS}/w{{world}}/events-none.parquet",
+        world_file(layout.world_description),
+        str(layout.events(WORLD, "none")),
     output:
-        f"{RUNS}/w{{world}}/prefork-writes.parquet",
-        f"{RUNS}/w{{world}}/calls-prefork.parquet",
+        str(layout.prefork(RUN)),
+        str(layout.prefork_calls(RUN)),
     log:
-        f"{RUNS}/logs/prefork/w{{world}}.log",
+        str(L.run_log("prefork", "w{world}")),
     benchmark:
-        f"{RUNS}/benchmarks/prefork/w{{world}}.tsv"
+        str(L.run_benchmark("prefork", "w{world}"))
     conda:
         "../envs/memshift.yaml"
     resources:
@@ -16,13 +16,13 @@ rule prefork:
         runtime=30,
         llm_api=1,
     params:
-        code=stage_code("prefork"),
+        code=job_code("prefork", "writer"),
         profile=profile_code("writer"),
         world=world_dir,
         run=run_dir,
-        llm=config["llm"],
-        models=config["models"],
-        cache=LLM_CACHE,
+        llm=STUDY["llm"],
+        models=STUDY["models"],
+        cache=str(L.llm_cache),
     shell:
         "memshift prefork --world-dir {params.world} --run-dir {params.run} --llm {params.llm}"
         " --models-file {params.models} --cache-dir {params.cache} 2> {log}"
@@ -30,34 +30,24 @@ rule prefork:
 
 rule ingest:
     input:
-        each_branch(f"{WORLDS}/w{{world}}/events-{{branch}}.parquet"),
-        f"{RUNS}/w{{world}}/prefork-writes.parquet",
+        each_branch(branch_file(layout.events)),
+        str(layout.prefork(RUN)),
         # the oracle key is a control built from gold
         lambda wc: (
-            each_branch(f"{WORLDS}/w{wc.world}/gold-{{branch}}.parquet")
+            each_branch(str(layout.gold(L.world(wc.world), "{branch}")))
             if wc.detection == "oracle"
             else []
         ),
     output:
-        writes=each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/writes.parquet"
-        ),
-        maintenance=each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/maintenance.parquet"
-        ),
-        served=each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/served.parquet"
-        ),
-        audits=each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/audits.parquet"
-        ),
-        calls=each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/calls.parquet"
-        ),
+        writes=each_branch(system_table(DETECTION, "writes")),
+        maintenance=each_branch(system_table(DETECTION, "maintenance")),
+        served=each_branch(system_table(DETECTION, "served")),
+        audits=each_branch(system_table(DETECTION, "audits")),
+        calls=each_branch(system_table(DETECTION, layout.DETECTION_CALLS)),
     log:
-        f"{RUNS}/logs/ingest/w{{world}}-{{detection}}.log",
+        str(L.run_log("ingest", "w{world}-{detection}")),
     benchmark:
-        f"{RUNS}/benchmarks/ingest/w{{world}}-{{detection}}.tsv"
+        str(L.run_benchmark("ingest", "w{world}-{detection}"))
     conda:
         "../envs/memshift.yaml"
     resources:
@@ -65,16 +55,21 @@ rule ingest:
         runtime=60 * len(BRANCHES),
         llm_api=1,
     params:
-        code=lambda wc: stage_code("ingest", audit=wc.detection == "audit"),
+        code=lambda wc: job_code(
+            "ingest",
+            "writer",
+            *(["auditor"] if wc.detection == "audit" else []),
+            detection=wc.detection,
+        ),
         profile=lambda wc: profile_code(
             "writer", *(["auditor"] if wc.detection == "audit" else [])
         ),
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
-        llm=config["llm"],
-        models=config["models"],
-        cache=LLM_CACHE,
+        llm=STUDY["llm"],
+        models=STUDY["models"],
+        cache=str(L.llm_cache),
     shell:
         "memshift ingest --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} --detection {wildcards.detection} --llm {params.llm}"
@@ -83,24 +78,16 @@ rule ingest:
 
 rule audit_repair:
     input:
-        each_branch(f"{WORLDS}/w{{world}}/events-{{branch}}.parquet"),
-        each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/writes.parquet"
-        ),
-        each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/holdmem-{{detection}}/served.parquet"
-        ),
+        each_branch(branch_file(layout.events)),
+        each_branch(system_table(DETECTION, "writes")),
+        each_branch(system_table(DETECTION, "served")),
     output:
-        store=each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/store.parquet"
-        ),
-        calls=each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/calls-programs.parquet"
-        ),
+        store=each_branch(system_table(CELL, layout.STORE)),
+        calls=each_branch(system_table(CELL, layout.PROGRAM_CALLS)),
     log:
-        f"{RUNS}/logs/audit_repair/w{{world}}-d{{repair}}-{{detection}}.log",
+        str(L.run_log("audit_repair", "w{world}-d{repair}-{detection}")),
     benchmark:
-        f"{RUNS}/benchmarks/audit_repair/w{{world}}-d{{repair}}-{{detection}}.tsv"
+        str(L.run_benchmark("audit_repair", "w{world}-d{repair}-{detection}"))
     conda:
         "../envs/memshift.yaml"
     resources:
@@ -108,14 +95,14 @@ rule audit_repair:
         runtime=60 * len(BRANCHES),
         llm_api=1,
     params:
-        code=stage_code("audit_repair"),
+        code=job_code("audit_repair", "program"),
         profile=profile_code("program"),
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
-        llm=config["llm"],
-        models=config["models"],
-        cache=LLM_CACHE,
+        llm=STUDY["llm"],
+        models=STUDY["models"],
+        cache=str(L.llm_cache),
     shell:
         "memshift audit-repair --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} --detection {wildcards.detection}"

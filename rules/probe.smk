@@ -1,20 +1,14 @@
 rule probe_cell:
     input:
-        each_branch(f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet"),
-        each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/store.parquet"
-        ),
+        each_branch(branch_file(layout.probes)),
+        each_branch(system_table(CELL, layout.STORE)),
     output:
-        answers=each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/answers.parquet"
-        ),
-        calls=each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/holdmem-d{{repair}}-{{detection}}/calls-reader.parquet"
-        ),
+        answers=each_branch(system_table(CELL, layout.ANSWERS)),
+        calls=each_branch(system_table(CELL, layout.READER_CALLS)),
     log:
-        f"{RUNS}/logs/probe/w{{world}}-d{{repair}}-{{detection}}.log",
+        str(L.run_log("probe", "w{world}-d{repair}-{detection}")),
     benchmark:
-        f"{RUNS}/benchmarks/probe/w{{world}}-d{{repair}}-{{detection}}.tsv"
+        str(L.run_benchmark("probe", "w{world}-d{repair}-{detection}"))
     conda:
         "../envs/memshift.yaml"
     resources:
@@ -22,14 +16,14 @@ rule probe_cell:
         runtime=30 * len(BRANCHES),
         llm_api=1,
     params:
-        code=stage_code("probe"),
+        code=job_code("probe", "reader", system="holdmem"),
         profile=profile_code("reader"),
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
-        llm=config["llm"],
-        models=config["models"],
-        cache=LLM_CACHE,
+        llm=STUDY["llm"],
+        models=STUDY["models"],
+        cache=str(L.llm_cache),
     shell:
         "memshift probe --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} --system holdmem-d{wildcards.repair}-{wildcards.detection}"
@@ -38,20 +32,18 @@ rule probe_cell:
 
 rule probe_system:
     input:
-        each_branch(f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet"),
-        each_branch(f"{WORLDS}/w{{world}}/events-{{branch}}.parquet"),
-        each_branch(f"{WORLDS}/w{{world}}/gold-{{branch}}.parquet"),
+        each_branch(branch_file(layout.probes)),
+        each_branch(branch_file(layout.events)),
+        each_branch(branch_file(layout.gold)),
     output:
-        answers=each_branch(f"{RUNS}/w{{world}}/{{branch}}/{{system}}/answers.parquet"),
-        calls=each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/{{system}}/calls-reader.parquet"
-        ),
+        answers=each_branch(system_table("{system}", layout.ANSWERS)),
+        calls=each_branch(system_table("{system}", layout.READER_CALLS)),
     log:
-        f"{RUNS}/logs/probe/w{{world}}-{{system}}.log",
+        str(L.run_log("probe", "w{world}-{system}")),
     benchmark:
-        f"{RUNS}/benchmarks/probe/w{{world}}-{{system}}.tsv"
+        str(L.run_benchmark("probe", "w{world}-{system}"))
     wildcard_constraints:
-        system="|".join([*SYSTEMS["baselines"], *SYSTEMS["custom"]]) or "(?!)",
+        system=choice(tuple(others())),
     conda:
         "../envs/memshift.yaml"
     resources:
@@ -59,22 +51,22 @@ rule probe_system:
         runtime=30 * len(BRANCHES),
         llm_api=1,
     params:
-        code=stage_code("probe"),
+        code=lambda wc: job_code("probe", "reader", system=builtin(wc.system)),
         profile=profile_code("reader"),
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
-        llm=config["llm"],
-        models=config["models"],
-        cache=LLM_CACHE,
+        llm=STUDY["llm"],
+        models=STUDY["models"],
+        cache=str(L.llm_cache),
         custom=custom_code,
         spec=lambda wc: (
             f"--spec {SYSTEMS['custom'][wc.system]}"
             if wc.system in SYSTEMS["custom"]
             else ""
         ),
-        embedder=config["embedder"],
-        vectors=lambda wc: f"{RESULTS}/cache/embeddings/w{wc.world}",
+        embedder=STUDY["embedder"],
+        vectors=lambda wc: str(L.embedding_cache(wc.world)),
     shell:
         "memshift probe --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} --system {wildcards.system} {params.spec}"
@@ -84,25 +76,23 @@ rule probe_system:
 
 rule answer_audit:
     input:
-        each_branch(f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet"),
-        each_branch(f"{WORLDS}/w{{world}}/events-{{branch}}.parquet"),
-        each_branch(f"{RUNS}/w{{world}}/{{branch}}/{{system}}/answers.parquet"),
+        each_branch(branch_file(layout.probes)),
+        each_branch(branch_file(layout.events)),
+        each_branch(system_table("{system}", layout.ANSWERS)),
     output:
-        answers=each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/{{system}}+audit/answers.parquet"
-        ),
+        answers=each_branch(system_table(audited_system("{system}"), layout.ANSWERS)),
         audits=each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/{{system}}+audit/answer-audits.parquet"
+            system_table(audited_system("{system}"), layout.ANSWER_AUDITS)
         ),
         calls=each_branch(
-            f"{RUNS}/w{{world}}/{{branch}}/{{system}}+audit/calls-auditor.parquet"
+            system_table(audited_system("{system}"), layout.AUDITOR_CALLS)
         ),
     log:
-        f"{RUNS}/logs/answer_audit/w{{world}}-{{system}}.log",
+        str(L.run_log("answer_audit", "w{world}-{system}")),
     benchmark:
-        f"{RUNS}/benchmarks/answer_audit/w{{world}}-{{system}}.tsv"
+        str(L.run_benchmark("answer_audit", "w{world}-{system}"))
     wildcard_constraints:
-        system="|".join(re.escape(s) for s in SYSTEMS["answer_audit"]) or "(?!)",
+        system=choice(tuple(SYSTEMS["answer_audit"])),
     conda:
         "../envs/memshift.yaml"
     resources:
@@ -110,14 +100,14 @@ rule answer_audit:
         runtime=30 * len(BRANCHES),
         llm_api=1,
     params:
-        code=stage_code("answer_audit", audit=True),
+        code=job_code("answer_audit", "auditor"),
         profile=profile_code("auditor"),
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
-        llm=config["llm"],
-        models=config["models"],
-        cache=LLM_CACHE,
+        llm=STUDY["llm"],
+        models=STUDY["models"],
+        cache=str(L.llm_cache),
     shell:
         "memshift answer-audit --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} --system {wildcards.system}"
@@ -128,13 +118,13 @@ rule fork_check:
     input:
         lambda wc: cell_answers(wc.world),
     output:
-        f"{RUNS}/w{{world}}/fork-check.json",
+        str(layout.fork_check(RUN)),
     log:
-        f"{RUNS}/logs/fork_check/w{{world}}.log",
+        str(L.run_log("fork_check", "w{world}")),
     localrule: True
     conda:
         "../envs/memshift.yaml"
     params:
-        code=stage_code("fork_check"),
+        code=job_code("fork_check"),
     shell:
         "memshift fork-check {input} --out {output} 2> {log}"

@@ -1,17 +1,17 @@
 rule probes:
     input:
-        each_branch(f"{WORLDS}/w{{world}}/gold-{{branch}}.parquet"),
+        each_branch(branch_file(layout.gold)),
     output:
-        each_branch(f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet"),
+        each_branch(branch_file(layout.probes)),
     log:
-        f"{WORLDS}/logs/probes/w{{world}}.log",
+        str(L.world_log("probes", "w{world}")),
     conda:
         "../envs/memshift.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     params:
-        code=stage_code("probes"),
+        code=job_code("probes"),
         world=world_dir,
         branches=BRANCH_ARGS,
     shell:
@@ -21,24 +21,19 @@ rule probes:
 rule world_manifest:
     input:
         lambda wc: [
-            f"{WORLDS}/w{wc.world}/{kind}-{branch}.{ext}"
+            str(f)
             for branch in BRANCHES
-            for kind, ext in (
-                ("events", "parquet"),
-                ("shift", "json"),
-                ("gold", "parquet"),
-                ("probes", "parquet"),
-            )
+            for f in layout.branch_files(L.world(wc.world), branch)
         ],
     output:
-        f"{WORLDS}/w{{world}}/manifest.json",
+        world_file(layout.manifest),
     log:
-        f"{WORLDS}/logs/manifest/w{{world}}.log",
+        str(L.world_log("manifest", "w{world}")),
     localrule: True
     conda:
         "../envs/memshift.yaml"
     params:
-        code=stage_code("manifest"),
+        code=job_code("manifest"),
         world=world_dir,
         branches=",".join(BRANCHES),
     shell:

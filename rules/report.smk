@@ -1,3 +1,9 @@
+from memshift.report.figures import (
+    CHANGED_OUTCOMES,
+    CONTRASTS_BY_CLASS,
+    UPDATE_STABILITY,
+)
+
 # The tables of report/tables/, by the name the Snakemake report shows them under.
 REPORT_TABLES = {
     "measures": "Measures",
@@ -10,36 +16,28 @@ REPORT_TABLES = {
 
 rule report:
     input:
-        scores=f"{RUNS}/scores.parquet",
+        scores=str(L.scores),
         maintenance=[m for world in SEEDS for m in maintenance_logs(world)],
         answer_audits=[a for world in SEEDS for a in answer_audit_logs(world)],
         calls=[c for world in SEEDS for c in call_logs(world)],
-        probes=expand(
-            f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet",
-            world=SEEDS,
-            branch=BRANCHES,
-        ),
-        events=expand(
-            f"{WORLDS}/w{{world}}/events-{{branch}}.parquet",
-            world=SEEDS,
-            branch=BRANCHES,
-        ),
+        probes=expand(branch_file(layout.probes), world=SEEDS, branch=BRANCHES),
+        events=expand(branch_file(layout.events), world=SEEDS, branch=BRANCHES),
     output:
         html=report(
-            f"{RUNS}/report/report.html",
+            str(layout.report_page(L.report, "html")),
             caption="../workflow/report/report_html.rst",
             category="Report",
             labels={"report": "Tables and figures (read here)"},
         ),
         report=report(
-            f"{RUNS}/report/report.md",
+            str(layout.report_page(L.report, "md")),
             caption="../workflow/report/report_md.rst",
             category="Report",
             labels={"report": "report.md (Markdown, to download)"},
         ),
         tables=[
             report(
-                f"{RUNS}/report/tables/{name}.parquet",
+                str(layout.report_table(L.report, name)),
                 caption="../workflow/report/tables.rst",
                 category="Tables",
                 labels={"table": label},
@@ -47,27 +45,27 @@ rule report:
             for name, label in REPORT_TABLES.items()
         ],
         update_stability=report(
-            f"{RUNS}/report/figures/update_stability.png",
+            str(layout.report_figures(L.report) / UPDATE_STABILITY),
             caption="../workflow/report/update_stability.rst",
             category="Figures",
             labels={"figure": "Update and Stability"},
         ),
         changed_outcomes=report(
-            f"{RUNS}/report/figures/changed_outcomes.png",
+            str(layout.report_figures(L.report) / CHANGED_OUTCOMES),
             caption="../workflow/report/changed_outcomes.rst",
             category="Figures",
             labels={"figure": "What happened to changed items"},
         ),
         contrasts=report(
-            f"{RUNS}/report/figures/contrasts_by_class.png",
+            str(layout.report_figures(L.report) / CONTRASTS_BY_CLASS),
             caption="../workflow/report/contrasts_by_class.rst",
             category="Figures",
             labels={"figure": "B effect and B×D by item class"},
         ),
     log:
-        f"{RUNS}/logs/report.log",
+        str(L.run_log("report")),
     benchmark:
-        f"{RUNS}/benchmarks/report.tsv"
+        str(L.run_benchmark("report"))
     localrule: True
     conda:
         "../envs/memshift.yaml"
@@ -75,15 +73,15 @@ rule report:
         mem_mb=3000,
         runtime=30,
     params:
-        code=stage_code("report"),
+        code=job_code("report"),
         profile=profile_code(),
-        worlds=lambda wildcards, input: str(Path(input.probes[0]).parent.parent),
+        worlds=lambda wildcards, input: str(layout.worlds_of(Path(input.probes[0]))),
         out=lambda wildcards, output: str(Path(output.report).parent),
-        llm=config["llm"],
-        models=config["models"],
-        study=config["study"],
-        draws=config.get("report", {}).get("draws", 2000),
-        seed=config.get("report", {}).get("seed", 0),
+        llm=STUDY["llm"],
+        models=STUDY["models"],
+        study=STUDY["study"],
+        draws=STUDY["report"]["draws"],
+        seed=STUDY["report"]["seed"],
     shell:
         "memshift report --scores {input.scores} {input.maintenance} {input.answer_audits}"
         " {input.calls}"

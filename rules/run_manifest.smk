@@ -2,24 +2,24 @@ rule run_manifest:
     input:
         worlds=[f for world in SEEDS for f in world_outputs(world)],
         runs=[f for world in SEEDS for f in run_outputs(world)],
-        scores=f"{RUNS}/scores.parquet",
+        scores=str(L.scores),
         report=rules.report.output,
     output:
-        f"{RUNS}/manifest.json",
+        str(L.manifest),
     log:
-        f"{RUNS}/logs/run_manifest.log",
+        str(L.run_log("run_manifest")),
     localrule: True
     conda:
         "../envs/memshift.yaml"
     params:
-        code=stage_code("run_manifest"),
+        code=job_code("run_manifest"),
         profile=profile_code(),
-        llm=config["llm"],
-        models=config["models"],
-        study=config["study"],
+        llm=STUDY["llm"],
+        models=STUDY["models"],
+        study=STUDY["study"],
         seeds=",".join(str(seed) for seed in SEEDS),
         config=config_sha256(),
-        base=lambda wc, output: Path(output[0]).parents[2],  # <results>/runs/<run>/manifest.json
+        base=lambda wc, output: str(layout.results_of_run(Path(output[0]).parent)),
     shell:
         "memshift run-manifest {input} --out {output} --base {params.base} --llm {params.llm}"
         " --models-file {params.models} --study {params.study} --seeds {params.seeds}"

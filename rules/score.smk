@@ -1,20 +1,16 @@
 rule score:
     input:
         answers=[a for world in SEEDS for a in all_answers(world)],
-        probes=expand(
-            f"{WORLDS}/w{{world}}/probes-{{branch}}.parquet",
-            world=SEEDS,
-            branch=BRANCHES,
-        ),
+        probes=expand(branch_file(layout.probes), world=SEEDS, branch=BRANCHES),
     output:
-        f"{RUNS}/scores.parquet",
+        str(L.scores),
     log:
-        f"{RUNS}/logs/score.log",
+        str(L.run_log("score")),
     localrule: True
     conda:
         "../envs/memshift.yaml"
     params:
-        code=stage_code("score"),
-        worlds=lambda wildcards, input: str(Path(input.probes[0]).parent.parent),
+        code=job_code("score"),
+        worlds=lambda wildcards, input: str(layout.worlds_of(Path(input.probes[0]))),
     shell:
         "memshift score {input.answers} --worlds-dir {params.worlds} --out {output} 2> {log}"

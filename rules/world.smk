@@ -1,19 +1,19 @@
 rule world:
     output:
-        events=f"{WORLDS}/w{{world}}/world.parquet",
-        description=f"{WORLDS}/w{{world}}/world.json",
+        events=world_file(layout.world_events),
+        description=world_file(layout.world_description),
     log:
-        f"{WORLDS}/logs/world/w{{world}}.log",
+        str(L.world_log("world", "w{world}")),
     benchmark:
-        f"{WORLDS}/benchmarks/world/w{{world}}.tsv"
+        str(L.world_benchmark("world", "w{world}"))
     conda:
         "../envs/memshift.yaml"
     resources:
         mem_mb=1500,
         runtime=5,
     params:
-        code=stage_code("world"),
-        history=HISTORY_MONTHS,
+        code=job_code("world"),
+        history=STUDY["worlds"]["history_months"],
         out=world_dir,
     shell:
         "memshift world --seed {wildcards.world} --out {params.out}"

@@ -23,10 +23,80 @@ def package_copy(tmp_path, monkeypatch):
 
 def prints():
     fingerprint.closure.cache_clear()
+    return {s: fingerprint.code_fingerprint(f"memshift.stages.{s}") for s in STAGES}
+
+
+# The jobs of a study with the simulator as its model, as the rules fingerprint them.
+JOBS = {
+    "prefork": dict(stage="prefork", roles=("writer",)),
+    "ingest source": dict(stage="ingest", roles=("writer",), detection="source"),
+    "ingest audit": dict(stage="ingest", roles=("writer", "auditor"), detection="audit"),
+    "audit_repair": dict(stage="audit_repair", roles=("program",)),
+    "probe cell": dict(stage="probe", roles=("reader",), system="holdmem"),
+    "probe bm25": dict(stage="probe", roles=("reader",), system="bm25"),
+    "probe rag": dict(stage="probe", roles=("reader",), system="rag"),
+    "probe oracle": dict(stage="probe", roles=("reader",), system="oracle"),
+    "probe custom": dict(stage="probe", roles=("reader",)),
+    "answer_audit": dict(stage="answer_audit", roles=("auditor",)),
+    "score": dict(stage="score"),
+    "report": dict(stage="report"),
+}
+
+
+def modules(job: str) -> tuple[str, ...]:
+    spec = dict(JOBS[job])
+    stage = spec.pop("stage")
+    return fingerprint.job_modules(stage, backend="rules", **spec)
+
+
+def holding(module: str) -> set[str]:
+    """The jobs whose code includes `module` (or a module inside it)."""
     return {
-        s: fingerprint.code_fingerprint(f"memshift.stages.{s}", without=fingerprint.AUDIT_ONLY)
-        for s in STAGES
+        job for job in JOBS if any(m == module or m.startswith(module + ".") for m in modules(job))
     }
+
+
+def test_repair_code_is_in_no_detection_job():
+    assert holding("memshift.memory.repair") == {"audit_repair"}
+    assert holding("memshift.memory.programs") == {"audit_repair"}
+    assert holding("memshift.sandbox") == {"audit_repair"}
+
+
+def test_each_simulated_role_is_only_in_the_jobs_that_ask_it():
+    assert holding("memshift.simulator.reader") == {
+        "probe cell",
+        "probe bm25",
+        "probe rag",
+        "probe oracle",
+        "probe custom",
+    }
+    assert holding("memshift.simulator.writer") == {"prefork", "ingest source", "ingest audit"}
+    assert holding("memshift.simulator.programs") == {"audit_repair"}
+    assert holding("memshift.simulator.auditor") == {"ingest audit", "answer_audit"}
+
+
+def test_one_systems_code_is_in_no_other_systems_jobs():
+    assert holding("memshift.retrieval.embeddings") == {"probe rag"}
+    assert holding("memshift.memory.dense") == {"probe rag"}
+    assert holding("memshift.memory.served") == {"probe cell"}
+    assert holding("memshift.memory.baselines") == {
+        "probe bm25",
+        "probe rag",  # the shared base of the baselines that keep the live records
+        "probe oracle",
+    }
+    assert holding("memshift.memory.audited") == {"ingest audit"}
+    assert holding("memshift.audit") == {"ingest audit", "answer_audit"}
+
+
+def test_analysis_and_scoring_code_stays_out_of_the_model_jobs():
+    assert holding("memshift.analysis") == {"report"}
+    assert holding("memshift.scoring") <= {"score", "report"}
+
+
+def test_an_http_backend_counts_its_module_and_no_simulated_role():
+    found = fingerprint.job_modules("probe", backend="openai", roles=("reader",), system="bm25")
+    assert "memshift.models.openai_backend" in found
+    assert not any(m.startswith("memshift.simulator") for m in found)
 
 
 def test_closure_follows_imports_and_stops_at_the_package():
@@ -67,17 +137,17 @@ def test_the_scorer_reruns_scoring_and_the_analysis_sql_reruns_the_report(packag
     assert {s for s in STAGES if after[s] != last[s]} == {"report"}
 
 
-def test_the_auditors_code_reruns_only_the_audit_jobs(package_copy):
-    def ingest(audit: bool) -> str:
+def test_the_auditors_code_changes_only_the_audit_jobs_prints(package_copy):
+    def job_prints() -> dict[str, str]:
         fingerprint.closure.cache_clear()
-        without = () if audit else fingerprint.AUDIT_ONLY
-        return fingerprint.code_fingerprint("memshift.stages.ingest", without=without)
+        return {job: fingerprint.modules_fingerprint(modules(job)) for job in JOBS}
 
-    before = {audit: ingest(audit) for audit in (True, False)}
-    stages_before = prints()
+    before = job_prints()
     gate = package_copy / "audit" / "gate.py"
     gate.write_text(gate.read_text() + "\n# an edit\n")
-    after = {audit: ingest(audit) for audit in (True, False)}
-    assert after[True] != before[True]
-    assert after[False] == before[False]
-    assert prints() == stages_before  # as the rules count code, only audit jobs see it
+    after = job_prints()
+    assert {job for job in JOBS if before[job] != after[job]} == {"ingest audit", "answer_audit"}
+
+
+def test_type_only_imports_do_not_count():
+    assert "memshift.audit.arbiter" not in fingerprint.closure("memshift.memory.write_tables")

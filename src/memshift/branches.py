@@ -14,9 +14,11 @@ from datetime import datetime, timedelta
 
 from memshift.definitions import DEFINITION_ITEMS, definition
 from memshift.gold.evaluator import conflict_key
-from memshift.items import Item
+from memshift.registry import SHIFTS as SHIFT_ENTRIES
+from memshift.registry import load
 from memshift.rng import stream
 from memshift.timeutil import WEEKDAYS, days, fmt, fmt_date
+from memshift.vocabulary import BRANCHES
 from memshift.world import daytime, filler, pools
 from memshift.world.calendar import (
     SLOTS,
@@ -27,13 +29,13 @@ from memshift.world.calendar import (
 from memshift.world.cast import Person
 from memshift.world.emit import Emitter
 from memshift.world.generate import World
+from memshift.world.items import Item
 from memshift.world.life import settings_fields, state_value
 from memshift.world.notes import hours_range, working_hours_note
 from memshift.world.prose import chat, dm_channel, email
 from memshift.world.records import Event, LiveState, Record, sort_events, state_at
 from memshift.world.tasks import project_cluster, task_fields
 
-BRANCHES = ("none", "src", "def", "del", "cons", "conflict")
 SHIFTS = BRANCHES[1:]
 SRC_ITEMS_TARGET = 10
 DEL_ITEMS_TARGET = 17
@@ -504,22 +506,13 @@ def conflict(ctx: ShiftContext) -> tuple[str, ...]:
     return tuple(touched)
 
 
-SHIFT_BUILDERS: dict[str, Callable[[ShiftContext], tuple[str, ...]]] = {
-    "src": source_revision,
-    "def": redefinition,
-    "del": deletion,
-    "cons": consent,
-    "conflict": conflict,
-}
-
-
 def make_branch(world: World, name: str) -> Branch:
     if name not in BRANCHES:
         raise ValueError(f"unknown branch {name!r}; choose one of {', '.join(BRANCHES)}")
     if name == "none":
         return Branch(name, world.events, (), ())
     ctx = ShiftContext(world, name)
-    touched = SHIFT_BUILDERS[name](ctx)
+    touched = load(SHIFT_ENTRIES[name].builder)(ctx)
     shift_events = tuple(sort_events(e for e in ctx.em.events if e.time <= world.timeline.end))
     if any(e.time <= world.timeline.fork for e in shift_events):
         raise AssertionError(f"shift {name} produced an event at or before the fork")

@@ -8,10 +8,9 @@ from typing import Any
 
 import click
 
-from memshift.branches import BRANCHES
 from memshift.config import MAX_SEED, parse_seeds
 from memshift.errors import ConfigError, MemshiftError
-from memshift.memory.policies import DETECTIONS, REPAIRS
+from memshift.vocabulary import BRANCHES, DETECTIONS, REPAIRS
 from memshift.world.timeline import HISTORY_MONTHS
 
 
@@ -391,13 +390,13 @@ def answer_audit(
     """Audit one system's answers before scoring, written as the answers of <system>+audit:
     a verified transition corrects the answer to the current value."""
     from memshift.stages import answer_audit as stage
-    from memshift.stages import paths
+    from memshift.vocabulary import audited_system
 
     profile = _profile(llm, models_file)
     for branch in _in_order(branch_list):
         n, corrected = stage.run(world_dir, run_dir, branch, system, profile, cache_dir)
         click.echo(
-            f"{world_dir.name} {branch} {paths.audited_system(system)}: {n} answers, "
+            f"{world_dir.name} {branch} {audited_system(system)}: {n} answers, "
             f"{corrected} corrected",
             err=True,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -11,7 +12,9 @@ import jsonschema
 import yaml
 
 from memshift.errors import ConfigError
-from memshift.inputs import MAX_DEPTH, load_yaml
+from memshift.inputs import MAX_DEPTH, describe_error, load_yaml
+from memshift.layout import Study
+from memshift.vocabulary import cell_system, is_reserved
 
 SPLITS: dict[str, range] = {
     "dev": range(0, 10),
@@ -78,20 +81,6 @@ def schema_path() -> Path:
     return Path(str(resources.files("memshift") / "schemas" / "config.schema.yaml"))
 
 
-def describe_error(error: jsonschema.ValidationError) -> str:
-    path = [str(p) for p in error.absolute_path]
-    where = ".".join(path) or "(top level)"
-    if error.validator == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
-        extra = sorted(set(error.instance) - set(allowed))
-        key = ".".join([*path, extra[0]])
-        return f"config key {key!r} is not known; valid keys here: {', '.join(allowed)}"
-    if error.validator == "enum":
-        choices = ", ".join(str(c) for c in error.validator_value)
-        return f"config {where}: {error.instance!r} is not valid; choose one of {choices}"
-    return f"config {where}: {error.message}"
-
-
 def _key(path: tuple[str, ...]) -> str:
     return ".".join(path) or "(top level)"
 
@@ -128,11 +117,30 @@ def check_config(config: dict[str, Any]) -> dict[str, Any]:
     )
     if errors:
         raise ConfigError(describe_error(errors[0]))
-    resolved = dict(config)
-    resolved["seed_list"] = parse_seeds(config["worlds"]["seeds"])
-    resolved["system_plan"] = study_systems(config)
-    check_embedder(config.get("embedder", "wordllama"))
+    resolved = with_defaults(config, schema)
+    resolved["seed_list"] = parse_seeds(resolved["worlds"]["seeds"])
+    resolved["system_plan"] = study_systems(resolved)
+    check_embedder(resolved["embedder"])
     return resolved
+
+
+def with_defaults(config: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """`config` with every key the schema gives a default filled in, at any depth: the schema is
+    the one place a default is written."""
+    filled = copy.deepcopy(dict(config))
+    for key, rule in schema.get("properties", {}).items():
+        if key not in filled and "default" in rule:
+            filled[key] = copy.deepcopy(rule["default"])
+        if isinstance(filled.get(key), dict) and "properties" in rule:
+            filled[key] = with_defaults(filled[key], rule)
+    return filled
+
+
+def study_layout(study: Mapping[str, Any]) -> Study:
+    """Where a checked study's artifacts go (`layout.py`)."""
+    return Study(
+        Path(study["results"]), study["study"], study["worlds"]["history_months"], study["llm"]
+    )
 
 
 def check_embedder(spec: str) -> None:
@@ -181,11 +189,6 @@ def load_config(path: Path) -> dict[str, Any]:
     return check_config(read_config_file(path))
 
 
-DEFAULT_DETECTIONS = ["append", "source", "citation"]
-DEFAULT_REPAIRS = ["0", "1"]
-BUILTIN_BASELINES = ("bm25", "rag", "oracle")
-
-
 def check_custom_systems(custom: Mapping[str, str]) -> None:
     """Import every custom system and check it is a class with the interface's methods."""
     from memshift.memory.interface import system_class
@@ -198,26 +201,26 @@ def check_custom_systems(custom: Mapping[str, str]) -> None:
 
 
 def study_systems(config: dict[str, Any]) -> dict[str, Any]:
-    """The systems of a study with every default filled in."""
-    systems = config.get("systems") or {}
-    holdmem = systems.get("holdmem") or {}
-    custom = dict(systems.get("custom") or {})
-    taken = [n for n in custom if n in BUILTIN_BASELINES or n.startswith("holdmem")]
+    """The systems of a study whose defaults are filled in (`with_defaults`)."""
+    systems = config["systems"]
+    holdmem = systems["holdmem"]
+    custom = dict(systems["custom"])
+    taken = [n for n in custom if is_reserved(n)]
     if taken:
         raise ConfigError(f"systems.custom: the name {taken[0]!r} is taken by a built-in system")
     check_custom_systems(custom)
     plan = {
-        "detections": list(holdmem.get("detections", DEFAULT_DETECTIONS)),
-        "repairs": list(holdmem.get("repairs", DEFAULT_REPAIRS)),
-        "baselines": list(systems.get("baselines", BUILTIN_BASELINES)),
+        "detections": list(holdmem["detections"]),
+        "repairs": list(holdmem["repairs"]),
+        "baselines": list(systems["baselines"]),
         "custom": custom,
     }
     known = [
-        *(f"holdmem-d{r}-{d}" for d in plan["detections"] for r in plan["repairs"]),
+        *(cell_system(d, r) for d in plan["detections"] for r in plan["repairs"]),
         *plan["baselines"],
         *custom,
     ]
-    audited = list(systems.get("answer_audit") or [])
+    audited = list(systems["answer_audit"])
     unknown = [s for s in audited if s not in known]
     if unknown:
         raise ConfigError(

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memshift.branches import BRANCHES, Branch, make_branch
+from memshift.branches import Branch, make_branch
 from memshift.gold.branch import BranchGold, branch_gold
 from memshift.gold.compute import outcomes
 from memshift.probes import Probe, select_probes
+from memshift.vocabulary import BRANCHES
 from memshift.world.generate import World
 
 

@@ -22,8 +22,8 @@ from memshift.memory.reading import drive, evidence_hash, questions
 from memshift.scoring.scorer import score_answer
 from memshift.stages import paths
 from memshift.stages.probe import system_for
-from memshift.stages.world import load
 from memshift.world.records import public_view
+from memshift.world.stored import load
 from memshift.world.tables import table_to_events
 
 SHORT_TEXT = 160

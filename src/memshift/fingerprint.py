@@ -1,15 +1,28 @@
-"""Code fingerprints: a hash of the package modules a stage imports, directly or not.
+"""Code fingerprints: a hash of the package modules a job runs.
 
-Snakemake does not see edits to imported modules. Each rule passes the fingerprint of its stage as
-a parameter, so an edit in `src/` reruns exactly the stages whose code it touches.
+Snakemake does not see edits to imported modules. Each rule passes the fingerprint of its job as a
+parameter, so an edit in `src/` reruns exactly the jobs whose code it touches. A job's code is its
+stage's import closure plus the registry entries it loads (`registry.py`): its system, its
+detection's step, its model backend and, for the simulator, the roles it calls. Imports under
+`if TYPE_CHECKING:` never run and do not count.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+
+from memshift.registry import (
+    BACKENDS,
+    DETECTION_STEPS,
+    SIMULATED_ROLES,
+    SYSTEMS,
+    load,
+    module_of,
+)
 
 PACKAGE = "memshift"
 ROOT = Path(__file__).resolve().parent
@@ -29,11 +42,23 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """ids of the nodes inside `if TYPE_CHECKING:` blocks."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(inner) for child in node.body for inner in ast.walk(child))
+    return skipped
+
+
 def _imports(name: str, path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    skipped = _type_checking_only(tree)
     found: set[str] = set()
     for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -77,20 +102,36 @@ def _data_files(path: Path) -> list[Path]:
     )
 
 
-# Code that runs only for the auditor role (the `audit` detection): imported by every memory
-# stage, but a change to it should rerun only the audit cells.
-AUDIT_ONLY = ("memshift.audit", "memshift.models.rules.auditor")
+def job_modules(
+    stage: str,
+    *,
+    backend: str | None = None,
+    roles: tuple[str, ...] = (),
+    system: str | None = None,
+    detection: str | None = None,
+) -> tuple[str, ...]:
+    """The package modules a job of `stage` runs: the stage's closure and those of the registry
+    entries it loads. `system` is a built-in system's registry name; `backend` the model
+    profile's backend, whose simulated `roles` count when it is the simulator."""
+    entries = [f"{PACKAGE}.stages.{stage}"]
+    if backend is not None and roles:
+        entries.append(module_of(BACKENDS[backend]))
+        if getattr(load(BACKENDS[backend]), "direct", False):
+            entries += [module_of(SIMULATED_ROLES[role]) for role in roles]
+    if system is not None:
+        entries.append(module_of(SYSTEMS[system]))
+    if detection in DETECTION_STEPS:
+        entries.append(module_of(DETECTION_STEPS[detection]))
+    return tuple(sorted({m for entry in entries for m in closure(entry)}))
 
 
-def code_fingerprint(*entries: str, without: tuple[str, ...] = ()) -> str:
-    """The hash of the modules (and their data files) that `entries` import, leaving out the
-    modules named in `without` and their submodules."""
+def code_fingerprint(*entries: str) -> str:
+    """The hash of the modules (and their data files) that `entries` import."""
+    return modules_fingerprint(sorted({m for entry in entries for m in closure(entry)}))
+
+
+def modules_fingerprint(modules: Sequence[str]) -> str:
     digest = hashlib.sha256()
-    modules = sorted(
-        m
-        for m in {m for entry in entries for m in closure(entry)}
-        if not any(m == w or m.startswith(w + ".") for w in without)
-    )
     for name in modules:
         path = _module_file(name)
         assert path is not None

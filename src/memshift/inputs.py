@@ -14,6 +14,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import yaml
 
 from memshift.errors import ConfigError, MemshiftError
@@ -160,3 +161,17 @@ def load_json(path: Path, what: str, max_bytes: int) -> Any:
         ) from None
     except ValueError as exc:
         raise InputError(f"{what} {path} is not valid JSON: {one_line(str(exc))}") from None
+
+
+def describe_error(error: jsonschema.ValidationError) -> str:
+    path = [str(p) for p in error.absolute_path]
+    where = ".".join(path) or "(top level)"
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(allowed))
+        key = ".".join([*path, extra[0]])
+        return f"config key {key!r} is not known; valid keys here: {', '.join(allowed)}"
+    if error.validator == "enum":
+        choices = ", ".join(str(c) for c in error.validator_value)
+        return f"config {where}: {error.instance!r} is not valid; choose one of {choices}"
+    return f"config {where}: {error.message}"

@@ -11,10 +11,10 @@ from memshift import schemas
 from memshift.definitions import definition
 from memshift.gold.compute import GoldPoint
 from memshift.gold.tables import value_json
-from memshift.items import Item
 from memshift.rng import stream
 from memshift.statements import value_text
 from memshift.timeutil import fmt
+from memshift.world.items import Item
 
 DIRECT, PREMISE = "direct", "premise"
 

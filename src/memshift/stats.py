@@ -7,9 +7,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 
-from memshift.branches import BRANCHES
 from memshift.dataset import BranchData, world_data
 from memshift.gold.compute import GoldPoint
+from memshift.vocabulary import BRANCHES
 from memshift.world.generate import generate_world
 from memshift.world.records import SOURCES
 from memshift.world.timeline import Timeline

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from memshift.gold.compute import classify, gold_grid, outcomes
-from memshift.items import Item
+from memshift.world.items import Item
 from memshift.world.records import Event
 
 CHECKPOINTS = [datetime(2026, 10, 1) + timedelta(weeks=w) for w in (0, 1, 2, 4, 8)]

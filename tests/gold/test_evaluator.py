@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from memshift.definitions import SIX, definition
 from memshift.gold.evaluator import apply_definition, evaluate
-from memshift.items import Item
 from memshift.timeutil import fmt
+from memshift.world.items import Item
 from memshift.world.records import Record
 
 NOW = datetime(2026, 10, 15, 12, 0)

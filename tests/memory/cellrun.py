@@ -6,8 +6,11 @@ import json
 from functools import cache
 
 from conftest import data, world
-from memshift.memory.cells import ProgramRunner, prefork_writes, run_detection, run_repair
-from memshift.memory.reading import StoreServer, answer, drive, questions
+from memshift.memory.detection import prefork_writes, run_detection
+from memshift.memory.programs import ProgramRunner
+from memshift.memory.reading import answer, drive, questions
+from memshift.memory.repair import run_repair
+from memshift.memory.served import StoreServer
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext

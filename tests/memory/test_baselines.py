@@ -5,8 +5,8 @@ from __future__ import annotations
 from cellrun import answers_of, correct, gold_points
 
 from conftest import data, world
-from memshift.memory.baselines import NoStoreBM25, OracleContext, PlainRAG
-from memshift.memory.dense import dense_ranker
+from memshift.memory.baselines import NoStoreBM25, OracleContext
+from memshift.memory.dense import PlainRAG, dense_ranker
 
 SEED, BRANCH = 1000, "del"
 
@@ -44,7 +44,7 @@ def test_plain_rag_ranks_with_the_configured_embedder(tmp_path):
 
 
 def test_retrieval_caches_do_not_mix_worlds_whose_object_ids_coincide():
-    from memshift.memory.selection import Selector
+    from memshift.retrieval.selection import Selector
     from memshift.world.records import state_at
 
     def selection(seed):

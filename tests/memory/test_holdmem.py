@@ -7,7 +7,7 @@ from cellrun import cell_answers, correct, detect, gold_points
 
 from conftest import data
 from memshift.memory.keys import citation_key
-from memshift.memory.tables import maintenance_to_table
+from memshift.memory.write_tables import maintenance_to_table
 from memshift.stages.fork_check import ForkContextMismatch
 from memshift.stages.fork_check import run as fork_check
 

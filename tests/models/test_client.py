@@ -16,7 +16,6 @@ from batchwork import all_requests, openai_profile, reader_batch
 
 from memshift.errors import ConfigError
 from memshift.models import prompts
-from memshift.models.backends import RulesBackend
 from memshift.models.book import RequestBook
 from memshift.models.cache import ResponseCache
 from memshift.models.client import ModelClient
@@ -25,6 +24,7 @@ from memshift.models.localserver import FaultRule, LocalServer, request_key
 from memshift.models.openai_backend import request_body
 from memshift.models.profiles import Profile
 from memshift.models.schemas import SCHEMAS
+from memshift.simulator.backend import RulesBackend
 
 FAST = {"max_attempts": 4, "timeout_s": 2.0}
 

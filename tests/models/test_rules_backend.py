@@ -9,14 +9,14 @@ import pytest
 
 from conftest import data, world
 from memshift.gold.evaluator import evaluate
-from memshift.memory.repair import typed_rows
+from memshift.memory.programs import typed_rows
 from memshift.models.profiles import Profile
 from memshift.models.requests import ProgramRequest, ReaderRequest, WriterRequest
-from memshift.models.rules.errors import ErrorModel, corrupt, item_group
-from memshift.models.rules.programs import item_program
-from memshift.models.rules.reader import read
-from memshift.models.rules.writer import write
 from memshift.sandbox.helpers import HELPERS
+from memshift.simulator.errors import ErrorModel, corrupt, item_group
+from memshift.simulator.programs import item_program
+from memshift.simulator.reader import read
+from memshift.simulator.writer import write
 from memshift.statements import render
 from memshift.timeutil import fmt
 from memshift.world.parse import record_evidence
@@ -148,7 +148,7 @@ def test_corrupted_values_always_differ():
 
 
 def test_the_error_model_is_applied_by_the_backend():
-    from memshift.models.backends import RulesBackend
+    from memshift.simulator.backend import RulesBackend
 
     backend = RulesBackend(
         Profile("weak", "rules", error_model={"seed": 1, "rates": {"definition": 1.0}})

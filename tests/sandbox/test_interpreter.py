@@ -17,7 +17,6 @@ import pytest
 from conftest import data, world
 from memshift.definitions import SIX
 from memshift.models.requests import ProgramRequest
-from memshift.models.rules.programs import definition_program, item_program
 from memshift.sandbox import interpreter
 from memshift.sandbox.helpers import HELPERS
 from memshift.sandbox.interpreter import (
@@ -29,6 +28,7 @@ from memshift.sandbox.interpreter import (
     run_program,
     run_programs,
 )
+from memshift.simulator.programs import definition_program, item_program
 from memshift.timeutil import fmt
 from memshift.world.records import snapshots
 

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from memshift.items import VALUE_TYPES
 from memshift.scoring.scorer import (
     AMBIGUOUS,
     CITY_ZONES,
@@ -25,6 +24,7 @@ from memshift.scoring.scorer import (
     parse_weekday_time,
     score,
 )
+from memshift.world.items import VALUE_TYPES
 from memshift.world.pools import CITIES, COMMUTES, DIETS
 
 

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memshift.items import VALUE_TYPES
 from memshift.scoring.scorer import (
     Score,
     normalize_entity,
@@ -20,6 +19,7 @@ from memshift.scoring.scorer import (
     parse_weekday_time,
     score,
 )
+from memshift.world.items import VALUE_TYPES
 
 FAST = settings(max_examples=60, deadline=None)
 

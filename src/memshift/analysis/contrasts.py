@@ -25,7 +25,7 @@ from memshift import schemas
 from memshift.analysis.bootstrap import Resampling, summarize
 from memshift.analysis.multiple import benjamini_hochberg, holm
 from memshift.analysis.sqlfiles import identifiers, run
-from memshift.stages.paths import cell_parts, cell_system
+from memshift.vocabulary import cell_parts, cell_system
 
 NO_KEY = "append"
 FAMILY_BRANCHES = ("src", "def", "del")

@@ -29,7 +29,7 @@ from memshift.analysis.composite import Estimate, Sums, studentized
 from memshift.analysis.frame import open_study
 from memshift.analysis.sqlfiles import run
 from memshift.errors import MemshiftError
-from memshift.memory.policies import LEAKY_BLIND_SHARE
+from memshift.vocabulary import LEAKY_BLIND_SHARE
 
 SHIFTS = ("src", "def", "del")
 CLASSES = ("definition", "other", "free text")

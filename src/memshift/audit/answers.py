@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memshift.gold.evaluator import Value
-from memshift.items import Item
-from memshift.memory.queries import item_query
-from memshift.memory.selection import WRITER_BUDGET, Selector
 from memshift.models.requests import AuditRequest, CallContext
+from memshift.retrieval.queries import item_query
+from memshift.retrieval.selection import WRITER_BUDGET, Selector
 from memshift.statements import render
+from memshift.world.items import Item
 from memshift.world.records import LiveState, PublicEvent, Record
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memshift.gold.evaluator import Gold, evaluate
-from memshift.items import Item
+from memshift.world.items import Item
 from memshift.world.records import Event, LiveState, Record, snapshots
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from memshift.definitions import Clause, Definition, definition
-from memshift.items import Item
+from memshift.world.items import Item
 from memshift.world.records import Record
 
 Value = str | tuple[str, ...] | None

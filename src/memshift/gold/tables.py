@@ -11,7 +11,7 @@ import pyarrow as pa
 from memshift import schemas
 from memshift.gold.compute import GoldPoint
 from memshift.gold.evaluator import Gold, Value
-from memshift.items import Item
+from memshift.world.items import Item
 from memshift.world.records import canonical_json
 
 

@@ -1,15 +1,18 @@
-"""Baselines that keep no derived items: BM25 over the live records at query time, dense
-retrieval over them, and the oracle context (exactly the gold dependency records)."""
+"""Baselines that keep no derived items: BM25 over the live records at query time and the oracle
+context (exactly the gold dependency records); dense retrieval is in `dense.py`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
+from memshift import layout, schemas
+from memshift.artifacts import read_table
 from memshift.errors import MemshiftError
-from memshift.memory.interface import Cost, Question
-from memshift.memory.selection import EVIDENCE_BUDGET, Selector, SizedRecords, record_tokens
+from memshift.gold.tables import dependencies
+from memshift.memory.interface import Cost, Question, SystemInputs
+from memshift.retrieval.selection import EVIDENCE_BUDGET, Selector, record_tokens
 from memshift.world.parse import record_evidence
 from memshift.world.records import LiveState, PublicEvent, Record
 
@@ -91,23 +94,10 @@ class OracleContext(LiveRecords):
         return self._as_evidence(kept)
 
 
-class PlainRAG(LiveRecords):
-    """Dense retrieval over the live records with an embedder that runs offline."""
+def bm25_system(inputs: SystemInputs) -> NoStoreBM25:
+    return NoStoreBM25()
 
-    name = "rag"
 
-    def __init__(self, rank: Callable[[str, Sequence[Record]], list[Record]]) -> None:
-        super().__init__()
-        self.rank = rank
-        self._sized: SizedRecords | None = None
-
-    def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
-        super().ingest(events, now)
-        self._sized = None
-
-    def query(self, question: Question) -> list[str]:
-        records = list(self.state.records.values())
-        if self._sized is None:
-            self._sized = SizedRecords(records)
-        ranked = self.rank(question.question, records)
-        return self._as_evidence(self._sized.within([r.object_id for r in ranked], EVIDENCE_BUDGET))
+def oracle_system(inputs: SystemInputs) -> OracleContext:
+    gold = read_table(layout.gold(inputs.world_dir, inputs.branch), schemas.GOLD)
+    return OracleContext(dependencies(gold))

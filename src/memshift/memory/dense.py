@@ -1,11 +1,14 @@
-"""Dense retrieval for the plain-RAG baseline: records embedded once per revision (cached on
-disk per world), questions embedded as queries, cosine similarity."""
+"""The plain-RAG baseline: dense retrieval over the live records, each embedded once per revision
+(cached on disk per world), questions embedded as queries, cosine similarity."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 
+from memshift.memory.baselines import LiveRecords
+from memshift.memory.interface import Question, SystemInputs
 from memshift.retrieval.bm25 import oldest_first
 from memshift.retrieval.embeddings import (
     EmbeddingCache,
@@ -13,7 +16,8 @@ from memshift.retrieval.embeddings import (
     embed_queries,
     load_embedder,
 )
-from memshift.world.records import Record
+from memshift.retrieval.selection import EVIDENCE_BUDGET, SizedRecords
+from memshift.world.records import PublicEvent, Record
 
 Ranker = Callable[[str, Sequence[Record]], list[Record]]
 
@@ -39,3 +43,29 @@ def dense_ranker(cache_dir: Path | None = None, embedder_spec: str = "wordllama"
         return [by_id[oid] for oid in index.rank(query)]
 
     return rank
+
+
+class PlainRAG(LiveRecords):
+    """Dense retrieval over the live records with an embedder that runs offline."""
+
+    name = "rag"
+
+    def __init__(self, rank: Callable[[str, Sequence[Record]], list[Record]]) -> None:
+        super().__init__()
+        self.rank = rank
+        self._sized: SizedRecords | None = None
+
+    def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
+        super().ingest(events, now)
+        self._sized = None
+
+    def query(self, question: Question) -> list[str]:
+        records = list(self.state.records.values())
+        if self._sized is None:
+            self._sized = SizedRecords(records)
+        ranked = self.rank(question.question, records)
+        return self._as_evidence(self._sized.within([r.object_id for r in ranked], EVIDENCE_BUDGET))
+
+
+def rag_system(inputs: SystemInputs) -> PlainRAG:
+    return PlainRAG(dense_ranker(inputs.embedding_cache, inputs.embedder))

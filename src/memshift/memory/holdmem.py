@@ -28,11 +28,9 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
-from memshift.audit.arbiter import AuditRow, Verdict, audit_log, judge
 from memshift.gold.tables import Dependencies
-from memshift.items import Item
 from memshift.memory.keys import (
     EventCounts,
     citation_key,
@@ -40,46 +38,33 @@ from memshift.memory.keys import (
     scope_key,
     source_key,
 )
-from memshift.memory.policies import DETECTIONS, KEYED, LEAKY_BLIND_SHARE
-from memshift.memory.queries import item_query
-from memshift.memory.selection import Selector
+from memshift.memory.writes import MaintenanceRow, WriteRecord, writer_id
 from memshift.models.client import ModelClient
 from memshift.models.replies import Reply
-from memshift.models.requests import AuditRequest, CallContext, WriterRequest
+from memshift.models.requests import CallContext, WriterRequest
+from memshift.registry import DETECTION_STEPS, load
+from memshift.retrieval.queries import item_query
+from memshift.retrieval.selection import Selector
+from memshift.vocabulary import DETECTIONS, KEYED, LEAKY_BLIND_SHARE
+from memshift.world.items import Item
 from memshift.world.records import LiveState, PublicEvent, Record
 
-
-@dataclass(frozen=True)
-class WriteRecord:
-    """One writer output: shared by every D arm of a cell."""
-
-    write_id: str
-    item_id: str
-    checkpoint: int
-    time: datetime
-    version: int
-    kind: str  # prefork | rederive | delta | refresh
-    selection: tuple[tuple[str, int], ...]
-    value: Any
-    statement: str
-    citations: tuple[dict[str, Any], ...]
-    failure: str | None
-    delta_since: datetime | None = None
-    # False for a delta write whose writer found nothing in the delta on the item: asked, but no
-    # item written
-    new_item: bool = True
+if TYPE_CHECKING:
+    from memshift.audit.arbiter import AuditRow
 
 
-@dataclass(frozen=True)
-class MaintenanceRow:
-    item_id: str
-    checkpoint: int
-    invalidated: bool
+class Directive(Protocol):
+    directive: str
     reason: str
-    key_before: str
-    key_after: str
-    rederived: bool
-    write_id: str
+
+
+class DetectionStep(Protocol):
+    """A detection's own code run at each checkpoint before the keys: for each item it decides
+    on, a directive ("repair" re-derives the item)."""
+
+    def verdicts(
+        self, detector: HoldMemDetector, now: datetime, checkpoint: int
+    ) -> dict[str, Directive]: ...
 
 
 @dataclass
@@ -88,11 +73,6 @@ class Slot:
     key: str = ""
     last_write: datetime | None = None
     cited: tuple[str, ...] = ()
-
-
-def writer_id(client: ModelClient) -> str:
-    p = client.profile
-    return f"{p.name}:{p.model}@{p.revision}"
 
 
 class HoldMemDetector:
@@ -120,6 +100,10 @@ class HoldMemDetector:
         self.writes: list[WriteRecord] = []
         self.maintenance: list[MaintenanceRow] = []
         self.audits: list[AuditRow] = []
+        # the code of a detection that goes beyond keys (the audit), loaded only for it
+        self.step: DetectionStep | None = (
+            load(DETECTION_STEPS[detection])() if detection in DETECTION_STEPS else None
+        )
         # every revision seen, so an audit can show the item's citations as they were cited
         self.versions: dict[tuple[str, int], Record] = {}
         self.served: dict[int, dict[str, tuple[str, ...]]] = {}
@@ -156,12 +140,12 @@ class HoldMemDetector:
         records = [r for r in self.state.records.values() if r.source in item.sources]
         return sorted(records, key=lambda r: (r.updated, r.object_id))
 
-    def _since_last_write(self, item: Item) -> list[Record]:
+    def since_last_write(self, item: Item) -> list[Record]:
         """The live records of the item's sources that arrived or changed since its last write."""
         since = self.slots[item.item_id].last_write
         return [r for r in self._live(item) if since is None or r.updated > since]
 
-    def _call(self, item: Item, checkpoint: int) -> CallContext:
+    def call_context(self, item: Item, checkpoint: int) -> CallContext:
         return replace(self.context, item=item.item_id, checkpoint=checkpoint)
 
     def _requests(
@@ -182,7 +166,12 @@ class HoldMemDetector:
                 selection = Selector(delta).select(item_query(item, self.version(item)))
             requests.append(
                 WriterRequest(
-                    item, self.version(item), now, selection, since, self._call(item, checkpoint)
+                    item,
+                    self.version(item),
+                    now,
+                    selection,
+                    since,
+                    self.call_context(item, checkpoint),
                 )
             )
         return requests
@@ -244,7 +233,7 @@ class HoldMemDetector:
         plans: list[tuple[Item, str, list[Record] | None, datetime | None]] = []
         keys_before: dict[str, str] = {}
         reasons: dict[str, str] = {}
-        verdicts = self._audit(now, checkpoint) if self.detection == "audit" else {}
+        verdicts = self.step.verdicts(self, now, checkpoint) if self.step is not None else {}
         for item in self.items:
             slot = self.slots[item.item_id]
             keys_before[item.item_id] = slot.key
@@ -255,7 +244,7 @@ class HoldMemDetector:
                     reasons[item.item_id] = verdict.reason
                 continue
             if self.detection in ("append", "upsert"):
-                delta = self._since_last_write(item)
+                delta = self.since_last_write(item)
                 if delta:
                     plans.append((item, "delta", delta, slot.last_write))
                     reasons[item.item_id] = f"{len(delta)} new or changed records"
@@ -288,41 +277,7 @@ class HoldMemDetector:
         digest = hashlib.sha256(f"leaky|{self.context.world}|{item.item_id}".encode()).digest()
         return int.from_bytes(digest[:8], "big") / 2**64 < LEAKY_BLIND_SHARE
 
-    def _audit(self, now: datetime, checkpoint: int) -> dict[str, Verdict]:
-        """Audit every item whose sources received records since its last write."""
-        requests: list[AuditRequest] = []
-        for item in self.items:
-            slot = self.slots[item.item_id]
-            newer = self._since_last_write(item)
-            if not newer or not slot.served:
-                continue
-            current = self._write(slot.served[-1])
-            cited = tuple(
-                self.versions[key]
-                for c in current.citations
-                if (key := (str(c.get("object_id", "")), int(c.get("revision", 0))))
-                in self.versions
-            )
-            requests.append(
-                AuditRequest(
-                    item,
-                    self.version(item),
-                    current.statement,
-                    current.value,
-                    current.time,
-                    cited,
-                    tuple(newer),
-                    self._call(item, checkpoint),
-                )
-            )
-        verdicts: dict[str, Verdict] = {}
-        for request, reply in zip(requests, self.client.generate(requests), strict=True):
-            verdict, decisions = judge(request, reply.value if reply.ok else None)
-            verdicts[request.item.item_id] = verdict
-            self.audits += audit_log(request.item.item_id, checkpoint, verdict, decisions)
-        return verdicts
-
-    def _write(self, write_id: str) -> WriteRecord:
+    def write_of(self, write_id: str) -> WriteRecord:
         return next(w for w in reversed(self.writes) if w.write_id == write_id)
 
     def _maintain(

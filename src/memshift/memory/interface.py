@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from memshift.errors import MemshiftError
-from memshift.items import Item
+from memshift.world.items import Item
 from memshift.world.records import PublicEvent
 
 
@@ -29,6 +29,20 @@ class Question:
     time: datetime
     agent: str
     question: str
+
+
+@dataclass(frozen=True)
+class SystemInputs:
+    """What the factory of a built-in system (`registry.SYSTEMS`) may read to set the system up
+    for one branch of a world; a custom system is built with no arguments."""
+
+    world_dir: Path
+    run_world_dir: Path
+    branch: str
+    system: str
+    checkpoints: tuple[datetime, ...]
+    embedder: str = "wordllama"
+    embedding_cache: Path | None = None
 
 
 @dataclass(frozen=True)

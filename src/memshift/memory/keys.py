@@ -15,7 +15,7 @@ from datetime import datetime
 
 from memshift.definitions import definition
 from memshift.gold.evaluator import in_scope
-from memshift.items import Item
+from memshift.world.items import Item
 from memshift.world.records import LiveState
 
 

@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import pyarrow as pa
 
 from memshift import schemas
-from memshift.errors import MemshiftError
-from memshift.items import Item
-from memshift.memory.interface import Blocked, Cost, MemorySystem, Question
-from memshift.memory.selection import pack_evidence
+from memshift.memory.interface import Blocked, MemorySystem, Question
 from memshift.models.client import ModelClient
 from memshift.models.requests import CallContext, ReaderRequest
+from memshift.retrieval.selection import pack_evidence
 from memshift.tokens import count_tokens
+from memshift.world.items import Item
 from memshift.world.records import PublicEvent
 
 
@@ -119,42 +118,3 @@ def answer(
         rows["evidence_tokens"].append(sum(count_tokens(t) for t in evidence))
         rows["evidence_hash"].append(evidence_hash(evidence))
     return pa.Table.from_pydict(rows, schema=schemas.ANSWERS)
-
-
-class StoreServer:
-    """A HoldMem cell at probing time: it serves, per checkpoint and item, the statements its
-    store holds after maintenance and repair, and refuses items whose sources an agent lost."""
-
-    def __init__(
-        self, evidence: Mapping[tuple[int, str], Sequence[str]], checkpoints: Sequence[datetime]
-    ) -> None:
-        self.evidence = evidence
-        self.checkpoints = list(checkpoints)
-        self.revoked: set[tuple[str, str]] = set()
-
-    def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
-        """The store was built by the ingest and audit/repair stages; nothing to do here."""
-
-    def define(self, item_id: str, version: int, text: str) -> None:
-        """Definition changes were handled when the store was built."""
-
-    def consent(self, agent: str, scope: str, allowed: bool) -> None:
-        (self.revoked.discard if allowed else self.revoked.add)((agent, scope))
-
-    def set_writer(self, writer: object) -> None:
-        """The writer only matters while the store is built."""
-
-    def query(self, question: Question) -> list[str] | Blocked:
-        if any((question.agent, s) in self.revoked for s in question.item.sources):
-            return Blocked(f"agent {question.agent} may not read {question.item.sources}")
-        k = self.checkpoints.index(question.time)
-        return list(self.evidence.get((k, question.item.item_id), ()))
-
-    def export(self, path: object) -> None:
-        raise MemshiftError("a probing-time view of a store cannot export; export from the cell")
-
-    def import_(self, path: object) -> None:
-        raise MemshiftError("a probing-time view of a store cannot import")
-
-    def cost(self) -> Cost:
-        return Cost()

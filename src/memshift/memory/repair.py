@@ -17,34 +17,18 @@ reader the same context.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
 
 from memshift import statements
 from memshift.gold.evaluator import Value, evaluate
-from memshift.items import Item
-from memshift.memory.holdmem import WriteRecord
-from memshift.timeutil import fmt
-from memshift.world.records import LiveState, Record
-
-REPAIRS = ("0", "1", "m")
-
-
-@dataclass(frozen=True)
-class StoredItem:
-    write_id: str
-    item_id: str
-    origin: str  # writer | recomputed | program
-    served: bool
-    check: str  # not_checked | passed | failed | program_agreed | program_replaced | program_failed
-    value: Value
-    text: str
-
-
-def as_value(raw: Any) -> Value:
-    return tuple(sorted(raw)) if isinstance(raw, list) else raw
+from memshift.memory.programs import ProgramRunner as Programs
+from memshift.memory.stored import StoredItem, as_value, serve
+from memshift.memory.writes import WriteRecord
+from memshift.vocabulary import REPAIRS
+from memshift.world.generate import World
+from memshift.world.items import Item
+from memshift.world.records import LiveState, PublicEvent, Record, snapshots
 
 
 def _facts(value: Value) -> list[str]:
@@ -200,28 +184,17 @@ def _unverifiable(stored: StoredItem, check: str) -> StoredItem:
     )
 
 
-def typed_rows(records: Sequence[Record]) -> list[dict[str, Any]]:
-    """Records as a program sees them: metadata and typed fields, plus the rendered text."""
-    return [
-        {
-            "object_id": r.object_id,
-            "source": r.source,
-            "kind": r.kind,
-            "revision": r.revision,
-            "updated": fmt(r.updated),
-            "cluster": r.cluster,
-            "text": r.text,
-            **r.fields,
-        }
-        for r in records
-    ]
-
-
-def serve(
-    served: Mapping[int, Mapping[str, Sequence[str]]], stored: Mapping[str, StoredItem]
+def run_repair(
+    world: World,
+    events: Sequence[PublicEvent],
+    writes: Sequence[WriteRecord],
+    served: dict[int, dict[str, list[str]]] | dict[int, dict[str, tuple[str, ...]]],
+    repair: str,
+    programs: Programs | None = None,
 ) -> dict[int, dict[str, list[StoredItem]]]:
-    """For each checkpoint and item, the stored items the reader may see, oldest first."""
-    return {
-        k: {item: [stored[w] for w in ids if stored[w].served] for item, ids in slots.items()}
-        for k, slots in served.items()
-    }
+    states: list[LiveState] = list(snapshots(list(events), list(world.timeline.checkpoints)))
+    if programs is not None:
+        programs.prepare([(w.item_id, w.version) for w in writes if w.kind != "prefork"])
+    repairer = Repairer(world.items, repair, programs)
+    stored = {w.write_id: repairer.apply(w, states[w.checkpoint]) for w in writes}
+    return serve(served, stored)

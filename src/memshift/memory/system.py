@@ -14,14 +14,16 @@ from pathlib import Path
 
 from memshift.errors import MemshiftError
 from memshift.inputs import load_json, shortened
-from memshift.items import Item
-from memshift.memory.cells import ProgramRunner
-from memshift.memory.holdmem import HoldMemDetector, writer_id
+from memshift.memory.holdmem import HoldMemDetector
 from memshift.memory.interface import Blocked, Cost, Question
-from memshift.memory.repair import Repairer, StoredItem
+from memshift.memory.programs import ProgramRunner
+from memshift.memory.repair import Repairer
+from memshift.memory.stored import StoredItem
+from memshift.memory.writes import writer_id
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.world.items import Item
 from memshift.world.records import PublicEvent
 
 BUNDLE_FORMAT = "memshift-holdmem-1"

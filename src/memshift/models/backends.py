@@ -1,6 +1,6 @@
 """The backends behind one interface.
 
-`RulesBackend` answers a typed request directly. The HTTP backends turn the request's messages
+The HTTP backends turn the request's messages
 into one API's request body, send it and return the raw completion; the client around them does
 caching, retries, validation and logging, the same for every backend.
 """
@@ -18,8 +18,6 @@ from memshift.models.redaction import redact
 from memshift.models.replies import Usage
 from memshift.models.requests import ModelRequest
 from memshift.models.retry import RETRYABLE_STATUS, MalformedReply, TransportFailure, server_wait
-from memshift.models.rules import auditor, programs, reader, writer
-from memshift.models.rules.errors import ErrorModel
 from memshift.storable import UnstorableError, parse_json
 
 if TYPE_CHECKING:
@@ -37,26 +35,12 @@ class Completion:
     refused: bool = False
 
 
-class RulesBackend:
-    name = "rules"
+class DirectBackend(Protocol):
+    """A backend that answers a typed request in-process (the offline simulator)."""
 
-    def __init__(self, profile: Profile) -> None:
-        self.profile = profile
-        em = profile.error_model
-        self.errors = (
-            ErrorModel(em.get("rates", {}), em.get("seed", 0), em.get("overlooks", {}))
-            if em
-            else None
-        )
+    name: str
 
-    def answer(self, request: ModelRequest) -> dict[str, Any]:
-        if request.role == "writer":
-            return writer.write(request, self.errors)  # type: ignore[arg-type]
-        if request.role == "reader":
-            return reader.read(request)  # type: ignore[arg-type]
-        if request.role == "program":
-            return programs.write_program(request)  # type: ignore[arg-type]
-        return auditor.propose(request)  # type: ignore[arg-type]
+    def answer(self, request: ModelRequest) -> dict[str, Any]: ...
 
 
 class HttpBackend(Protocol):

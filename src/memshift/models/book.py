@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from memshift.models import prompts
-from memshift.models.backends import RulesBackend
 from memshift.models.cache import canonical
 from memshift.models.profiles import Profile
 from memshift.models.requests import ModelRequest
+from memshift.simulator.backend import RulesBackend
 
 
 def messages_key(messages: list[dict[str, str]]) -> str:

@@ -11,7 +11,6 @@ from urllib.parse import urlsplit
 
 from memshift.errors import MemshiftError
 from memshift.gold.evaluator import evaluate
-from memshift.items import Item
 from memshift.models.backends import refused_parameter_in, sent_parameters
 from memshift.models.client import ModelClient
 from memshift.models.http import CONNECT_FAILED, connect_reason
@@ -21,6 +20,7 @@ from memshift.models.requests import AuditRequest, ProgramRequest, ReaderRequest
 from memshift.models.retry import RetryPolicy
 from memshift.statements import render
 from memshift.world.generate import World, generate_world
+from memshift.world.items import Item
 from memshift.world.parse import record_evidence
 from memshift.world.records import Record, state_at
 

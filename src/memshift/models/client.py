@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from memshift.models import prompts
-from memshift.models.backends import Completion, HttpBackend, RulesBackend
+from memshift.models.backends import Completion, DirectBackend, HttpBackend
 from memshift.models.cache import CachedReply, ResponseCache, cache_key, canonical
 from memshift.models.calllog import CallLog
 from memshift.models.profiles import Profile, check_base_url
@@ -29,6 +29,7 @@ from memshift.models.replies import Reply, Usage
 from memshift.models.requests import ModelRequest
 from memshift.models.retry import CallFailure, RetryPolicy
 from memshift.models.schemas import SCHEMAS, check_reply, schema_name
+from memshift.registry import BACKENDS, load
 from memshift.tokens import count_tokens
 
 TRUNCATED = frozenset({"length", "max_tokens"})
@@ -38,15 +39,17 @@ MAX_DETAIL = 500
 def make_http_backend(profile: Profile) -> HttpBackend:
     # Profiles built in code skip load_profiles; credentials in a URL are refused all the same.
     check_base_url(profile.name, profile.base_url)
-    if profile.backend == "openai":
-        from memshift.models.openai_backend import OpenAIBackend
+    backend = load(BACKENDS[profile.backend])
+    if getattr(backend, "direct", False):
+        raise ValueError(f"no HTTP backend {profile.backend!r}")
+    return backend(profile)  # type: ignore[no-any-return]
 
-        return OpenAIBackend(profile)
-    if profile.backend == "anthropic":
-        from memshift.models.anthropic_backend import AnthropicBackend
 
-        return AnthropicBackend(profile)
-    raise ValueError(f"no HTTP backend {profile.backend!r}")
+def direct_backend(profile: Profile) -> DirectBackend | None:
+    """The backend that answers typed requests in-process (the simulator), if the profile's is
+    one; None for a backend reached over HTTP."""
+    backend = load(BACKENDS[profile.backend])
+    return backend(profile) if getattr(backend, "direct", False) else None  # type: ignore[no-any-return]
 
 
 def key_meta(profile: Profile) -> dict[str, Any]:
@@ -166,16 +169,16 @@ class ModelClient:
         self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
         self.log = log if log is not None else CallLog()
         self.retry = retry or RetryPolicy(max_attempts=profile.max_attempts)
-        self.rules = RulesBackend(profile) if profile.backend == "rules" else None
+        self.direct = direct_backend(profile)
         self._jitter = random.Random()
 
     def generate(self, requests: Sequence[ModelRequest]) -> list[Reply]:
         return asyncio.run(self.agenerate(requests))
 
     async def agenerate(self, requests: Sequence[ModelRequest]) -> list[Reply]:
-        if self.rules is not None:
-            replies = [self._rules_reply(r) for r in requests]
-            name, model = "rules", "rules"
+        if self.direct is not None:
+            replies = [self._direct_reply(self.direct, r) for r in requests]
+            name, model = self.direct.name, self.direct.name
         else:
             replies = await self._http_replies(requests)
             name, model = self.profile.backend, self.profile.model
@@ -204,10 +207,9 @@ class ModelClient:
             await backend.aclose()
         return [r for r in replies if r is not None]
 
-    def _rules_reply(self, request: ModelRequest) -> Reply:
-        assert self.rules is not None
+    def _direct_reply(self, backend: DirectBackend, request: ModelRequest) -> Reply:
         start = time.perf_counter()
-        content = json.dumps(self.rules.answer(request))
+        content = json.dumps(backend.answer(request))
         tokens_in = sum(count_tokens(m["content"]) for m in prompts.build(request))
         usage = Usage(tokens_in, count_tokens(content))
         return _Call(request, "", start).checked(content, "stop", usage, 1, False)

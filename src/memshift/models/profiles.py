@@ -17,12 +17,11 @@ from urllib.parse import urlsplit
 
 import jsonschema
 
-from memshift.config import describe_error
 from memshift.errors import ConfigError
-from memshift.inputs import load_yaml
+from memshift.inputs import describe_error, load_yaml
 from memshift.models.requests import ROLES
+from memshift.registry import BACKENDS
 
-BACKENDS = ("rules", "openai", "anthropic")
 DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
 URL_SCHEMES = ("http", "https")
 

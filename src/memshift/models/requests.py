@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from memshift.definitions import Definition, definition
 from memshift.gold.evaluator import Value
-from memshift.items import Item
+from memshift.world.items import Item
 from memshift.world.records import Record
 
 ROLES = ("writer", "reader", "program", "auditor")

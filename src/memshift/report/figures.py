@@ -31,16 +31,8 @@ from matplotlib.ticker import PercentFormatter
 
 from memshift.analysis.bootstrap import MIN_WORLDS
 from memshift.artifacts import write_atomically
-from memshift.report.order import (
-    BASELINE_ORDER,
-    BRANCH_NAMES,
-    DETECTION_ORDER,
-    ITEM_CLASS_ORDER,
-    in_order,
-    ordered_branches,
-    ordered_systems,
-)
-from memshift.stages.paths import cell_parts
+from memshift.report.order import in_order, ordered_branches, ordered_systems
+from memshift.vocabulary import BASELINES, BRANCH_NAMES, DETECTIONS, ITEM_CLASSES, cell_parts
 
 UPDATE_STABILITY = "update_stability.png"
 CHANGED_OUTCOMES = "changed_outcomes.png"
@@ -197,7 +189,7 @@ def system_group(system: str) -> str:
     cell = cell_parts(system)
     if cell:
         return f"holdmem {cell[1]}"
-    return "baselines" if system in BASELINE_ORDER else "custom"
+    return "baselines" if system in BASELINES else "custom"
 
 
 def x_positions(systems: Sequence[str]) -> list[float]:
@@ -523,8 +515,8 @@ def contrasts_figure(contrasts: pa.Table, backend: str) -> Figure:
         note(figure, "no defined B or B×D contrasts of update in this study")
         return figure
     branches = ordered_branches(branch for branch, _, _, _ in points)
-    detections = in_order((detection for _, detection, _, _ in points), DETECTION_ORDER)
-    classes = in_order((item_class for _, _, item_class, _ in points), ITEM_CLASS_ORDER)
+    detections = in_order((detection for _, detection, _, _ in points), DETECTIONS)
+    classes = in_order((item_class for _, _, item_class, _ in points), ITEM_CLASSES)
     present = {effect for _, _, _, effect in points}
     effects = [e for e in EFFECTS if e in present]
     offsets = dict(zip(effects, effect_offsets(len(effects)), strict=True))

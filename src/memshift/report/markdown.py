@@ -8,7 +8,8 @@ from typing import Any
 
 from memshift.analysis.bootstrap import MIN_WORLDS
 from memshift.analysis.measures import decomposed
-from memshift.report.order import BRANCH_NAMES, ordered_branches, ordered_systems, system_key
+from memshift.report.order import ordered_branches, ordered_systems, system_key
+from memshift.vocabulary import BRANCH_NAMES
 
 CLASSES = ("definition", "other", "free text")
 CAUSES = ("caused", "also without", "clock alone")

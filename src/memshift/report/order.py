@@ -4,32 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from memshift.branches import BRANCHES
-from memshift.stages.paths import cell_parts
+from memshift.vocabulary import BASELINES, BRANCHES, DETECTIONS, REPAIRS, cell_parts
 
-BRANCH_NAMES = {
-    "none": "no shift",
-    "src": "source revision",
-    "def": "redefinition",
-    "del": "deletion",
-    "cons": "consent revocation",
-    "conflict": "conflicting sources",
-}
-# Display orders; names not listed follow the listed ones, alphabetically.
-DETECTION_ORDER = (
-    "append",
-    "source",
-    "citation",
-    "oracle",
-    "scope",
-    "refresh",
-    "upsert",
-    "leaky",
-    "audit",
-)
-REPAIR_ORDER = ("0", "1", "m")
-BASELINE_ORDER = ("bm25", "rag", "oracle")
-ITEM_CLASS_ORDER = ("all", "definition", "other", "free text")
+# Display orders are the vocabulary's; names not listed follow the listed ones, alphabetically.
 
 
 def rank(value: str, order: Sequence[str]) -> int:
@@ -53,21 +30,21 @@ def system_key(system: str) -> tuple[int, int, str, int, str, int]:
     if base == "holdmem":  # the store written before the fork (a caller in the cost table)
         return 0, -1, "", -1, "", audited
     detection = base.removeprefix("holdmem-")
-    if detection != base and detection in DETECTION_ORDER:  # a detection's writer and auditor
-        return 0, rank(detection, DETECTION_ORDER), detection, -1, "", audited
+    if detection != base and detection in DETECTIONS:  # a detection's writer and auditor
+        return 0, rank(detection, DETECTIONS), detection, -1, "", audited
     cell = cell_parts(base)
     if cell:
         repair, detection = cell
         return (
             0,
-            rank(detection, DETECTION_ORDER),
+            rank(detection, DETECTIONS),
             detection,
-            rank(repair, REPAIR_ORDER),
+            rank(repair, REPAIRS),
             repair,
             audited,
         )
-    if base in BASELINE_ORDER:
-        return 1, BASELINE_ORDER.index(base), base, 0, "", audited
+    if base in BASELINES:
+        return 1, BASELINES.index(base), base, 0, "", audited
     return 2, 0, base, 0, "", audited
 
 

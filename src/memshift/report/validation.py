@@ -12,10 +12,9 @@ from memshift.analysis.validation import (
     SHIFTS,
     Check,
 )
-from memshift.memory.policies import LEAKY_BLIND_SHARE
 from memshift.models.profiles import Profile
 from memshift.report.markdown import interval, pct, points, table
-from memshift.report.order import BRANCH_NAMES
+from memshift.vocabulary import BRANCH_NAMES, LEAKY_BLIND_SHARE
 
 
 def _row(check: Check) -> dict[str, float | None]:

@@ -7,18 +7,18 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.audit.answers import Draft, answer_json, draft_value, evidence_at, request_for
 from memshift.audit.arbiter import STALE, AuditRow, audit_log, judge
 from memshift.errors import MemshiftError
-from memshift.memory.tables import audits_to_table
+from memshift.memory.write_tables import audits_to_table
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.stages import paths
-from memshift.stages.world import load, load_public_events
+from memshift.vocabulary import audited_system
+from memshift.world.stored import load, load_public_events
 
 
 def run(
@@ -34,17 +34,17 @@ def run(
     items = {i.item_id: i for i in world.items}
     probes = {
         p["probe_id"]: p
-        for p in read_table(paths.probes(world_dir, branch), schemas.PROBES).to_pylist()
+        for p in read_table(layout.probes(world_dir, branch), schemas.PROBES).to_pylist()
     }
-    answers_path = paths.system_dir(run_world_dir, branch, system) / "answers.parquet"
+    answers_path = layout.system_dir(run_world_dir, branch, system) / "answers.parquet"
     answers = read_table(answers_path, schemas.ANSWERS).to_pylist()
     unknown = [a["probe_id"] for a in answers if a["probe_id"] not in probes]
     if unknown:
         raise MemshiftError(
             f"{answers_path}: {len(unknown)} answer(s) to probes not in "
-            f"{paths.probes(world_dir, branch)}, e.g. {unknown[0]}"
+            f"{layout.probes(world_dir, branch)}, e.g. {unknown[0]}"
         )
-    name = paths.audited_system(system)
+    name = audited_system(system)
     drafts = [
         Draft(
             a["probe_id"],
@@ -78,7 +78,7 @@ def run(
         audit_rows += audit_log(
             request.item.item_id, request.context.checkpoint, verdict, decisions, probe_id
         )
-    out = paths.system_dir(run_world_dir, branch, name)
+    out = layout.system_dir(run_world_dir, branch, name)
     rows = [
         {**a, "system": name, "value": corrected.get(a["probe_id"], a["value"])} for a in answers
     ]

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
-from memshift.memory.cells import ProgramRunner, run_repair
-from memshift.memory.tables import store_to_table, table_to_served, table_to_writes
+from memshift.memory.programs import ProgramRunner
+from memshift.memory.repair import run_repair
+from memshift.memory.store_tables import store_to_table
+from memshift.memory.write_tables import table_to_served, table_to_writes
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.stages import paths
-from memshift.stages.world import load, load_public_events
+from memshift.vocabulary import cell_system, detection_system
+from memshift.world.stored import load, load_public_events
 
 
 def run(
@@ -26,10 +28,10 @@ def run(
     cache_dir: Path | None,
 ) -> int:
     world = load(world_dir, with_events=False)
-    source = paths.system_dir(run_world_dir, branch, paths.detection_system(detection))
+    source = layout.system_dir(run_world_dir, branch, detection_system(detection))
     writes = table_to_writes(read_table(source / "writes.parquet", schemas.WRITES))
     served = table_to_served(read_table(source / "served.parquet", schemas.SERVED))
-    system = paths.cell_system(detection, repair)
+    system = cell_system(detection, repair)
     log = CallLog()
     programs = None
     if repair == "m":
@@ -40,7 +42,7 @@ def run(
     store = run_repair(
         world, load_public_events(world_dir, branch), writes, served, repair, programs
     )
-    out = paths.system_dir(run_world_dir, branch, system)
+    out = layout.system_dir(run_world_dir, branch, system)
     write_table(store_to_table(store), schemas.STORE, out / "store.parquet")
     log.write(out / "calls-programs.parquet")
     return sum(len(v) for slots in store.values() for v in slots.values())

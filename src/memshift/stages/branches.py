@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.artifacts import write_json, write_table
 from memshift.branches import Branch, make_branch
-from memshift.stages import paths
-from memshift.stages.world import load
+from memshift.world.stored import load
 from memshift.world.tables import events_to_table
 
 
@@ -18,7 +17,7 @@ def run(world_dir: Path, branch: str) -> Branch:
     write_table(
         events_to_table(result.events, world=world.seed, branch=branch),
         schemas.EVENTS,
-        paths.events(world_dir, branch),
+        layout.events(world_dir, branch),
     )
     write_json(
         {
@@ -26,6 +25,6 @@ def run(world_dir: Path, branch: str) -> Branch:
             "touched_items": list(result.touched_items),
             "shift_events": len(result.shift_events),
         },
-        paths.shift(world_dir, branch),
+        layout.shift(world_dir, branch),
     )
     return result

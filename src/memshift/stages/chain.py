@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memshift.branches import BRANCHES
 from memshift.stages import branches, gold, manifest, probes, world
+from memshift.vocabulary import BRANCHES
 
 
 def build_world(seed: int, world_dir: Path, names: tuple[str, ...] = BRANCHES) -> None:

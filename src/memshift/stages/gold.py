@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.gold.branch import BranchGold, branch_gold
 from memshift.gold.compute import GoldPoint, outcomes
 from memshift.gold.tables import gold_to_table, points_from_table
-from memshift.stages import paths
-from memshift.stages.world import load, load_events
 from memshift.world.generate import World
+from memshift.world.stored import load, load_events
 
 
 def load_points(world_dir: Path, branch: str, world: World) -> list[GoldPoint]:
-    return points_from_table(read_table(paths.gold(world_dir, branch), schemas.GOLD), world.items)
+    return points_from_table(read_table(layout.gold(world_dir, branch), schemas.GOLD), world.items)
 
 
 def run(world_dir: Path, branch: str) -> BranchGold:
@@ -25,6 +24,6 @@ def run(world_dir: Path, branch: str) -> BranchGold:
     write_table(
         gold_to_table(gold.points, world=world.seed, branch=branch),
         schemas.GOLD,
-        paths.gold(world_dir, branch),
+        layout.gold(world_dir, branch),
     )
     return gold

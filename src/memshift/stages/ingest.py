@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.gold.tables import dependencies
-from memshift.memory.cells import run_detection
+from memshift.memory.detection import run_detection
 from memshift.memory.holdmem import HoldMemDetector
-from memshift.memory.tables import (
+from memshift.memory.write_tables import (
     audits_to_table,
     maintenance_to_table,
     served_to_table,
@@ -22,8 +22,8 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.stages import paths
-from memshift.stages.world import load, load_public_events
+from memshift.vocabulary import detection_system
+from memshift.world.stored import load, load_public_events
 
 
 def run(
@@ -35,20 +35,20 @@ def run(
     cache_dir: Path | None,
 ) -> HoldMemDetector:
     world = load(world_dir, with_events=False)
-    prefork = table_to_writes(read_table(paths.prefork(run_world_dir), schemas.WRITES))
+    prefork = table_to_writes(read_table(layout.prefork(run_world_dir), schemas.WRITES))
     log = CallLog()
     client = ModelClient(profile, cache_dir=cache_dir, log=log)
-    system = paths.detection_system(detection)
+    system = detection_system(detection)
     context = CallContext(profile.name, world.seed, branch, system)
     gold_deps = (
-        dependencies(read_table(paths.gold(world_dir, branch), schemas.GOLD))
+        dependencies(read_table(layout.gold(world_dir, branch), schemas.GOLD))
         if detection == "oracle"
         else None
     )
     detector = run_detection(
         world, load_public_events(world_dir, branch), detection, client, prefork, context, gold_deps
     )
-    out = paths.system_dir(run_world_dir, branch, system)
+    out = layout.system_dir(run_world_dir, branch, system)
     write_table(writes_to_table(detector.writes), schemas.WRITES, out / "writes.parquet")
     write_table(
         maintenance_to_table(detector.maintenance), schemas.MAINTENANCE, out / "maintenance.parquet"

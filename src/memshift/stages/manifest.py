@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from memshift import layout
 from memshift.artifacts import read_json, sha256, write_json
-from memshift.stages import paths
 
 
 def run(world_dir: Path, branches: tuple[str, ...]) -> dict[str, Any]:
-    description = read_json(paths.world_description(world_dir))
-    files = [paths.world_events(world_dir), paths.world_description(world_dir)]
+    description = read_json(layout.world_description(world_dir))
+    files = [layout.world_events(world_dir), layout.world_description(world_dir)]
     for branch in branches:
-        files += paths.branch_files(world_dir, branch)
+        files += layout.branch_files(world_dir, branch)
     manifest = {
         "seed": description["seed"],
         "generator_version": description["generator_version"],
@@ -21,5 +21,5 @@ def run(world_dir: Path, branches: tuple[str, ...]) -> dict[str, Any]:
         "branches": list(branches),
         "files": {f.name: sha256(f) for f in files},
     }
-    write_json(manifest, paths.manifest(world_dir))
+    write_json(manifest, layout.manifest(world_dir))
     return manifest

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.artifacts import write_table
-from memshift.memory.cells import prefork_writes
-from memshift.memory.tables import writes_to_table
+from memshift.memory.detection import prefork_writes
+from memshift.memory.write_tables import writes_to_table
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.stages import paths
-from memshift.stages.world import load, load_public_events
+from memshift.world.stored import load, load_public_events
 
 
 def run(world_dir: Path, out_dir: Path, profile: Profile, cache_dir: Path | None) -> int:
@@ -22,6 +21,6 @@ def run(world_dir: Path, out_dir: Path, profile: Profile, cache_dir: Path | None
     client = ModelClient(profile, cache_dir=cache_dir, log=log)
     context = CallContext(run=profile.name, world=world.seed, branch="none", system="holdmem")
     writes = prefork_writes(world, load_public_events(world_dir, "none"), client, context)
-    write_table(writes_to_table(writes), schemas.WRITES, paths.prefork(out_dir))
+    write_table(writes_to_table(writes), schemas.WRITES, layout.prefork(out_dir))
     log.write(out_dir / "calls-prefork.parquet")
     return len(writes)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.artifacts import write_table
 from memshift.probes import Probe, probes_to_table, select_probes
-from memshift.stages import paths
 from memshift.stages.gold import load_points
-from memshift.stages.world import load
+from memshift.world.stored import load
 
 
 def run(world_dir: Path, branch: str) -> list[Probe]:
@@ -18,6 +17,6 @@ def run(world_dir: Path, branch: str) -> list[Probe]:
     write_table(
         probes_to_table(probes, world=world.seed, branch=branch),
         schemas.PROBES,
-        paths.probes(world_dir, branch),
+        layout.probes(world_dir, branch),
     )
     return probes

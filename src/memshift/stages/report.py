@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.analysis import contrasts, diagnostics, measures
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
 from memshift.analysis.costs import call_costs
@@ -28,8 +28,7 @@ from memshift.models.profiles import Profile
 from memshift.report.figures import write_figures
 from memshift.report.html import standalone
 from memshift.report.markdown import Header, render
-from memshift.stages import paths
-from memshift.stages.world import load
+from memshift.world.stored import load
 
 TABLES = {
     "measures": schemas.MEASURES,
@@ -57,8 +56,8 @@ def _progress(message: str) -> None:
 def _load_world_tables(con: duckdb.DuckDBPyConnection, worlds_dir: Path) -> None:
     """Tables events, checkpoint_times and item_sources for the worlds and branches scored."""
     scored = con.execute("SELECT DISTINCT world, branch FROM scores ORDER BY ALL").fetchall()
-    event_files = [paths.events(worlds_dir / f"w{w}", b) for w, b in scored]
-    probe_files = [paths.probes(worlds_dir / f"w{w}", b) for w, b in scored]
+    event_files = [layout.events(worlds_dir / f"w{w}", b) for w, b in scored]
+    probe_files = [layout.probes(worlds_dir / f"w{w}", b) for w, b in scored]
     for path in [*event_files, *probe_files]:
         if not path.exists():
             raise ArtifactError(f"missing artifact {path}")
@@ -126,9 +125,9 @@ def run(
         "calls": call_costs(con),
     }
     for name, table in tables.items():
-        write_table(table, TABLES[name], out / "tables" / f"{name}.parquet")
+        write_table(table, TABLES[name], layout.report_table(out, name))
     label = backend_label(profile)
-    write_figures(measure_table, contrast_table, out / "figures", label)
+    write_figures(measure_table, contrast_table, layout.report_figures(out), label)
     header = Header(
         study, profile.name, label, worlds, resampling.draws, resampling.seed, resampling.interval
     )
@@ -140,8 +139,8 @@ def run(
         checked,
         tables["calls"].to_pylist(),
     )
-    report = out / "report.md"
+    report = layout.report_page(out, "md")
     write_text(text, report)
-    write_text(standalone(text, out), out / "report.html")
+    write_text(standalone(text, out), layout.report_page(out, "html"))
     _progress(f"wrote {report} and {report.with_suffix('.html')}")
     return report

@@ -18,6 +18,7 @@ from typing import Any
 
 import jsonschema
 
+from memshift import layout
 from memshift.artifacts import ArtifactError, sha256
 from memshift.fingerprint import ROOT
 from memshift.inputs import InputError, load_json, one_line, shortened
@@ -154,14 +155,14 @@ def load_manifest(manifest_path: Path) -> dict[str, Any]:
 
 def results_dir(manifest_path: Path) -> Path:
     """The results directory of a manifest written where the pipeline writes it
-    (<results>/runs/<run>/manifest.json)."""
-    parents = manifest_path.resolve().parents
-    if len(parents) < 3:
+    (<results>/runs/<study>/h<N>/<llm>/manifest.json, `layout.py`)."""
+    run = manifest_path.resolve().parent
+    if len(run.parents) < 4:
         raise CannotVerify(
-            f"{manifest_path} does not lie in <results>/runs/<run>/; give the results "
-            "directory with --base"
+            f"{manifest_path} does not lie in <results>/runs/<study>/h<N>/<llm>/; give the "
+            "results directory with --base"
         )
-    return parents[2]
+    return layout.results_of_run(run)
 
 
 def inside(base: Path, name: str) -> Path:

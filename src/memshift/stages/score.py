@@ -8,11 +8,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.errors import MemshiftError
 from memshift.scoring.scorer import accepted_premise, score_answer
-from memshift.stages import paths
 
 
 def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
@@ -22,7 +21,7 @@ def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
         for answer in read_table(path, schemas.ANSWERS).to_pylist():
             key = (answer["world"], answer["branch"])
             if key not in probes:
-                table = read_table(paths.probes(worlds_dir / f"w{key[0]}", key[1]), schemas.PROBES)
+                table = read_table(layout.probes(worlds_dir / f"w{key[0]}", key[1]), schemas.PROBES)
                 probes[key] = {p["probe_id"]: p for p in table.to_pylist()}
             probe = probes[key].get(answer["probe_id"])
             if probe is None:

@@ -6,11 +6,11 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from memshift.items import APPOINTMENT_TYPES
 from memshift.timeutil import WEEKDAYS, days, fmt
 from memshift.world import pools
 from memshift.world.cast import Cast, Person
 from memshift.world.emit import Emitter
+from memshift.world.items import APPOINTMENT_TYPES
 from memshift.world.records import Event
 from memshift.world.timeline import Timeline
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memshift.items import Item, assign_agents, build_items
 from memshift.rng import Streams
 from memshift.world import calendar, contacts, messages, notes, tasks
 from memshift.world.cast import Cast, draw_cast
+from memshift.world.items import Item, assign_agents, build_items
 from memshift.world.life import LifeScript, life_events
 from memshift.world.records import Event, sort_events
 from memshift.world.timeline import Timeline

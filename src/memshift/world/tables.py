@@ -12,9 +12,9 @@ from typing import Any
 import pyarrow as pa
 
 from memshift import schemas
-from memshift.items import Item
 from memshift.world.cast import Cast, Person
 from memshift.world.generate import GENERATOR_VERSION, World
+from memshift.world.items import Item
 from memshift.world.life import AttributeTimeline, LifeScript
 from memshift.world.records import Event, canonical_json
 from memshift.world.timeline import Timeline

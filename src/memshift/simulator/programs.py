@@ -8,9 +8,11 @@ Programs may call three helpers the interpreter provides: `minutes(ts)` (minutes
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from memshift.definitions import Clause, Definition
+from memshift.models.profiles import Profile
 from memshift.models.requests import ProgramRequest
 
 
@@ -127,3 +129,8 @@ def item_program(request: ProgramRequest) -> str:
 
 def write_program(request: ProgramRequest) -> dict[str, Any]:
     return {"code": item_program(request)}
+
+
+def simulated_programs(profile: Profile) -> Callable[[ProgramRequest], dict[str, Any]]:
+    """The program role of a `rules` profile."""
+    return write_program

@@ -1,18 +1,19 @@
-"""HoldMem's records as rows of its artifacts, and back."""
+"""What HoldMem's detection writes (writes, maintenance, served slots, audits) as rows of its
+artifacts, and back; the ingest and prefork stages own these tables."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from memshift import schemas
-from memshift.audit.arbiter import AuditRow
-from memshift.gold.tables import value_json
-from memshift.memory.holdmem import MaintenanceRow, WriteRecord
-from memshift.memory.repair import StoredItem, as_value
+from memshift.memory.writes import MaintenanceRow, WriteRecord
+
+if TYPE_CHECKING:
+    from memshift.audit.arbiter import AuditRow
 
 
 def writes_to_table(writes: Sequence[WriteRecord]) -> pa.Table:
@@ -115,31 +116,3 @@ def table_to_served(table: pa.Table) -> dict[int, dict[str, list[str]]]:
     ):
         served.setdefault(k, {}).setdefault(item_id, []).append(write_id)
     return served
-
-
-def store_to_table(store: Mapping[int, Mapping[str, Sequence[StoredItem]]]) -> pa.Table:
-    rows = schemas.empty_columns(schemas.STORE)
-    for k in sorted(store):
-        for item_id in sorted(store[k]):
-            for position, s in enumerate(store[k][item_id]):
-                rows["checkpoint"].append(k)
-                rows["item_id"].append(item_id)
-                rows["position"].append(position)
-                rows["write_id"].append(s.write_id)
-                rows["origin"].append(s.origin)
-                rows["check"].append(s.check)
-                rows["value"].append(value_json(as_value(s.value)))
-                rows["text"].append(s.text)
-    return pa.Table.from_pydict(rows, schema=schemas.STORE)
-
-
-def table_to_evidence(table: pa.Table) -> dict[tuple[int, str], list[str]]:
-    evidence: dict[tuple[int, str], list[str]] = {}
-    for k, item_id, text in zip(
-        table.column("checkpoint").to_pylist(),
-        table.column("item_id").to_pylist(),
-        table.column("text").to_pylist(),
-        strict=True,
-    ):
-        evidence.setdefault((k, item_id), []).append(text)
-    return evidence

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from memshift.gold.evaluator import Value
-from memshift.items import Item
 from memshift.timeutil import WEEKDAYS
+from memshift.world.items import Item
 
 ITEM_GROUPS = ("definition", "free_text", "other")
 DECOY = "Unknown"

@@ -1,20 +1,20 @@
-"""Running HoldMem over one branch of a world: the shared pre-fork store, one detection policy,
-and one repair arm over its writes."""
+"""The writer's programs (D=m): one per item and definition version, written by the program role
+from the item's definition and the typed fields of its sources (no world data), and run in the
+restricted interpreter on the live records."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from memshift.gold.evaluator import Value
-from memshift.gold.tables import Dependencies
-from memshift.items import Item
-from memshift.memory.holdmem import HoldMemDetector, WriteRecord
-from memshift.memory.repair import Repairer, StoredItem, as_value, serve, typed_rows
+from memshift.memory.stored import as_value
 from memshift.models.client import ModelClient
 from memshift.models.requests import CallContext, ProgramRequest
-from memshift.world.generate import World
-from memshift.world.records import LiveState, PublicEvent, Record, snapshots
+from memshift.timeutil import fmt
+from memshift.world.items import Item
+from memshift.world.records import Record
 
 PROGRAM_FIELDS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "email": (
@@ -33,39 +33,21 @@ PROGRAM_FIELDS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
 }
 
 
-def _interval(
-    events: Sequence[PublicEvent], lo: datetime | None, hi: datetime
-) -> list[PublicEvent]:
-    return [e for e in events if (lo is None or e.time > lo) and e.time <= hi]
-
-
-def prefork_writes(
-    world: World, events: Sequence[PublicEvent], client: ModelClient, context: CallContext
-) -> list[WriteRecord]:
-    """One write per item at the fork from the full history; identical for every branch and
-    cell, since every branch shares the events up to the fork."""
-    detector = HoldMemDetector(world.items, "source", client, context)
-    detector.ingest(_interval(events, None, world.timeline.fork))
-    return detector.prefork_writes(world.timeline.fork)
-
-
-def run_detection(
-    world: World,
-    events: Sequence[PublicEvent],
-    detection: str,
-    client: ModelClient,
-    prefork: Sequence[WriteRecord],
-    context: CallContext,
-    gold_deps: Dependencies | None = None,
-) -> HoldMemDetector:
-    checkpoints = world.timeline.checkpoints
-    detector = HoldMemDetector(world.items, detection, client, context, gold_deps)
-    detector.ingest(_interval(events, None, checkpoints[0]))
-    detector.adopt_prefork(prefork, checkpoints[0])
-    for k in range(1, len(checkpoints)):
-        detector.ingest(_interval(events, checkpoints[k - 1], checkpoints[k]))
-        detector.checkpoint(checkpoints[k], k)
-    return detector
+def typed_rows(records: Sequence[Record]) -> list[dict[str, Any]]:
+    """Records as a program sees them: metadata and typed fields, plus the rendered text."""
+    return [
+        {
+            "object_id": r.object_id,
+            "source": r.source,
+            "kind": r.kind,
+            "revision": r.revision,
+            "updated": fmt(r.updated),
+            "cluster": r.cluster,
+            "text": r.text,
+            **r.fields,
+        }
+        for r in records
+    ]
 
 
 class ProgramRunner:
@@ -112,19 +94,3 @@ class ProgramRunner:
         if not result.ok:
             return False, None, f"{result.failure}: {result.detail}"
         return True, as_value(result.value), ""
-
-
-def run_repair(
-    world: World,
-    events: Sequence[PublicEvent],
-    writes: Sequence[WriteRecord],
-    served: dict[int, dict[str, list[str]]] | dict[int, dict[str, tuple[str, ...]]],
-    repair: str,
-    programs: ProgramRunner | None = None,
-) -> dict[int, dict[str, list[StoredItem]]]:
-    states: list[LiveState] = list(snapshots(list(events), list(world.timeline.checkpoints)))
-    if programs is not None:
-        programs.prepare([(w.item_id, w.version) for w in writes if w.kind != "prefork"])
-    repairer = Repairer(world.items, repair, programs)
-    stored = {w.write_id: repairer.apply(w, states[w.checkpoint]) for w in writes}
-    return serve(served, stored)

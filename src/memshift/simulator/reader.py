@@ -8,10 +8,12 @@ falls back to the records quoted beside it, and abstains if there are none.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from memshift import statements
 from memshift.gold.evaluator import Value, evaluate
+from memshift.models.profiles import Profile
 from memshift.models.requests import ReaderRequest
 from memshift.world import phrasing
 from memshift.world.parse import parse_evidence
@@ -43,3 +45,8 @@ def read(request: ReaderRequest) -> dict[str, Any]:
         return _answer(max(found)[1] if found else None)
     gold = evaluate(item, [p.as_record() for p in parsed], request.as_of, version=request.version)
     return _answer(gold.value if gold.status == "answer" else None)
+
+
+def simulated_reader(profile: Profile) -> Callable[[ReaderRequest], dict[str, Any]]:
+    """The reader role of a `rules` profile."""
+    return read

@@ -15,13 +15,15 @@ does, the reply says so and derives nothing.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from memshift import statements
 from memshift.gold.evaluator import Value, evaluate, in_scope
+from memshift.models.profiles import Profile
 from memshift.models.requests import WriterRequest
-from memshift.models.rules.errors import ErrorModel, corrupt
-from memshift.models.rules.quotes import quote_around, quote_of
+from memshift.simulator.errors import ErrorModel, corrupt
+from memshift.simulator.quotes import quote_around, quote_of
 from memshift.timeutil import fmt
 from memshift.world import phrasing
 from memshift.world.records import Record
@@ -121,3 +123,12 @@ def write(request: WriterRequest, errors: ErrorModel | None = None) -> dict[str,
         "citations": citations,
     }
     return {"bears_on_item": True, **reply} if delta else reply
+
+
+def simulated_writer(profile: Profile) -> Callable[[WriterRequest], dict[str, Any]]:
+    """The writer role of a `rules` profile, with the profile's error model if it has one."""
+    em = profile.error_model
+    errors = (
+        ErrorModel(em.get("rates", {}), em.get("seed", 0), em.get("overlooks", {})) if em else None
+    )
+    return lambda request: write(request, errors)

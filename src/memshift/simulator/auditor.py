@@ -3,11 +3,13 @@ was written yields a different value for the item on its own."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from memshift.gold.evaluator import Value, evaluate
+from memshift.models.profiles import Profile
 from memshift.models.requests import AuditRequest
-from memshift.models.rules.quotes import quote_of
+from memshift.simulator.quotes import quote_of
 from memshift.statements import value_text
 from memshift.world import phrasing
 from memshift.world.records import Record
@@ -54,3 +56,8 @@ def propose(request: AuditRequest) -> dict[str, Any]:
             }
         )
     return {"transitions": transitions}
+
+
+def simulated_auditor(profile: Profile) -> Callable[[AuditRequest], dict[str, Any]]:
+    """The auditor role of a `rules` profile."""
+    return propose

@@ -4,7 +4,7 @@ words that prose about it tends to use (free-text attributes are never named out
 from __future__ import annotations
 
 from memshift.definitions import definition
-from memshift.items import Item
+from memshift.world.items import Item
 
 CUES = {
     "employer": "job work company started joined team onboarding office badge contract role",

@@ -1,0 +1,204 @@
+"""Where every artifact lives. The Snakefile builds its paths here (with wildcards such as
+"{world}" in place of values) and the stages find their files here, so a path is spelled once.
+
+    <results>/worlds[-h<N>]/w<seed>/          a world and its branches (shared by studies)
+    <results>/runs/<study>/h<N>/<llm>/         one study's run: per world, per branch, per system
+    <results>/cache/                           model replies and embeddings, keyed by content
+
+N is the study's months of history before the fork (`worlds.history_months`); worlds of the
+default history (the twelve-month world) keep the plain `worlds/` folder. Two studies, or one
+study at two horizons, never write into each other's run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_HISTORY_MONTHS = 9
+
+# ---- a world's directory ----------------------------------------------------------------------
+
+WORLD_FILES = ("world.json", "world.parquet", "manifest.json")
+BRANCH_FILES = (
+    ("events", "parquet"),
+    ("shift", "json"),
+    ("gold", "parquet"),
+    ("probes", "parquet"),
+)
+
+
+def world_events(world_dir: Path) -> Path:
+    return world_dir / "world.parquet"
+
+
+def world_description(world_dir: Path) -> Path:
+    return world_dir / "world.json"
+
+
+def events(world_dir: Path, branch: str) -> Path:
+    return world_dir / f"events-{branch}.parquet"
+
+
+def shift(world_dir: Path, branch: str) -> Path:
+    return world_dir / f"shift-{branch}.json"
+
+
+def gold(world_dir: Path, branch: str) -> Path:
+    return world_dir / f"gold-{branch}.parquet"
+
+
+def probes(world_dir: Path, branch: str) -> Path:
+    return world_dir / f"probes-{branch}.parquet"
+
+
+def manifest(world_dir: Path) -> Path:
+    return world_dir / "manifest.json"
+
+
+def branch_files(world_dir: Path, branch: str) -> list[Path]:
+    return [world_dir / f"{kind}-{branch}.{ext}" for kind, ext in BRANCH_FILES]
+
+
+# ---- a world's directory of a run -------------------------------------------------------------
+
+
+def prefork(run_world_dir: Path) -> Path:
+    return run_world_dir / "prefork-writes.parquet"
+
+
+def prefork_calls(run_world_dir: Path) -> Path:
+    return run_world_dir / "calls-prefork.parquet"
+
+
+def system_dir(run_world_dir: Path, branch: str, system: str) -> Path:
+    return run_world_dir / branch / system
+
+
+def fork_check(run_world_dir: Path) -> Path:
+    return run_world_dir / "fork-check.json"
+
+
+# ---- a system's directory (`system_dir`), by the stage that writes each file -------------------
+
+# ingest, per detection (holdmem-<detection>)
+DETECTION_FILES = ("writes", "maintenance", "served", "audits")
+DETECTION_CALLS = "calls"
+# audit/repair, per cell (holdmem-d<repair>-<detection>)
+STORE = "store"
+PROGRAM_CALLS = "calls-programs"
+# probe, per system
+ANSWERS = "answers"
+READER_CALLS = "calls-reader"
+# answer audit, per audited system (<system>+audit)
+ANSWER_AUDITS = "answer-audits"
+AUDITOR_CALLS = "calls-auditor"
+
+
+def table(directory: Path, name: str) -> Path:
+    """A Parquet table of a system's directory, by one of the names above."""
+    return directory / f"{name}.parquet"
+
+
+# ---- a run's report directory (`Study.report`), written by the report stage --------------------
+
+
+def report_page(report_dir: Path, suffix: str) -> Path:
+    """report.md or report.html."""
+    return report_dir / f"report.{suffix}"
+
+
+def report_table(report_dir: Path, name: str) -> Path:
+    return report_dir / "tables" / f"{name}.parquet"
+
+
+def report_figures(report_dir: Path) -> Path:
+    return report_dir / "figures"
+
+
+# ---- a study's directories --------------------------------------------------------------------
+
+
+def worlds_of(world_file: Path) -> Path:
+    """The worlds directory that holds a world's file (`worlds_dir`)."""
+    return world_file.parents[1]
+
+
+def worlds_dir(results: Path, history_months: int) -> Path:
+    if history_months == DEFAULT_HISTORY_MONTHS:
+        return results / "worlds"
+    return results / f"worlds-h{history_months}"
+
+
+def runs_of_study(results: Path, study: str, history_months: int) -> Path:
+    """Where the runs of one study at one horizon live, one folder per model profile."""
+    return results / "runs" / study / f"h{history_months}"
+
+
+def run_dir(results: Path, study: str, history_months: int, llm: str) -> Path:
+    return runs_of_study(results, study, history_months) / llm
+
+
+def results_of_run(run: Path) -> Path:
+    """The results directory of a run directory (`run_dir`'s inverse)."""
+    return run.parents[3]
+
+
+@dataclass(frozen=True)
+class Study:
+    """The paths of one study's run. Arguments may be wildcards ("{world}") as well as values,
+    so the Snakefile's patterns come from the same functions as the stages' paths."""
+
+    results: Path
+    study: str
+    history_months: int
+    llm: str
+
+    @property
+    def worlds(self) -> Path:
+        return worlds_dir(self.results, self.history_months)
+
+    @property
+    def runs(self) -> Path:
+        return run_dir(self.results, self.study, self.history_months, self.llm)
+
+    @property
+    def llm_cache(self) -> Path:
+        return self.results / "cache" / "llm"
+
+    def embedding_cache(self, world: int | str) -> Path:
+        return self.results / "cache" / "embeddings" / f"w{world}"
+
+    def world(self, world: int | str) -> Path:
+        return self.worlds / f"w{world}"
+
+    def run_world(self, world: int | str) -> Path:
+        return self.runs / f"w{world}"
+
+    def system(self, world: int | str, branch: str, system: str) -> Path:
+        return system_dir(self.run_world(world), branch, system)
+
+    @property
+    def scores(self) -> Path:
+        return self.runs / "scores.parquet"
+
+    @property
+    def report(self) -> Path:
+        return self.runs / "report"
+
+    @property
+    def manifest(self) -> Path:
+        return self.runs / "manifest.json"
+
+    def world_log(self, stage: str, name: str) -> Path:
+        return self.worlds / "logs" / stage / f"{name}.log"
+
+    def world_benchmark(self, stage: str, name: str) -> Path:
+        return self.worlds / "benchmarks" / stage / f"{name}.tsv"
+
+    def run_log(self, stage: str, name: str | None = None) -> Path:
+        return self.runs / "logs" / (f"{stage}.log" if name is None else f"{stage}/{name}.log")
+
+    def run_benchmark(self, stage: str, name: str | None = None) -> Path:
+        folder = self.runs / "benchmarks"
+        return folder / (f"{stage}.tsv" if name is None else f"{stage}/{name}.tsv")

@@ -1,0 +1,49 @@
+"""The `audit` detection's step: at each checkpoint an auditor reads every item whose sources
+received records since its last write and proposes old-to-new transitions; the gate verifies
+them, and only a verified transition re-derives the item (`memshift.audit`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from memshift.audit.arbiter import Verdict, audit_log, judge
+from memshift.memory.holdmem import HoldMemDetector
+from memshift.models.requests import AuditRequest
+
+
+class AuditStep:
+    def verdicts(
+        self, detector: HoldMemDetector, now: datetime, checkpoint: int
+    ) -> dict[str, Verdict]:
+        """Audit every item whose sources received records since its last write."""
+        requests: list[AuditRequest] = []
+        for item in detector.items:
+            slot = detector.slots[item.item_id]
+            newer = detector.since_last_write(item)
+            if not newer or not slot.served:
+                continue
+            current = detector.write_of(slot.served[-1])
+            cited = tuple(
+                detector.versions[key]
+                for c in current.citations
+                if (key := (str(c.get("object_id", "")), int(c.get("revision", 0))))
+                in detector.versions
+            )
+            requests.append(
+                AuditRequest(
+                    item,
+                    detector.version(item),
+                    current.statement,
+                    current.value,
+                    current.time,
+                    cited,
+                    tuple(newer),
+                    detector.call_context(item, checkpoint),
+                )
+            )
+        verdicts: dict[str, Verdict] = {}
+        for request, reply in zip(requests, detector.client.generate(requests), strict=True):
+            verdict, decisions = judge(request, reply.value if reply.ok else None)
+            verdicts[request.item.item_id] = verdict
+            detector.audits += audit_log(request.item.item_id, checkpoint, verdict, decisions)
+        return verdicts

@@ -1,0 +1,79 @@
+"""The names a study is made of, in one place: branches, detections (B), repairs (D), baselines,
+the grammar of system names and the orders the report shows them in. Stages, the Snakefile's
+wildcards, the config schema (kept equal by a test) and the report read them here."""
+
+from __future__ import annotations
+
+import re
+
+from memshift.registry import SHIFTS, SYSTEMS
+
+BRANCHES: tuple[str, ...] = ("none", *SHIFTS)
+BRANCH_NAMES: dict[str, str] = {
+    "none": "no shift",
+    **{name: shift.label for name, shift in SHIFTS.items()},
+}
+
+# HoldMem's detection policies, in the report's order: `append` (B=0) never invalidates; the
+# keyed ones invalidate an item whose key changed; `refresh` and `upsert` re-derive without
+# retiring (or retire without a key); `leaky` is the validation control with a known m; `audit`
+# lets a model propose and a gate verify.
+DETECTIONS: tuple[str, ...] = (
+    "append",
+    "source",
+    "citation",
+    "oracle",
+    "scope",
+    "refresh",
+    "upsert",
+    "leaky",
+    "audit",
+)
+KEYED: tuple[str, ...] = ("source", "citation", "oracle", "scope", "audit", "leaky")
+# The leaky control: the source key, blind to a seeded share of the item slots of each world, so
+# its missed invalidation is known (a validation of m).
+LEAKY_BLIND_SHARE = 0.25
+REPAIRS: tuple[str, ...] = ("0", "1", "m")
+BASELINES: tuple[str, ...] = tuple(name for name in SYSTEMS if name != "holdmem")
+ITEM_CLASSES: tuple[str, ...] = ("all", "definition", "other", "free text")
+
+# System names: a detection's writes `holdmem-<detection>`, a cell `holdmem-d<repair>-<detection>`,
+# the answers of any system after the answer-level audit `<system>+audit`; the store written
+# before the fork is logged under `holdmem`.
+HOLDMEM = "holdmem"
+AUDITED = "+audit"
+_CELL = re.compile(r"holdmem-d(?P<repair>[^-]+)-(?P<detection>[^+]+)")
+
+
+def detection_system(detection: str) -> str:
+    return f"{HOLDMEM}-{detection}"
+
+
+def cell_system(detection: str, repair: str) -> str:
+    return f"{HOLDMEM}-d{repair}-{detection}"
+
+
+def cell_parts(system: str) -> tuple[str, str] | None:
+    """(repair, detection) of a HoldMem cell's name; None for any other system."""
+    match = _CELL.fullmatch(system)
+    return None if match is None else (match["repair"], match["detection"])
+
+
+def audited_system(system: str) -> str:
+    """The name under which `system`'s answers are scored after the answer-level audit."""
+    return system + AUDITED
+
+
+def audited_base(system: str) -> str | None:
+    """The system whose answers `system` audits; None when it is not an audited system."""
+    return system.removesuffix(AUDITED) if system.endswith(AUDITED) else None
+
+
+def is_reserved(name: str) -> bool:
+    """Whether a custom system may not take `name`: a built-in's, or any HoldMem name."""
+    return name in SYSTEMS or name.startswith(HOLDMEM)
+
+
+def choice(values: tuple[str, ...]) -> str:
+    """A Snakemake wildcard constraint matching exactly one of `values`."""
+    return "|".join(re.escape(v) for v in values) or "(?!)"

@@ -1,0 +1,75 @@
+"""One vocabulary: the config schema, the model profiles' schema, the Snakefile's wildcards and the
+report take their names from the registry and the vocabulary, and a test keeps the schema's lists
+(written out so that a study's typo fails with the choices) equal to them."""
+
+from __future__ import annotations
+
+import yaml
+
+from memshift import registry, vocabulary
+from memshift.config import schema_path
+from memshift.models.profiles import PROFILE_SCHEMA
+from memshift.report.order import ordered_branches, ordered_systems
+
+
+def config_schema() -> dict:
+    return yaml.safe_load(schema_path().read_text())
+
+
+def test_the_config_schema_lists_exactly_the_vocabularys_names():
+    props = config_schema()["properties"]
+    systems = props["systems"]["properties"]
+    holdmem = systems["holdmem"]["properties"]
+    assert holdmem["detections"]["items"]["enum"] == list(vocabulary.DETECTIONS)
+    assert holdmem["repairs"]["items"]["enum"] == list(vocabulary.REPAIRS)
+    assert systems["baselines"]["items"]["enum"] == list(vocabulary.BASELINES)
+    assert props["branches"]["items"]["enum"] == list(vocabulary.BRANCHES)
+
+
+def test_every_default_name_is_a_known_one():
+    props = config_schema()["properties"]
+    holdmem = props["systems"]["properties"]["holdmem"]["properties"]
+    assert set(holdmem["detections"]["default"]) <= set(vocabulary.DETECTIONS)
+    assert set(holdmem["repairs"]["default"]) <= set(vocabulary.REPAIRS)
+    assert props["systems"]["properties"]["baselines"]["default"] == list(vocabulary.BASELINES)
+
+
+def test_profiles_choose_among_the_registered_backends():
+    backend = PROFILE_SCHEMA["properties"]["backend"]["enum"]
+    assert backend == list(registry.BACKENDS)
+
+
+def test_every_registry_entry_loads():
+    for shift in registry.SHIFTS.values():
+        assert callable(registry.load(shift.builder))
+    for table in (
+        registry.SYSTEMS,
+        registry.BACKENDS,
+        registry.SIMULATED_ROLES,
+        registry.DETECTION_STEPS,
+    ):
+        for entry in table.values():
+            assert callable(registry.load(entry)), entry
+
+
+def test_the_system_name_grammar_round_trips():
+    for detection in vocabulary.DETECTIONS:
+        for repair in vocabulary.REPAIRS:
+            cell = vocabulary.cell_system(detection, repair)
+            assert vocabulary.cell_parts(cell) == (repair, detection)
+            assert vocabulary.audited_base(vocabulary.audited_system(cell)) == cell
+    assert vocabulary.cell_parts("bm25") is None
+    assert vocabulary.audited_base("bm25") is None
+    assert vocabulary.is_reserved("holdmem-mine") and vocabulary.is_reserved("rag")
+    assert not vocabulary.is_reserved("mine")
+
+
+def test_the_report_orders_by_the_vocabulary():
+    assert ordered_branches(["del", "none", "src"]) == ["none", "src", "del"]
+    cells = [vocabulary.cell_system(d, "0") for d in reversed(vocabulary.DETECTIONS)]
+    assert ordered_systems(["mine", "rag", "bm25", *cells]) == [
+        *[vocabulary.cell_system(d, "0") for d in vocabulary.DETECTIONS],
+        "bm25",
+        "rag",
+        "mine",
+    ]
