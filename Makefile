@@ -35,13 +35,13 @@ test: lint compile
 	$(BIN)/pytest -n 2 -q
 
 # Most of its time is the coverage section (tens of thousands of simulated studies); one section
-# alone: python -m memshift.bench --only coverage --out docs/benchmarks.md
+# alone: python -m memshift_tools.bench --only coverage --out docs/benchmarks.md
 bench: $(STAMP)
-	$(BIN)/python -m memshift.bench --out docs/benchmarks.md --runs 3
+	$(BIN)/python -m memshift_tools.bench --out docs/benchmarks.md --runs 3
 
 # The study budgets: the main and smoke studies three times each from nothing (about half an hour).
 bench-study: compile
-	$(BIN)/python -m memshift.bench.study --out docs/benchmarks-study.md --runs 3
+	$(BIN)/python -m memshift_tools.bench.study --out docs/benchmarks-study.md --runs 3
 
 clean-results:
 	rm -rf results .snakemake

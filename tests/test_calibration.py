@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from memshift.bench.simulated import CHANGED_PER_WORLD
 from memshift.config import SPLITS
 from memshift.stats import MEASURES, PAPER, collect, render, totals
+from memshift_tools.bench.simulated import CHANGED_PER_WORLD
 
 
 @pytest.fixture(scope="module")

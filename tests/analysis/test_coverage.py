@@ -1,21 +1,21 @@
 """The report's 95% intervals cover the truth 94-96% of the time, on several seeds.
 
-Each seed simulates STUDIES studies of 20 worlds of one shift's design (`memshift.bench.
-simulated`: worlds differ in their rates, and each has as many changed item-times as a world of
-that shift has) and puts them through the report's own bootstrap. An observed coverage near 95%
-over S studies has a Monte-Carlo standard error of sqrt(0.95 * 0.05 / S): 0.69 pp for one seed's
-1,000 studies, 0.40 pp for the three seeds together. A measure passes when its coverage lies in
-94-96% widened by Z standard errors, on every seed and over all of them: a method whose true
-coverage lies in 94-96% fails a check with probability at most 0.5%, while the percentile
-intervals the report used before (92-93%, docs/benchmarks.md) fail the pooled check.
+Each seed simulates STUDIES studies of 20 worlds of one shift's design
+(`memshift_tools.bench.simulated`: worlds differ in their rates, and each has as many changed
+item-times as a world of that shift has) and puts them through the report's own bootstrap. An
+observed coverage near 95% over S studies has a Monte-Carlo standard error of sqrt(0.95 * 0.05 / S):
+0.69 pp for one seed's 1,000 studies, 0.40 pp for the three seeds together. A measure passes when
+its coverage lies in 94-96% widened by Z standard errors, on every seed and over all of them: a
+method whose true coverage lies in 94-96% fails a check with probability at most 0.5%, while the
+percentile intervals the report used before (92-93%, docs/benchmarks.md) fail the pooled check.
 """
 
 from __future__ import annotations
 
 import math
 
-from memshift.bench.coverage import Coverage, measure
-from memshift.bench.simulated import Population
+from memshift_tools.bench.coverage import Coverage, measure
+from memshift_tools.bench.simulated import Population
 
 STUDIES = 1000
 SEEDS = {1: "def", 2: "src", 3: "del"}  # each seed simulates the worlds of one shift

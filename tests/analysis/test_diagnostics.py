@@ -12,7 +12,7 @@ import pytest
 
 from memshift.analysis import diagnostics
 from memshift.analysis.bootstrap import Resampling, register_weights
-from memshift.bench.simulated import OTHER, Population, item_times, simulate
+from memshift_tools.bench.simulated import OTHER, Population, item_times, simulate
 
 RESAMPLING = Resampling(draws=400, seed=1)
 

@@ -11,7 +11,8 @@ import pytest
 from memshift.analysis import contrasts, measures
 from memshift.analysis.bootstrap import Resampling, register_weights, summarize
 from memshift.analysis.sqlfiles import run
-from memshift.bench.simulated import (
+from memshift.rng import stream
+from memshift_tools.bench.simulated import (
     CHANGED_PER_WORLD,
     KEY,
     MEASURES,
@@ -23,7 +24,6 @@ from memshift.bench.simulated import (
     truth,
     world_ratios,
 )
-from memshift.rng import stream
 
 POPULATIONS = [Population(), Population(m=0.1, r=0.9, a=0.3, other=0.6, spread=1.0)]
 STUDIES = 100

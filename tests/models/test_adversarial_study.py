@@ -20,12 +20,12 @@ from memshift import schemas
 from memshift.analysis.costs import call_costs
 from memshift.analysis.frame import open_study
 from memshift.artifacts import write_table
-from memshift.models.book import RequestBook
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
-from memshift.models.localserver import FaultRule, LocalServer
 from memshift.models.requests import CallContext
 from memshift.models.retry import RetryPolicy
+from memshift_tools.book import RequestBook
+from memshift_tools.localserver import FaultRule, LocalServer
 
 KEY_ENV = "MEMSHIFT_STUDY_TEST_KEY"
 KEY = "sk-study-" + "k3y" * 12

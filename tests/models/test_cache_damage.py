@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from batchwork import openai_profile, reader_batch
 
-from memshift.models.book import RequestBook
 from memshift.models.cache import CachedReply, ResponseCache, canonical, sealed
 from memshift.models.client import ModelClient, key_meta, request_key
-from memshift.models.localserver import LocalServer
 from memshift.models.profiles import Profile
+from memshift_tools.book import RequestBook
+from memshift_tools.localserver import LocalServer
 
 PROFILE = Profile("p", "openai", model="m", base_url="http://h/v1", decoding={"max_tokens": 9})
 REPLY = CachedReply('{"status": "answer", "value": "Lisbon"}', "stop", 12, 3)

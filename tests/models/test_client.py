@@ -16,15 +16,15 @@ from batchwork import all_requests, openai_profile, reader_batch
 
 from memshift.errors import ConfigError
 from memshift.models import prompts
-from memshift.models.book import RequestBook
 from memshift.models.cache import ResponseCache
 from memshift.models.client import ModelClient
 from memshift.models.client import request_key as client_key
-from memshift.models.localserver import FaultRule, LocalServer, request_key
 from memshift.models.openai_backend import request_body
 from memshift.models.profiles import Profile
 from memshift.models.schemas import SCHEMAS
 from memshift.simulator.backend import RulesBackend
+from memshift_tools.book import RequestBook
+from memshift_tools.localserver import FaultRule, LocalServer, request_key
 
 FAST = {"max_attempts": 4, "timeout_s": 2.0}
 

@@ -19,7 +19,8 @@ import openai
 import pytest
 from pydantic import BaseModel
 
-from memshift.models.localserver import (
+from memshift.models.schemas import SCHEMAS
+from memshift_tools.localserver import (
     FaultRule,
     LocalServer,
     Messages,
@@ -29,7 +30,6 @@ from memshift.models.localserver import (
     parse_faults,
     request_key,
 )
-from memshift.models.schemas import SCHEMAS
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 READER_SCHEMA = SCHEMAS["reader"]
@@ -570,7 +570,7 @@ def test_the_server_stops_cleanly_and_frees_its_port(recorder: Recorder) -> None
 
 
 def test_command_line_serves_canned_answers_until_terminated() -> None:
-    command = [sys.executable, "-m", "memshift.models.localserver", "--port", "0"]
+    command = [sys.executable, "-m", "memshift_tools.localserver", "--port", "0"]
     command += ["--latency", "0.01", "--faults", '[{"kind": "rate_limit"}]']
     environment = {**os.environ, "PYTHONPATH": str(SRC)}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=environment)

@@ -14,12 +14,9 @@ import pyarrow as pa
 import pytest
 from batchwork import openai_profile, reader_batch
 
-from memshift.models.book import RequestBook
 from memshift.models.cache import CachedReply, ResponseCache
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient, key_meta
-from memshift.models.localfaults import MALFORMED
-from memshift.models.localserver import FaultRule, LocalServer, Messages
 from memshift.models.profiles import Profile
 from memshift.models.schemas import check_reply
 from memshift.storable import (
@@ -31,6 +28,9 @@ from memshift.storable import (
     storable_text,
     value_problem,
 )
+from memshift_tools.book import RequestBook
+from memshift_tools.localfaults import MALFORMED
+from memshift_tools.localserver import FaultRule, LocalServer, Messages
 
 BATCH = 12
 TARGET = 5  # the request of the batch that gets the fault

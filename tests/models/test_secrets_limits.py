@@ -23,18 +23,18 @@ from batchwork import openai_profile, reader_batch
 
 from memshift.errors import ConfigError
 from memshift.models import prompts
-from memshift.models.book import RequestBook
 from memshift.models.cache import ResponseCache
 from memshift.models.calllog import CallLog
 from memshift.models.check import check_requests, report
 from memshift.models.client import ModelClient
-from memshift.models.localserver import FaultRule, LocalServer, Messages
 from memshift.models.openai_backend import request_body
 from memshift.models.profiles import DEFAULT_MAX_REPLY_BYTES, Profile, load_profiles
 from memshift.models.replies import Reply
 from memshift.models.requests import CallContext
 from memshift.models.retry import RetryPolicy, parse_retry_after, parse_retry_after_ms
 from memshift.models.schemas import SCHEMAS
+from memshift_tools.book import RequestBook
+from memshift_tools.localserver import FaultRule, LocalServer, Messages
 
 KEY_ENV = "MEMSHIFT_TEST_SECRET_KEY"
 KEY = "sk-test-" + "q7" * 20

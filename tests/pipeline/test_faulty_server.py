@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from memshift.models.localserver import FaultRule, LocalServer, canned_answer
+from memshift_tools.localserver import FaultRule, LocalServer, canned_answer
 from pipeline.test_resume import STUDY, cached_request_keys, write_local_profile
 from pipeline.test_snakemake import assert_verified, snakemake, workflow_copy
 

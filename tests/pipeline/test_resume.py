@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from memshift.models.cache import ResponseCache
-from memshift.models.localserver import LocalServer, canned_answer, request_key
+from memshift_tools.localserver import LocalServer, canned_answer, request_key
 from pipeline.test_snakemake import SNAKEMAKE, assert_verified, snakemake, workflow_copy
 
 STUDY = {

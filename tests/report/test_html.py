@@ -12,11 +12,11 @@ import pyarrow as pa
 
 from memshift.analysis import contrasts, measures
 from memshift.analysis.bootstrap import Resampling
-from memshift.bench.simulated import KEY, OTHER, Population, item_times, simulate
 from memshift.report.html import inline, standalone
 from memshift.report.markdown import Header, render
 from memshift.report.where import report_command, report_hint
 from memshift.rng import stream
+from memshift_tools.bench.simulated import KEY, OTHER, Population, item_times, simulate
 
 FIGURES = ("update_stability", "changed_outcomes", "contrasts_by_class")
 PNG = b"\x89PNG\r\n\x1a\n not really an image"

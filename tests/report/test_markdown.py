@@ -11,9 +11,9 @@ import pytest
 
 from memshift.analysis import contrasts, diagnostics, measures
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
-from memshift.bench.simulated import KEY, OTHER, Population, item_times, simulate
 from memshift.report.markdown import Header, render
 from memshift.rng import stream
+from memshift_tools.bench.simulated import KEY, OTHER, Population, item_times, simulate
 
 RESAMPLING = Resampling(draws=200, seed=1)
 ESTIMATE = re.compile(r"[+-]?\d+\.\d( pp)? [\[(]")  # a printed estimate and what follows it

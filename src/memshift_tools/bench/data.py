@@ -5,11 +5,11 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from memshift.bench.common import median, runs_text, timed
 from memshift.branches import BRANCHES
 from memshift.dataset import world_data
 from memshift.stages.chain import build_world
 from memshift.world.generate import GENERATOR_VERSION, generate_world
+from memshift_tools.bench.common import median, runs_text, timed
 
 WORLD_BUDGET_S = 5.0
 

@@ -1,10 +1,10 @@
 """Benchmark: how often the report's 95% world-bootstrap intervals cover the truth.
 
-Simulated studies of 20 worlds (`memshift.bench.simulated`), each with a known population value
-of every measure, go through the report's own bootstrap (`analysis.bootstrap.summarize`, in
+Simulated studies of 20 worlds (`memshift_tools.bench.simulated`), each with a known population
+value of every measure, go through the report's own bootstrap (`analysis.bootstrap.summarize`, in
 DuckDB); coverage is the share of studies whose interval holds the truth, with its Monte-Carlo
-standard error. Studies are simulated in batches, each with its own resampling seed, so that no
-one set of bootstrap weights serves every study.
+standard error. Studies are simulated in batches, each with its own resampling seed, so that no one
+set of bootstrap weights serves every study.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ import numpy as np
 import pyarrow as pa
 
 from memshift.analysis.bootstrap import Interval, Resampling, register_weights, summarize
-from memshift.bench.simulated import (
+from memshift.rng import stream
+from memshift_tools.bench.simulated import (
     CHANGED_PER_WORLD,
     MEASURES,
     Population,
@@ -27,7 +28,6 @@ from memshift.bench.simulated import (
     truth,
     world_ratios,
 )
-from memshift.rng import stream
 
 WORLDS = 20
 BATCH = 500
@@ -108,7 +108,7 @@ METHODS: tuple[Interval, ...] = ("studentized", "percentile")
 STUDY_LIKE = Population()
 HARDER = Population(m=0.1, r=0.9, a=0.3, other=0.6, spread=1.0)
 HARDER_SEED = 4
-COMMAND = "python -m memshift.bench --only coverage --out docs/benchmarks.md"
+COMMAND = "python -m memshift_tools.bench --only coverage --out docs/benchmarks.md"
 
 
 def _pct(value: float) -> str:
@@ -171,7 +171,7 @@ def section() -> list[str]:
         "",
         f"Command: `{COMMAND}` (also part of `make bench`; {minutes:.0f} min here). "
         f"{STUDIES:,} simulated studies of {WORLDS} worlds per shift design and seed "
-        "(`memshift.bench.simulated`), each through the report's own bootstrap "
+        "(`memshift_tools.bench.simulated`), each through the report's own bootstrap "
         f"({Resampling().draws} draws in DuckDB, one resampling seed per {BATCH} studies); "
         "coverage is the share of studies whose interval holds the population value, in "
         "percent. A design draws each world's count of changed item-times from the counts the "

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from memshift.bench import coverage, data, models, statistics
-from memshift.bench.common import arguments, machine, peak_rss_mb, publish, splice
+from memshift_tools.bench import coverage, data, models, statistics
+from memshift_tools.bench.common import arguments, machine, peak_rss_mb, publish, splice
 
 PEAK = "Peak resident memory of the benchmark process"
 
 
 def main() -> None:
     args = arguments(
-        "python -m memshift.bench",
+        "python -m memshift_tools.bench",
         __doc__,
         "docs/benchmarks.md",
         "results/bench",
@@ -34,7 +34,7 @@ def main() -> None:
     lines = [
         "# Benchmarks",
         "",
-        "Produced by `make bench` (`python -m memshift.bench --out docs/benchmarks.md`). "
+        "Produced by `make bench` (`python -m memshift_tools.bench --out docs/benchmarks.md`). "
         "Figures are medians of repeated runs on the machine below; `--only SECTION` measures "
         "one section again and keeps the others.",
         "",

@@ -5,7 +5,7 @@ or malformed replies, dropped connections, and the adversarial ones of `localfau
 injected per request by a fault plan. A server can also be told to refuse request parameters
 (`unsupported`), as some models refuse `temperature`.
 
-Run `python -m memshift.models.localserver --port P --latency S [--faults JSON]
+Run `python -m memshift_tools.localserver --port P --latency S [--faults JSON]
 [--unsupported temperature,top_p]` to serve `canned_answer` in the foreground.
 """
 
@@ -28,7 +28,7 @@ from typing import Any
 
 from aiohttp import web
 
-from memshift.models import localfaults
+from memshift_tools import localfaults
 
 Messages = list[dict[str, str]]
 Answer = Callable[[str, Messages, dict[str, Any] | None], str]
@@ -906,7 +906,7 @@ def _arguments(
     argv: Sequence[str] | None,
 ) -> tuple[int, float, tuple[FaultRule, ...], tuple[str, ...]]:
     parser = argparse.ArgumentParser(
-        prog="python -m memshift.models.localserver",
+        prog="python -m memshift_tools.localserver",
         description="Serve canned OpenAI- and Anthropic-style replies on 127.0.0.1.",
     )
     parser.add_argument("--port", type=int, default=0, help="port to bind (0: a free port)")

@@ -1,7 +1,7 @@
 """The study budgets of DESIGN section 12, measured: the main study and the smoke study from
 nothing, and a no-op dry run on the finished main study, each repeated and given as a median.
 
-Run from the repository: `python -m memshift.bench.study --runs 3` (`make bench-study`), which
+Run from the repository: `python -m memshift_tools.bench.study --runs 3` (`make bench-study`), which
 writes docs/benchmarks-study.md. Every run builds its study in a fresh results directory under
 the scratch folder, so nothing is reused between runs (no worlds, no response cache, no vectors).
 """
@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from memshift.bench.common import arguments, machine, median, publish
 from memshift.errors import MemshiftError
+from memshift_tools.bench.common import arguments, machine, median, publish
 
 # Runs a command and prints the peak resident memory of its largest process (any descendant).
 _PEAK = (
@@ -107,7 +107,7 @@ def section(runs: int, scratch: Path) -> list[str]:
     return [
         "# Study budgets",
         "",
-        "Produced by `make bench-study` (`python -m memshift.bench.study --runs "
+        "Produced by `make bench-study` (`python -m memshift_tools.bench.study --runs "
         f"{runs}`): each study built {runs} times from nothing in a fresh results directory, "
         "with the `rules` backend; the median first, then every run. Peak memory is that of "
         "the largest single process of any run (Snakemake or a job).",
@@ -140,7 +140,10 @@ def section(runs: int, scratch: Path) -> list[str]:
 
 def main() -> None:
     args = arguments(
-        "python -m memshift.bench.study", __doc__, "docs/benchmarks-study.md", "results/bench-study"
+        "python -m memshift_tools.bench.study",
+        __doc__,
+        "docs/benchmarks-study.md",
+        "results/bench-study",
     )
     publish(section(args.runs, args.scratch), args.out, args.scratch)
 

@@ -14,12 +14,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from memshift.bench.common import median, runs_text, timed
 from memshift.models.cache import CachedReply, ResponseCache, canonical
 from memshift.models.check import reader_requests
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import ReaderRequest
+from memshift_tools.bench.common import median, runs_text, timed
 
 REQUESTS = 5000
 LATENCY_S = 0.05
@@ -47,7 +47,7 @@ def _start_server() -> tuple[subprocess.Popen[str], str]:
         [
             sys.executable,
             "-m",
-            "memshift.models.localserver",
+            "memshift_tools.localserver",
             "--port",
             "0",
             "--latency",

@@ -18,8 +18,8 @@ from memshift.analysis import contrasts, measures
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.frame import open_study
 from memshift.artifacts import write_table
-from memshift.bench.common import median, runs_text, timed
 from memshift.rng import stream
+from memshift_tools.bench.common import median, runs_text, timed
 
 BOOTSTRAP_BUDGET_S = 30.0
 WORLDS = range(1000, 1020)
