@@ -199,7 +199,7 @@ RUN_DIR = click.option(
     "--run-dir",
     type=click.Path(path_type=Path, file_okay=False),
     required=True,
-    help="This world's directory of the run (results/runs/<run>/w<seed>).",
+    help="This world's directory of the run (results/runs/<study>/h<N>/<profile>/w<seed>).",
 )
 LLM = click.option("--llm", default="rules", show_default=True, help="Model profile name.")
 MODELS = click.option(
@@ -560,7 +560,7 @@ EXIT_CANNOT_VERIFY = 2
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
     help="Directory the manifest's output paths are relative to (default: the results "
-    "directory holding the manifest, <results>/runs/<run>/manifest.json).",
+    "directory holding the manifest, <results>/runs/<study>/h<N>/<profile>/manifest.json).",
 )
 def verify(manifest: Path, base: Path | None) -> None:
     """Re-hash a run's outputs against its manifest.
@@ -660,9 +660,10 @@ def cache_explain(key: str, other: str | None, cache_dir: Path) -> None:
 @click.option(
     "--runs-dir",
     type=click.Path(path_type=Path, file_okay=False),
-    default="results/runs",
+    default="results/runs/validation/h9",
     show_default=True,
-    help="Where each writer's run lives (<runs-dir>/<writer>/scores.parquet).",
+    help="Where each writer's run of the study lives (<runs-dir>/<writer>/scores.parquet): "
+    "results/runs/<study>/h<history months>.",
 )
 @click.option(
     "--writers",
@@ -712,6 +713,7 @@ def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> N
 
     from memshift.analysis.bootstrap import Resampling
     from memshift.config import DEFAULT_CONFIG, check_config, study_config
+    from memshift.layout import runs_of_study
     from memshift.stages import validation as stage
 
     config = check_config(study_config(DEFAULT_CONFIG, [configfile]))
@@ -738,14 +740,14 @@ def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> N
                 f"the study failed for writer {writer!r} (snakemake exit {finished.returncode}); "
                 "fix it and run `memshift validate` again: finished jobs are not repeated"
             )
-    results = Path(config.get("results", "results"))
-    report = config.get("report") or {}
+    results = Path(config["results"])
+    report = config["report"]
     stage.run(
         writers,
-        results / "runs",
-        Path(config.get("models", "config/models.yaml")),
+        runs_of_study(results, config["study"], config["worlds"]["history_months"]),
+        Path(config["models"]),
         results / "validation",
-        Resampling(draws=report.get("draws", 2000), seed=report.get("seed", 0)),
+        Resampling(draws=report["draws"], seed=report["seed"]),
     )
 
 

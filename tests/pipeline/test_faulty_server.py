@@ -13,7 +13,7 @@ import pytest
 
 from memshift_tools.localserver import FaultRule, LocalServer, canned_answer
 from pipeline.test_resume import STUDY, cached_request_keys, write_local_profile
-from pipeline.test_snakemake import assert_verified, snakemake, workflow_copy
+from pipeline.test_snakemake import assert_verified, run_of, snakemake, workflow_copy
 
 KEY_ENV = "MEMSHIFT_FAULTY_STUDY_KEY"
 KEY = "sk-faulty-" + "s3cr3t" * 6
@@ -57,7 +57,7 @@ def call_logs(run: Path) -> list[dict]:
 
 
 def report_failures(where: Path) -> int:
-    calls = pq.read_table(where / "results/runs/local/report/tables/calls.parquet")
+    calls = pq.read_table(where / run_of(STUDY, "local") / "report/tables/calls.parquet")
     return sum(calls.column("failures").to_pylist())
 
 
@@ -83,13 +83,13 @@ def test_a_study_under_every_fault_finishes_counts_them_and_reruns_only_them(tmp
             applied = server.stats()["faults"]
             asked_first = set(server.stats()["keys"])
             completed = cached_request_keys(where / "results/cache/llm")
-            first_rows = call_logs(where / "results/runs/local")
+            first_rows = call_logs(where / run_of(STUDY, "local"))
             first_report = report_failures(where)
             server.reset()
             second = snakemake(where, "--forceall")
             assert second.returncode == 0, second.stderr[-3000:]
             asked_again = set(server.stats()["keys"])
-            second_rows = call_logs(where / "results/runs/local")
+            second_rows = call_logs(where / run_of(STUDY, "local"))
             second_report = report_failures(where)
         finally:
             del os.environ[KEY_ENV]
@@ -110,4 +110,4 @@ def test_a_study_under_every_fault_finishes_counts_them_and_reruns_only_them(tmp
     assert not completed & asked_again, "a completed call was asked again"
     assert asked_again
     assert asked_again & (asked_first - completed), "no failed call was asked again"
-    assert_verified(where, "local")
+    assert_verified(where, run_of(STUDY, "local"))

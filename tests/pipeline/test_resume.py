@@ -16,7 +16,13 @@ import yaml
 
 from memshift.models.cache import ResponseCache
 from memshift_tools.localserver import LocalServer, canned_answer, request_key
-from pipeline.test_snakemake import SNAKEMAKE, assert_verified, snakemake, workflow_copy
+from pipeline.test_snakemake import (
+    SNAKEMAKE,
+    assert_verified,
+    run_of,
+    snakemake,
+    workflow_copy,
+)
 
 STUDY = {
     "study": "resume",
@@ -88,8 +94,8 @@ def test_a_killed_study_resumes_without_repeating_a_completed_call(tmp_path):
         asked_again = set(server.stats()["keys"])
     assert not completed & asked_again, "a completed call was made again"
     assert asked_again, "the rerun should still have had calls to make"
-    assert (where / "results/runs/local/report/report.md").exists()
-    assert_verified(where, "local")
+    assert (where / run_of(STUDY, "local") / "report/report.md").exists()
+    assert_verified(where, run_of(STUDY, "local"))
 
 
 SMALL_STUDY = {
@@ -153,8 +159,8 @@ def test_a_study_killed_mid_job_finishes_with_the_plain_command(tmp_path):
     )
     assert second.returncode == 0, second.stderr[-3000:]
     assert "Using workflow specific profile profiles/default" in second.stderr
-    assert (where / "results/runs/rules/report/report.md").exists()
-    assert_verified(where, "rules")
+    assert (where / run_of(SMALL_STUDY) / "report/report.md").exists()
+    assert_verified(where, run_of(SMALL_STUDY))
 
 
 @pytest.mark.slow

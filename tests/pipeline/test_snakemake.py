@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from memshift import layout
 from memshift.report.markdown import interval
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +33,7 @@ def workflow_copy(target: Path, config: dict) -> Path:
 
 
 def snakemake(
-    where: Path, *args: str, package: Path | None = None
+    where: Path, *args: str, package: Path | None = None, configfile: str = "study.yaml"
 ) -> subprocess.CompletedProcess[str]:
     # The custom system of the study lives beside this test; jobs import it by module name. With
     # `package`, the workflow and its jobs import memshift from that copy instead.
@@ -40,7 +41,7 @@ def snakemake(
     path = os.pathsep.join([*front, str(Path(__file__).parent), *sys.path])
     env = {**os.environ, "PYTHONPATH": path}
     return subprocess.run(
-        [str(SNAKEMAKE), "--configfile", "study.yaml", "--cores", "2", *args],
+        [str(SNAKEMAKE), "--configfile", configfile, "--cores", "2", *args],
         cwd=where,
         capture_output=True,
         text=True,
@@ -49,10 +50,18 @@ def snakemake(
     )
 
 
-def assert_verified(where: Path, run: str) -> None:
+def run_of(study: dict, llm: str = "rules") -> Path:
+    """A study's run directory, relative to its workflow copy."""
+    worlds = study["worlds"]
+    return layout.run_dir(
+        Path(study["results"]), study["study"], worlds.get("history_months", 9), llm
+    )
+
+
+def assert_verified(where: Path, run: Path) -> None:
     """`memshift verify` re-hashes the run's outputs against its manifest and finds them equal."""
     verify = subprocess.run(
-        [str(SNAKEMAKE.with_name("memshift")), "verify", f"results/runs/{run}/manifest.json"],
+        [str(SNAKEMAKE.with_name("memshift")), "verify", str(run / "manifest.json")],
         cwd=where,
         capture_output=True,
         text=True,
@@ -68,12 +77,13 @@ STUDY = {
     "branches": ["none", "src", "del", "cons"],
     "systems": {
         "holdmem": {"detections": ["source", "append"], "repairs": ["0", "1"]},
-        "baselines": ["bm25", "oracle"],
+        "baselines": ["bm25", "rag", "oracle"],
         "custom": {"mine": "custom_memory:NewestRecords"},
         "answer_audit": ["holdmem-d0-source"],
     },
     "report": {"draws": 200},
 }
+RUN = run_of(STUDY)
 REPORT_FILES = (
     "report.md",
     "report.html",
@@ -113,8 +123,40 @@ def edited(path: Path, old: str, new: str) -> str:
     return text
 
 
+def rerun_by_edit(where: Path, package: Path, module: str) -> dict[str, list[str]]:
+    """The jobs a dry run plans after an edit to `module` (a file under `package`)."""
+    path = package / module
+    original = path.read_text()
+    path.write_text(original + "\n# an edit\n")
+    try:
+        return planned(where, package=package)
+    finally:
+        path.write_text(original)
+
+
+PROBING = {"probe_cell", "probe_system", "answer_audit"}
+
+
+def check_code_reruns(where: Path, package: Path) -> None:
+    """An edit to one room's code reruns that room's jobs and what reads their outputs, no
+    other: the fingerprint of a job holds its stage, system, detection and model roles."""
+    jobs = rerun_by_edit(where, package, "memshift/memory/repair.py")
+    assert set(jobs) == {"audit_repair", "probe_cell", "answer_audit"} | ANSWERS_READ | AGGREGATES
+    jobs = rerun_by_edit(where, package, "memshift/simulator/reader.py")
+    assert set(jobs) == PROBING | ANSWERS_READ | AGGREGATES
+    jobs = rerun_by_edit(where, package, "memshift/retrieval/embeddings.py")
+    assert set(jobs) == {"probe_system"} | AGGREGATES
+    assert jobs["probe_system"] == ["world=1000, system=rag"]
+    jobs = rerun_by_edit(where, package, "custom_memory.py")
+    assert set(jobs) == {"probe_system"} | AGGREGATES
+    assert jobs["probe_system"] == ["world=1000, system=mine"]
+    jobs = rerun_by_edit(where, package, "memshift/simulator/writer.py")
+    assert {"prefork", "ingest"} <= set(jobs) and "world" not in jobs
+
+
 def check_precise_reruns(where: Path, package: Path) -> None:
     """Each change reruns exactly the jobs that depend on it (dry runs on a finished study)."""
+    check_code_reruns(where, package)
     models = where / "config/models.yaml"
     original = edited(
         models,
@@ -172,6 +214,31 @@ def check_precise_reruns(where: Path, package: Path) -> None:
     assert planned(where, package=package) == {}
 
 
+SHORT = {
+    **STUDY,
+    "worlds": {"seeds": "1000", "history_months": 3},
+    "branches": ["none", "src"],
+    "systems": {
+        "holdmem": {"detections": ["source"], "repairs": ["0"]},
+        "baselines": ["bm25"],
+        "answer_audit": [],
+    },
+}
+
+
+def check_another_horizon_beside(where: Path, package: Path) -> None:
+    """The same study at three months of history, run in the same results directory, writes its
+    own worlds and run and leaves the twelve-month study's files byte for byte as they were."""
+    (where / "study-h3.yaml").write_text(yaml.safe_dump(SHORT))
+    short = snakemake(where, package=package, configfile="study-h3.yaml")
+    assert short.returncode == 0, short.stderr[-3000:]
+    assert (where / run_of(SHORT) / "report/report.md").is_file()
+    assert (where / "results/worlds-h3/w1000/manifest.json").is_file()
+    assert_verified(where, RUN)
+    assert_verified(where, run_of(SHORT))
+    assert planned(where, package=package) == {}
+
+
 def embedded_page(report: str, name: str) -> str:
     """An HTML result inside Snakemake's report, as the data URI its viewer shows in a frame."""
     uri = re.search(
@@ -192,11 +259,11 @@ def check_snakemake_report(where: Path, package: Path) -> None:
     for label in ("Update and Stability", "Tables and figures (read here)", "Measures"):
         assert f'"{label}"' in report, label
     page = embedded_page(report, "report.html")
-    assert page == (where / "results/runs/rules/report/report.html").read_text()
+    assert page == (where / RUN / "report/report.html").read_text()
     update = page[page.index('<h2 id="update">Update</h2>') :]
     update = update[: update.index("</table>")]
     assert "<th>system</th><th>no shift</th><th>source revision</th>" in update
-    measures = pq.read_table(where / "results/runs/rules/report/tables/measures.parquet")
+    measures = pq.read_table(where / RUN / "report/tables/measures.parquet")
     cell = next(
         row
         for row in measures.to_pylist()
@@ -214,12 +281,14 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     shutil.copytree(
         ROOT / "src/memshift", package / "memshift", ignore=shutil.ignore_patterns("__pycache__")
     )
+    # the study's custom system, where an edit to it reaches the jobs
+    shutil.copy(Path(__file__).with_name("custom_memory.py"), package)
     first = workflow_copy(tmp_path / "a", STUDY)
     run = snakemake(first, package=package)
     assert run.returncode == 0, run.stderr[-3000:]
     manifest = json.loads((first / "results/worlds/w1000/manifest.json").read_text())
     assert len(manifest["files"]) == 2 + 4 * 4
-    runs = first / "results/runs/rules/w1000"
+    runs = first / RUN / "w1000"
     for branch in STUDY["branches"]:
         for system in (
             "holdmem-d0-source",
@@ -233,33 +302,33 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
             probes = pq.read_table(first / f"results/worlds/w1000/probes-{branch}.parquet")
             assert answers.num_rows == probes.num_rows, (branch, system)
     assert json.loads((runs / "fork-check.json").read_text())["identical"]
-    scores = pq.read_table(first / "results/runs/rules/scores.parquet").to_pylist()
+    scores = pq.read_table(first / RUN / "scores.parquet").to_pylist()
     assert len(scores) == sum(pq.read_table(p).num_rows for p in runs.glob("*/*/answers.parquet"))
     cell = [s for s in scores if s["system"] == "holdmem-d1-source" and s["branch"] == "del"]
     assert all(s["correct"] for s in cell if s["changed"] and s["checkpoint"] > 0)
-    report = (first / "results/runs/rules/report/report.md").read_text()
+    report = (first / RUN / "report/report.md").read_text()
     assert "rule-based backend" in report and "| mine |" in report
     assert "holdmem-d1-source" in report and "B×D" in report
     assert "| holdmem-d0-source+audit |" in report and "### Premise resistance" in report
     assert "| holdmem-d0-source+audit | auditor |" in report  # the model-call table
-    assert "results/runs/rules/report/report.md" in run.stderr  # the run names its report
+    assert str(RUN / "report/report.md") in run.stderr  # the run names its report
     assert "snakemake --configfile study.yaml --report study-report.html" in run.stderr
     check_snakemake_report(first, package)
     dry = snakemake(first, "-n", package=package)
     assert dry.returncode == 0 and "Nothing to be done" in dry.stdout + dry.stderr
-    assert_verified(first, "rules")
+    assert_verified(first, RUN)
     check_precise_reruns(first, package)
+    check_another_horizon_beside(first, package)
     second = workflow_copy(tmp_path / "b", STUDY)
     assert snakemake(second, package=package).returncode == 0
     again = json.loads((second / "results/worlds/w1000/manifest.json").read_text())
     assert again == manifest
     manifests = [
-        json.loads((where / "results/runs/rules/manifest.json").read_text())
-        for where in (first, second)
+        json.loads((where / RUN / "manifest.json").read_text()) for where in (first, second)
     ]
     assert manifests[0] == manifests[1]
     for name in REPORT_FILES:
-        path = Path("results/runs/rules/report") / name
+        path = RUN / "report" / name
         assert (first / path).read_bytes() == (second / path).read_bytes(), name
 
 
