@@ -15,7 +15,8 @@ from memshift import schemas
 from memshift.artifacts import write_json, write_table
 from memshift.cli import main
 from memshift.errors import MemshiftError
-from memshift.explain import Explanation, Target, detect, explain, not_recomputed, render
+from memshift.explain import Explanation, Target, explain, render
+from memshift.explain.gather import detect, not_recomputed
 from memshift.gold.tables import gold_to_table
 from memshift.models.profiles import Profile
 from memshift.probes import probes_to_table
