@@ -11,16 +11,18 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import data, world
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.artifacts import write_json, write_table
 from memshift.cli import main
 from memshift.errors import MemshiftError
-from memshift.explain import Explanation, Target, detect, explain, not_recomputed, render
+from memshift.explain import Explanation, Target, explain, render
+from memshift.explain.gather import detect, not_recomputed
 from memshift.gold.tables import gold_to_table
+from memshift.layout import Study
 from memshift.models.profiles import Profile
 from memshift.probes import probes_to_table
 from memshift.scoring.scorer import score
-from memshift.stages import answer_audit, audit_repair, ingest, paths, prefork, probe
+from memshift.stages import answer_audit, audit_repair, ingest, prefork, probe
 from memshift.stages import score as score_stage
 from memshift.world.tables import events_to_table, world_description
 
@@ -28,28 +30,41 @@ SEED, BRANCH, CELL = 1000, "src", "holdmem-d1-source"
 RULES = Profile("rules", "rules")
 
 
+def laid_out(root: Path) -> Study:
+    """Where the study of these tests lives under `root`, as its config file says."""
+    return Study(root, "explain", 9, "rules")
+
+
+STUDY_FILE = """study: explain
+results: {root}
+worlds: {{seeds: 1000}}
+branches: [none, src]
+"""
+
+
 def study(root: Path) -> Path:
     """World 1000's src branch laid out under `root` as the pipeline lays out a study: a HoldMem
     cell and bm25 asked, only bm25's answers scored (the cell's score is computed on the spot)."""
-    world_dir, run_dir = root / "worlds" / f"w{SEED}", paths.run_world(root, "rules", SEED)
-    write_json(world_description(world(SEED)), paths.world_description(world_dir))
+    laid = laid_out(root)
+    world_dir, run_dir = laid.world(SEED), laid.run_world(SEED)
+    write_json(world_description(world(SEED)), layout.world_description(world_dir))
     for branch in ("none", BRANCH):
         d = data(SEED)[branch]
         events = events_to_table(d.branch.events, world=SEED, branch=branch)
-        write_table(events, schemas.EVENTS, paths.events(world_dir, branch))
+        write_table(events, schemas.EVENTS, layout.events(world_dir, branch))
     d = data(SEED)[BRANCH]
     gold = gold_to_table(d.gold.points, world=SEED, branch=BRANCH)
-    write_table(gold, schemas.GOLD, paths.gold(world_dir, BRANCH))
+    write_table(gold, schemas.GOLD, layout.gold(world_dir, BRANCH))
     probes = probes_to_table(d.probes, world=SEED, branch=BRANCH)
-    write_table(probes, schemas.PROBES, paths.probes(world_dir, BRANCH))
+    write_table(probes, schemas.PROBES, layout.probes(world_dir, BRANCH))
     prefork.run(world_dir, run_dir, RULES, None)
     ingest.run(world_dir, run_dir, BRANCH, "source", RULES, None)
     audit_repair.run(world_dir, run_dir, BRANCH, "source", "1", RULES, None)
     for system in (CELL, "bm25"):
         probe.run(world_dir, run_dir, BRANCH, system, RULES, None)
     answer_audit.run(world_dir, run_dir, BRANCH, "bm25", RULES, None)
-    bm25_answers = paths.system_dir(run_dir, BRANCH, "bm25") / "answers.parquet"
-    score_stage.run([bm25_answers], root / "worlds", root / "runs" / "rules" / "scores.parquet")
+    bm25_answers = layout.system_dir(run_dir, BRANCH, "bm25") / "answers.parquet"
+    score_stage.run([bm25_answers], laid.worlds, laid.scores)
     return root
 
 
@@ -60,7 +75,7 @@ def results(tmp_path_factory) -> Path:
 
 @cache
 def explained(results: Path, system: str, item: str, checkpoint: int) -> Explanation:
-    return explain(results, "rules", Target(SEED, BRANCH, system, item, checkpoint))
+    return explain(laid_out(results), Target(SEED, BRANCH, system, item, checkpoint))
 
 
 def table(results: Path, relative: str) -> list[dict]:
@@ -69,7 +84,9 @@ def table(results: Path, relative: str) -> list[dict]:
 
 def detected_changed_item(results: Path) -> tuple[str, int]:
     """A changed item-time of the branch whose item the source key invalidated in its window."""
-    maintenance = table(results, f"runs/rules/w{SEED}/{BRANCH}/holdmem-source/maintenance.parquet")
+    maintenance = table(
+        results, f"runs/explain/h9/rules/w{SEED}/{BRANCH}/holdmem-source/maintenance.parquet"
+    )
     invalidated = {(m["item_id"], m["checkpoint"]) for m in maintenance if m["invalidated"]}
     for p in table(results, f"worlds/w{SEED}/probes-{BRANCH}.parquet"):
         window = range(max(p["last_change"], 1), p["checkpoint"] + 1)
@@ -113,7 +130,7 @@ def test_a_holdmem_cell_shows_the_invalidation_that_detected_a_changed_item(resu
     assert all(w.checkpoint <= k for w in e.holdmem.writes)
     store = [
         s
-        for s in table(results, f"runs/rules/w{SEED}/{BRANCH}/{CELL}/store.parquet")
+        for s in table(results, f"runs/explain/h9/rules/w{SEED}/{BRANCH}/{CELL}/store.parquet")
         if s["item_id"] == item and s["checkpoint"] == k
     ]
     assert [s.text for s in e.holdmem.store] == [s["text"] for s in store]
@@ -146,7 +163,9 @@ def test_a_hash_that_differs_is_said_plainly(results):
 
 
 def test_an_audited_answer_shows_the_draft_the_audit_and_the_audited_systems_evidence(results):
-    audits = table(results, f"runs/rules/w{SEED}/{BRANCH}/bm25+audit/answer-audits.parquet")
+    audits = table(
+        results, f"runs/explain/h9/rules/w{SEED}/{BRANCH}/bm25+audit/answer-audits.parquet"
+    )
     stale = next(a for a in audits if a["verdict"] == "STALE")
     (p,) = [
         p
@@ -156,7 +175,7 @@ def test_an_audited_answer_shows_the_draft_the_audit_and_the_audited_systems_evi
     target = Target(
         SEED, BRANCH, "bm25+audit", p["item_id"], p["checkpoint"], p["kind"] == "premise"
     )
-    e = explain(results, "rules", target)
+    e = explain(laid_out(results), target)
     assert e.audit is not None and e.audit.audited == "bm25"
     assert e.evidence.matches is True  # bm25's evidence, recomputed
     assert e.answer.value == stale["new_value"] != e.audit.draft.value
@@ -206,7 +225,7 @@ def test_a_checkpoint_without_a_probe_names_the_probed_checkpoints(results):
         f"probed checkpoints: {', '.join(map(str, probed))}"
     )
     with pytest.raises(MemshiftError) as error:
-        explain(results, "rules", Target(SEED, BRANCH, CELL, item, missing))
+        explain(laid_out(results), Target(SEED, BRANCH, CELL, item, missing))
     assert str(error.value) == expected
 
 
@@ -214,17 +233,17 @@ def test_a_premise_probe_is_explained_with_the_value_it_presupposes(results):
     probes = table(results, f"worlds/w{SEED}/probes-{BRANCH}.parquet")
     premise = next(p for p in probes if p["kind"] == "premise")
     target = Target(SEED, BRANCH, CELL, premise["item_id"], premise["checkpoint"], premise=True)
-    text = render(explain(results, "rules", target))
+    text = render(explain(laid_out(results), target))
     assert f"probe       {premise['probe_id']}\n" in text
     assert f"presupposes {premise['premise_value']} (the value at the fork)" in text
-    direct = render(explain(results, "rules", dataclasses.replace(target, premise=False)))
+    direct = render(explain(laid_out(results), dataclasses.replace(target, premise=False)))
     assert "presupposes" not in direct
 
 
 def test_a_missing_system_lists_the_systems_answered(results):
     answered = r"systems answered there: bm25, bm25\+audit, holdmem-d1-source$"
     with pytest.raises(MemshiftError, match=answered):
-        explain(results, "rules", Target(SEED, BRANCH, "oracle", "person.employer", 0))
+        explain(laid_out(results), Target(SEED, BRANCH, "oracle", "person.employer", 0))
 
 
 def memshift(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
@@ -240,7 +259,9 @@ def memshift(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
 
 def test_the_command_prints_every_section(results, monkeypatch, capsys):
     item, k = detected_changed_item(results)
-    where = ["--results", str(results), "--llm", "rules", "--world", str(SEED)]
+    config = results / "study.yaml"
+    config.write_text(STUDY_FILE.format(root=results))
+    where = ["--configfile", str(config), "--world", str(SEED)]
     code, out, _ = memshift(
         monkeypatch,
         capsys,

@@ -63,10 +63,6 @@ def write_table(table: pa.Table, schema: pa.Schema, path: Path) -> None:
     )
 
 
-def rows_to_table(rows: dict[str, list[Any]], schema: pa.Schema) -> pa.Table:
-    return pa.Table.from_pydict(rows, schema=schema)
-
-
 def read_table(path: Path, schema: pa.Schema) -> pa.Table:
     if not path.exists():
         raise ArtifactError(f"missing artifact {path}")

@@ -482,13 +482,13 @@ def report(
 
 @cli.command()
 @click.option(
-    "--results",
-    type=click.Path(path_type=Path, file_okay=False),
-    default="results",
-    show_default=True,
-    help="The study's results directory (worlds/ and runs/).",
+    "--configfile",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="The study, as given to snakemake (default: config/config.yaml alone); its results "
+    "directory, horizon and name say where its worlds and run are.",
 )
-@LLM
+@click.option("--llm", default=None, help="The run's model profile, if not the study's `llm`.")
 @click.option("--world", type=SEED, required=True, help="World seed.")
 @click.option("--branch", type=click.Choice(BRANCHES), required=True, help="The score's branch.")
 @SYSTEM
@@ -498,8 +498,8 @@ def report(
     "--premise", is_flag=True, help="The item-time's premise probe instead of its direct probe."
 )
 def explain(
-    results: Path,
-    llm: str,
+    configfile: Path | None,
+    llm: str | None,
     world: int,
     branch: str,
     system: str,
@@ -510,13 +510,14 @@ def explain(
     """Drill into one score: the probe and its gold dependencies, what a HoldMem cell stored,
     maintained and repaired, the evidence the reader saw (recomputed and checked against the
     stored hash), the answer and its score."""
+    from memshift.config import DEFAULT_CONFIG, check_config, study_config, study_layout
     from memshift.explain import Target, render
     from memshift.explain import explain as gather
 
-    click.echo(
-        render(gather(results, llm, Target(world, branch, system, item, checkpoint, premise))),
-        nl=False,
-    )
+    given = {"llm": llm} if llm else {}
+    study = check_config(study_config(DEFAULT_CONFIG, [configfile] if configfile else [], given))
+    target = Target(world, branch, system, item, checkpoint, premise)
+    click.echo(render(gather(study_layout(study), target)), nl=False)
 
 
 @cli.command("run-manifest")

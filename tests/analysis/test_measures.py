@@ -14,7 +14,7 @@ from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.frame import open_study
 from memshift.artifacts import write_table
 from memshift.errors import MemshiftError
-from memshift.explain import detect
+from memshift.explain.gather import detect
 
 CELL = "holdmem-d0-source"
 

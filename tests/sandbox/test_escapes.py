@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from memshift.sandbox import interpreter
+from memshift.sandbox import check, pool, run_program
 from memshift.sandbox.helpers import HELPERS
-from memshift.sandbox.interpreter import run_program
+from memshift.sandbox.result import DETAIL_CHARS
 
-SRC = Path(interpreter.__file__).resolve().parents[2]
+SRC = Path(pool.__file__).resolve().parents[2]
 RECORDS = [{"object_id": "m1", "source": "chat", "kind": "message", "partner": "ann"}]
 AS_OF = "2026-03-01 12:00"
 FAST = {"cpu_seconds": 0.5, "memory_mb": 128}  # for attempts on the CPU limit
@@ -424,7 +424,7 @@ def parent_state() -> dict[str, object]:
         "builtins": dict(vars(builtins)),
         "helpers": dict(HELPERS),
         "helper globals": dict(HELPERS["minutes"].__globals__),
-        "safe builtins": dict(interpreter.SAFE_BUILTINS),
+        "safe builtins": dict(check.SAFE_BUILTINS),
         "records": json.dumps(RECORDS),
     }
 
@@ -445,7 +445,7 @@ def test_the_attempt_fails_and_nothing_escapes(attempt: Attempt, marker: Path):
     before = parent_state()
     result = run_program(attempt.code(marker), RECORDS, AS_OF, **attempt.limits)
     assert (result.failure, result.value) == (attempt.kind, None), result.detail
-    assert 0 < len(result.detail) <= interpreter.DETAIL_CHARS
+    assert 0 < len(result.detail) <= DETAIL_CHARS
     assert not marker.exists()
     assert parent_state() == before
     assert run_program(LEGIT, RECORDS, AS_OF).value == ["ann"]
@@ -466,6 +466,6 @@ def test_the_attempt_is_real_in_plain_python(attempt: Attempt, marker: Path):
     ids=lambda a: a.name,
 )
 def test_check_program_refuses_what_the_run_refuses(attempt: Attempt, marker: Path):
-    message = interpreter.check_program(attempt.code(marker))
+    message = check.check_program(attempt.code(marker))
     assert message
-    assert len(message) <= interpreter.DETAIL_CHARS
+    assert len(message) <= DETAIL_CHARS

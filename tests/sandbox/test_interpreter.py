@@ -17,17 +17,17 @@ import pytest
 from conftest import data, world
 from memshift.definitions import SIX
 from memshift.models.requests import ProgramRequest
-from memshift.sandbox import interpreter
-from memshift.sandbox.helpers import HELPERS
-from memshift.sandbox.interpreter import (
-    DETAIL_CHARS,
+from memshift.sandbox import (
     FAILURE_KINDS,
     ProgramResult,
     Sandbox,
     check_program,
+    pool,
     run_program,
     run_programs,
 )
+from memshift.sandbox.helpers import HELPERS
+from memshift.sandbox.result import DETAIL_CHARS
 from memshift.simulator.programs import definition_program, item_program
 from memshift.timeutil import fmt
 from memshift.world.records import snapshots
@@ -466,10 +466,10 @@ def test_a_forked_child_uses_workers_of_its_own():
 
 
 def test_a_worker_that_cannot_start_is_an_error_not_a_program_failure(monkeypatch):
-    monkeypatch.setattr(interpreter, "_worker_command", lambda _: [sys.executable, "-c", "1 / 0"])
+    monkeypatch.setattr(pool, "_worker_command", lambda _: [sys.executable, "-c", "1 / 0"])
     with Sandbox(workers=1) as box, pytest.raises(RuntimeError, match="ZeroDivisionError"):
         box.run_programs([(COUNTING, RECORDS, AS_OF)])
 
 
 def test_the_shared_pool_runs_a_legitimate_program_after_everything_else():
-    assert interpreter.run_program(COUNTING, RECORDS, AS_OF) == ProgramResult(["ann"])
+    assert pool.run_program(COUNTING, RECORDS, AS_OF) == ProgramResult(["ann"])

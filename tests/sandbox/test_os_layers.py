@@ -10,6 +10,7 @@ with the worker's own note on why.
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -19,11 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from memshift.sandbox import interpreter
+from memshift.sandbox import ProgramResult, Sandbox, pool
 from memshift.sandbox.confine import Layer
-from memshift.sandbox.interpreter import ProgramResult, Sandbox
 
-SRC = Path(interpreter.__file__).resolve().parents[2]
+SRC = Path(pool.__file__).resolve().parents[2]
 AS_OF = "2026-03-01 12:00"
 LAYER_NAMES = [
     "allow-list", "worker memory", "no root", "namespaces", "no network", "empty filesystem",
@@ -32,10 +32,10 @@ LAYER_NAMES = [
 ESCAPED_BOOT = (
     "import sys, builtins, ctypes, os, resource, signal, socket\n"
     "sys.path.insert(0, sys.argv[1])\n"
-    "from memshift.sandbox import interpreter\n"
-    "interpreter._prepare = lambda code: compile(code, '<program>', 'exec')\n"
-    "interpreter.SAFE_BUILTINS = vars(builtins)\n"
-    "interpreter.serve_worker(int(sys.argv[2]))\n"
+    "from memshift.sandbox import worker\n"
+    "worker.prepare = lambda code: compile(code, '<program>', 'exec')\n"
+    "worker.SAFE_BUILTINS = vars(builtins)\n"
+    "worker.serve_worker(int(sys.argv[2]))\n"
 )
 # Modules the boot imported, so an attack needs no file to import them.
 IMPORTS = "import ctypes, os, resource, signal, socket\n"
@@ -49,7 +49,7 @@ def escaped_command(growth_mb: int) -> list[str]:
 
 @pytest.fixture
 def escaped(monkeypatch: pytest.MonkeyPatch) -> Iterator[Sandbox]:
-    monkeypatch.setattr(interpreter, "_worker_command", escaped_command)
+    monkeypatch.setattr(pool, "_worker_command", escaped_command)
     with Sandbox(workers=1) as box:
         yield box
 
@@ -179,7 +179,7 @@ def test_an_escaped_program_cannot_start_a_process(escaped: Sandbox):
 
 def test_an_escaped_program_cannot_signal_the_pipelines_processes(escaped: Sandbox):
     require(escaped, "no root")
-    if interpreter.os.geteuid() != 0:
+    if os.geteuid() != 0:
         pytest.skip("the worker runs as the tests' own user, which may signal its own processes")
     with subprocess.Popen(["sleep", "60"]) as bystander:
         body = TRY + (
@@ -275,7 +275,7 @@ THREADED_BOOT = (
     "import sys, threading, time\n"
     "sys.path.insert(0, sys.argv[1])\n"
     "threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()\n"
-    "from memshift.sandbox.interpreter import serve_worker\n"
+    "from memshift.sandbox.worker import serve_worker\n"
     "serve_worker(int(sys.argv[2]))\n"
 )
 
@@ -286,7 +286,7 @@ def threaded_command(growth_mb: int) -> list[str]:
 
 def test_a_layer_the_kernel_refuses_is_reported_and_warned_about(monkeypatch: pytest.MonkeyPatch):
     # The kernel refuses a new user namespace to a process with more than one thread.
-    monkeypatch.setattr(interpreter, "_worker_command", threaded_command)
+    monkeypatch.setattr(pool, "_worker_command", threaded_command)
     with Sandbox(workers=1) as box:
         with pytest.warns(RuntimeWarning, match="namespaces .*Invalid argument"):
             layers: dict[str, Layer] = {layer.name: layer for layer in box.layers()}

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from memshift.sandbox.interpreter import DETAIL_CHARS, ProgramResult, Sandbox
+from memshift.sandbox import ProgramResult, Sandbox
+from memshift.sandbox.result import DETAIL_CHARS
 
 AS_OF = "2026-03-01 12:00"
 MB = 1 << 20

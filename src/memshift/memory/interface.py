@@ -3,7 +3,8 @@
 Seven methods: `ingest`, `define`, `consent`, `set_writer`, `query`, `export` / `import_`
 (`import` is a Python keyword) and `cost`. A system that also reports which items it invalidated
 and re-derived gets the detection/repair decomposition; any other system gets Update and
-Stability. A system offering only add and search runs through `SearchAdapter`.
+Stability. A system offering only add and search runs through `SearchAdapter`: a study names a
+subclass whose constructor takes no arguments and passes the backend to `SearchAdapter.__init__`.
 """
 
 from __future__ import annotations
@@ -101,7 +102,9 @@ class AddSearch(Protocol):
 
 class SearchAdapter:
     """Runs an add/search system through the interface: every event is added in time order
-    (a deletion as a tombstone note), and a query returns what search retrieves."""
+    (a deletion or a new definition as a note), and a query returns what search retrieves,
+    best match last. Name a subclass in a study: its constructor takes no arguments and calls
+    `super().__init__(backend)`."""
 
     def __init__(self, backend: AddSearch, limit: int = 20) -> None:
         self.backend = backend

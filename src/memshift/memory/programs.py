@@ -84,7 +84,7 @@ class ProgramRunner:
     def __call__(
         self, item: Item, version: int, records: Sequence[Record], now: datetime
     ) -> tuple[bool, Value, str]:
-        from memshift.sandbox.interpreter import run_program
+        from memshift.sandbox import run_program
 
         self.prepare([(item.item_id, version)])
         code = self.code[(item.item_id, version)]

@@ -92,9 +92,6 @@ class Index:
     ) -> Row | None:
         return self._rows.get((system, branch, item_class, cause, measure))
 
-    def reports(self, system: str) -> bool:
-        return any(self.get(system, b, "m") is not None for b in self.branches)
-
 
 def overview(index: Index, measure: str) -> str:
     header = ["system", *[BRANCH_NAMES.get(b, b) for b in index.branches]]

@@ -33,7 +33,6 @@ COMPONENTS: dict[str, Component] = {
     "tasks": tasks.task_events,
     "notes": notes.note_events,
 }
-STREAM_NAMES = ("cast", "agents", "life", *COMPONENTS)
 
 
 @dataclass(frozen=True)

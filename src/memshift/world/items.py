@@ -23,7 +23,6 @@ VALUE_TYPES = (
     "entity_set",
 )
 PROSE_SOURCES = ("email", "chat", "notes")
-FREE_TEXT_ATTRIBUTES = ("employer", "manager", "home_city", "diet", "commute")
 APPOINTMENT_TYPES = ("dentist", "doctor")
 
 

@@ -163,9 +163,6 @@ class LiveState:
             set(self.revoked),
         )
 
-    def of_source(self, source: str) -> list[Record]:
-        return [r for r in self.records.values() if r.source == source]
-
 
 def sort_events(events: Iterable[Event]) -> list[Event]:
     return sorted(events, key=lambda e: e.sort_key)

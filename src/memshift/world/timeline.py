@@ -14,7 +14,6 @@ WORLD_END = datetime(2026, 12, 31, 23, 59)
 CHECKPOINT_WEEKS = (0, 1, 2, 4, 8)
 HISTORY_MONTHS = (1, 3, 9)
 WEEK = timedelta(days=7)
-MINUTES_PER_WEEK = 7 * 24 * 60
 
 
 @dataclass(frozen=True)

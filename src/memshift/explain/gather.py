@@ -1,6 +1,6 @@
-"""One score, drilled into: the probe and its gold dependencies, what a HoldMem cell stored,
-maintained and repaired for the item, the evidence the reader saw (recomputed and checked against
-the stored hash), the answer and its score."""
+"""Gathering one score's story from a study's artifacts into records: the probe and its gold
+dependencies, what a HoldMem cell stored, maintained and repaired for the item, the evidence the
+reader saw (recomputed and checked against the stored hash), the answer and its score."""
 
 from __future__ import annotations
 
@@ -14,19 +14,20 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.artifacts import read_table
 from memshift.errors import MemshiftError
+from memshift.layout import Study
 from memshift.memory.holdmem import MaintenanceRow
+from memshift.memory.interface import SystemInputs
 from memshift.memory.reading import drive, evidence_hash, questions
+from memshift.memory.systems import system_for
 from memshift.scoring.scorer import score_answer
-from memshift.stages import paths
-from memshift.stages.probe import system_for
+from memshift.vocabulary import audited_base, cell_parts, detection_system
 from memshift.world.records import public_view
 from memshift.world.stored import load
 from memshift.world.tables import table_to_events
 
-SHORT_TEXT = 160
 Row = Mapping[str, Any]
 
 
@@ -171,38 +172,38 @@ class Explanation:
 # ---- gathering from the artifacts -------------------------------------------------------------
 
 
-def explain(results: Path, llm: str, target: Target) -> Explanation:
-    """Everything about one answer of one system, read from a study's artifacts under `results`
-    (worlds/ and runs/<llm>/)."""
-    world_dir = results / "worlds" / f"w{target.world}"
+def explain(study: Study, target: Target) -> Explanation:
+    """Everything about one answer of one system, read from a study's artifacts (its worlds and
+    its run, `layout.py`)."""
+    world_dir = study.world(target.world)
     if not world_dir.is_dir():
-        raise MemshiftError(f"no world {target.world} under {results / 'worlds'}")
-    run_world_dir = paths.run_world(results, llm, target.world)
-    system_dir = paths.system_dir(run_world_dir, target.branch, target.system)
+        raise MemshiftError(f"no world {target.world} under {study.worlds}")
+    run_world_dir = study.run_world(target.world)
+    system_dir = layout.system_dir(run_world_dir, target.branch, target.system)
     if not system_dir.is_dir():
         raise MemshiftError(
             no_system(target, system_dir.parent, _answered_systems(system_dir.parent))
         )
     probes = _read(
-        paths.probes(world_dir, target.branch), schemas.PROBES, f"probes on {target.where}"
+        layout.probes(world_dir, target.branch), schemas.PROBES, f"probes on {target.where}"
     )
     probe = find_probe(probes.to_pylist(), target)
-    gold = _read(paths.gold(world_dir, target.branch), schemas.GOLD, f"gold on {target.where}")
+    gold = _read(layout.gold(world_dir, target.branch), schemas.GOLD, f"gold on {target.where}")
     gold_row = _one(
         _rows(gold, item_id=target.item_id, checkpoint=target.checkpoint),
         f"gold-{target.branch}.parquet has no row for {probe['probe_id']}",
     )
     events = _read(
-        paths.events(world_dir, target.branch), schemas.EVENTS, f"events on {target.where}"
+        layout.events(world_dir, target.branch), schemas.EVENTS, f"events on {target.where}"
     )
     deps = [(d["object_id"], d["revision"]) for d in gold_row["deps"]]
     answer = _answer_row(system_dir, target.system, probe["probe_id"])
     # An audited system answers with its audited system's evidence, memory and draft.
-    base = paths.audited_base(target.system)
+    base = audited_base(target.system)
     drafted = target if base is None else replace(target, system=base)
     audit = None
     if base is not None:
-        base_dir = paths.system_dir(run_world_dir, target.branch, base)
+        base_dir = layout.system_dir(run_world_dir, target.branch, base)
         log = system_dir / "answer-audits.parquet"
         audit = AnswerAudit(
             base,
@@ -220,7 +221,7 @@ def explain(results: Path, llm: str, target: Target) -> Explanation:
         _holdmem(run_world_dir, drafted, probe["last_change"]),
         _evidence(world_dir, run_world_dir, drafted, probes, events, answer["evidence_hash"]),
         answer_facts(answer),
-        _score(results / "runs" / llm / "scores.parquet", probe, answer),
+        _score(study.scores, probe, answer),
         audit,
     )
 
@@ -275,16 +276,16 @@ def _answered_systems(branch_dir: Path) -> list[str]:
 
 
 def _holdmem(run_world_dir: Path, target: Target, last_change: int) -> HoldMemTrace | None:
-    cell = paths.cell_parts(target.system)
+    cell = cell_parts(target.system)
     if cell is None:
         return None
     repair, detection = cell
-    detection_system = paths.detection_system(detection)
-    source = paths.system_dir(run_world_dir, target.branch, detection_system)
-    of = f"{detection_system} on {target.where}"
+    writer = detection_system(detection)
+    source = layout.system_dir(run_world_dir, target.branch, writer)
+    of = f"{writer} on {target.where}"
     item, k = target.item_id, target.checkpoint
     return holdmem_trace(
-        detection_system,
+        writer,
         repair,
         _rows(_read(source / "writes.parquet", schemas.WRITES, f"writes of {of}"), item_id=item),
         _rows(
@@ -298,7 +299,7 @@ def _holdmem(run_world_dir: Path, target: Target, last_change: int) -> HoldMemTr
         ),
         _rows(
             _read(
-                paths.system_dir(run_world_dir, target.branch, target.system) / "store.parquet",
+                layout.system_dir(run_world_dir, target.branch, target.system) / "store.parquet",
                 schemas.STORE,
                 f"repaired store of {target.system} on {target.where}",
             ),
@@ -324,7 +325,14 @@ def _evidence(
     if why_not is not None:
         return EvidenceCheck(None, False, None, stored_hash, why_not)
     world = load(world_dir, with_events=False)
-    memory = system_for(world, world_dir, run_world_dir, target.branch, target.system, None)
+    inputs = SystemInputs(
+        world_dir,
+        run_world_dir,
+        target.branch,
+        target.system,
+        tuple(world.timeline.checkpoints),
+    )
+    memory = system_for(inputs, None)
     one_probe = _where(
         probes, item_id=target.item_id, checkpoint=target.checkpoint, kind=target.kind
     )
@@ -482,7 +490,7 @@ def detect(maintenance: Sequence[Row], last_change: int, checkpoint: int) -> Det
 
 def not_recomputed(system: str) -> str | None:
     """Why the evidence of `system` is not recomputed here, or None if it is."""
-    if system in ("bm25", "oracle") or paths.cell_parts(system):
+    if system in ("bm25", "oracle") or cell_parts(system):
         return None
     if system == "rag":
         return "rag ranks records with a dense embedding model; its evidence is not recomputed here"
@@ -490,217 +498,3 @@ def not_recomputed(system: str) -> str | None:
         f"{system} is a custom system whose class is not recorded beside its answers; "
         "its evidence is not recomputed here"
     )
-
-
-# ---- rendering --------------------------------------------------------------------------------
-
-
-def render(e: Explanation) -> str:
-    t = e.target
-    title = (
-        f"memshift explain: world {t.world}, branch {t.branch}, system {t.system}, "
-        f"item {t.item_id}, checkpoint {t.checkpoint}"
-    )
-    sections = [
-        _section("Probe", _probe_lines(e.probe)),
-        _section(f"Gold dependencies ({len(e.probe.dependencies)})", _dep_lines(e.probe)),
-    ]
-    if e.holdmem is not None:
-        sections += _holdmem_sections(e.holdmem, t, e.probe.changed)
-    sections += [
-        _section(
-            "Evidence the reader saw",
-            _evidence_lines(e.evidence, e.probe.dependencies, records=e.holdmem is None),
-        ),
-    ]
-    if e.audit is not None:
-        sections.append(_section("Answer-level audit", _audit_lines(e.audit)))
-    sections += [
-        _section("Answer", _answer_lines(e.answer)),
-        _section("Score", _score_lines(e.score)),
-    ]
-    return "\n\n".join([f"{title}\n{'=' * len(title)}", *sections]) + "\n"
-
-
-def _section(title: str, lines: Sequence[str]) -> str:
-    return "\n".join([title, "-" * len(title), *lines])
-
-
-def short(text: str, width: int = SHORT_TEXT) -> str:
-    """One line of at most `width` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def _or_dash(value: object) -> str:
-    return "-" if value is None or value == "" else str(value)
-
-
-def _probe_lines(p: ProbeFacts) -> list[str]:
-    return [
-        f"probe       {p.probe_id}",
-        f"question    {p.question}",
-        f"agent       {p.agent}, definition version {p.definition_version}, time {p.time}",
-        f"gold        {p.gold_status} {_or_dash(p.gold_value)}",
-        f"changed {_yes(p.changed)}, caused by shift {_yes(p.caused_by_shift)}, "
-        f"clock alone {_yes(p.clock_alone)}, last change at checkpoint {p.last_change}, "
-        f"sampled {_yes(p.sampled)}",
-        *([f"presupposes {p.premise_value} (the value at the fork)"] if p.premise_value else []),
-    ]
-
-
-def _dep_lines(p: ProbeFacts) -> list[str]:
-    if not p.dependencies:
-        return ["none (gold depends on no record)"]
-    return [
-        f"{d.object_id} r{d.revision}: "
-        + ("(no insert or update holds this revision)" if d.text is None else short(d.text))
-        for d in p.dependencies
-    ]
-
-
-def _write_lines(w: StoredWrite) -> list[str]:
-    failure = f", failure {w.failure}" if w.failure else ""
-    lines = [
-        f"{w.write_id}  (checkpoint {w.checkpoint}, {w.kind}) value {_or_dash(w.value)}{failure}",
-        f"    statement: {short(w.statement)}",
-    ]
-    if w.cited:
-        lines.append(f"    cites: {', '.join(f'{o} r{r}' for o, r in w.cited)}")
-    if w.key:
-        lines.append(f"    key: {w.key}")
-    return lines
-
-
-def _maintenance_lines(m: MaintenanceRow) -> list[str]:
-    parts = [f"invalidated {_yes(m.invalidated)}"]
-    if m.reason:
-        parts.append(f"reason: {m.reason}")
-    parts.append(f"re-derived {_yes(m.rederived)}" + (f" ({m.write_id})" if m.write_id else ""))
-    keys = (
-        [f"    key unchanged: {m.key_after}"]
-        if m.key_before == m.key_after
-        else [f"    key before: {m.key_before}", f"    key after:  {m.key_after}"]
-    )
-    return [f"checkpoint {m.checkpoint}: {', '.join(parts)}", *keys]
-
-
-def _detection_lines(d: Detection, checkpoint: int, changed: bool) -> list[str]:
-    unchanged = [] if changed else ["(this item-time's gold is unchanged since the fork)"]
-    if d.first > d.last:
-        return [f"not detected: no checkpoint after the fork up to checkpoint {checkpoint}"]
-    verdict = (
-        f"detected: invalidated at checkpoint {d.at} ({d.reason})"
-        if d.at is not None
-        else f"not detected: not invalidated at checkpoints {d.first}..{d.last}"
-    )
-    return [
-        verdict,
-        f"(an invalidation counts from checkpoint max(last change, 1) = {d.first} to {d.last})",
-        *unchanged,
-    ]
-
-
-def _store_lines(s: StoreRow) -> list[str]:
-    return [
-        f"[{s.position}] {s.write_id}  origin {s.origin}, check {s.check}, "
-        f"value {_or_dash(s.value)}",
-        f"    {s.text}",
-    ]
-
-
-def _holdmem_sections(h: HoldMemTrace, t: Target, changed: bool) -> list[str]:
-    k = t.checkpoint
-    return [
-        _section(
-            f"HoldMem writes up to checkpoint {k} ({h.detection_system}, shared by every D arm)",
-            [line for w in h.writes for line in _write_lines(w)] or ["none"],
-        ),
-        _section(f"Served at checkpoint {k} before repair", [", ".join(h.served) or "nothing"]),
-        _section(
-            f"Maintenance up to checkpoint {k}",
-            [line for m in h.maintenance for line in _maintenance_lines(m)]
-            or ["none (checkpoint 0 is the fork)"],
-        ),
-        _section("Detection for this item-time", _detection_lines(h.detection, k, changed)),
-        _section(
-            f"Repaired store at checkpoint {k} ({t.system}, D={h.repair})",
-            [line for s in h.store for line in _store_lines(s)] or ["nothing stored"],
-        ),
-    ]
-
-
-def _evidence_lines(e: EvidenceCheck, deps: Sequence[Dependency], *, records: bool) -> list[str]:
-    """`records`: the evidence items are records, so gold dependencies among them are marked."""
-    if e.items is None and not e.blocked:
-        return [f"not recomputed: {e.note}", f"stored hash      {e.stored_hash}"]
-    verdict = (
-        "yes, this is the evidence the reader saw"
-        if e.matches
-        else "NO: the recomputed evidence differs from what the reader saw; the artifacts "
-        "or the code changed since the probe stage ran"
-    )
-    lines = [
-        f"recomputed hash  {e.recomputed_hash}",
-        f"stored hash      {e.stored_hash}",
-        f"hashes match     {verdict}",
-    ]
-    if e.blocked:
-        return [*lines, e.note]
-    items = e.items or ()
-    # Records in evidence start with their header `[object_id rN | time] ` (record_header).
-    headers = {f"[{d.object_id} r{d.revision} |" for d in deps} if records else set()
-    is_dep = [any(text.startswith(h) for h in headers) for text in items]
-    among = f"; {sum(is_dep)} of {len(deps)} gold dependencies among them" if records else ""
-    lines.append(f"{_count(len(items), 'item')}{among}")
-    for n, (text, dep) in enumerate(zip(items, is_dep, strict=True), 1):
-        lines.append(f"[{n}]{' (gold dependency)' if dep else ''}")
-        lines += [f"    {line}" for line in text.splitlines()]
-    return lines
-
-
-def _answer_lines(a: AnswerFacts) -> list[str]:
-    return [
-        f"status      {a.status}",
-        f"value       {_or_dash(a.value)}",
-        f"failure     {_or_dash(a.failure)}",
-        f"evidence    {_count(a.evidence_items, 'item')}, {_count(a.evidence_tokens, 'token')}",
-    ]
-
-
-def _audit_lines(a: AnswerAudit) -> list[str]:
-    lines = [f"draft of {a.audited}: {a.draft.status} {_or_dash(a.draft.value)}"]
-    if a.draft.status != "answer" or a.draft.value is None:
-        return [*lines, "not audited: the draft has no value"]
-    if not a.rows:
-        return [
-            *lines,
-            "no transition: no record states the draft's value, none is newer, or "
-            "the auditor proposed nothing; the draft stands",
-        ]
-    for r in a.rows:
-        decided = "verified" if r["accepted"] else f"refused: {r['reason']}"
-        lines.append(
-            f"proposed {_or_dash(r['old_value'])} -> {_or_dash(r['new_value'])} "
-            f"({r['old_entry'] or '?'} -> {r['new_entry'] or '?'}): {decided}"
-        )
-    verdict = a.rows[0]["verdict"]
-    directive = {
-        "STALE": "correct-and-inform: the answer becomes the newest verified value",
-        "UNKNOWN": "verify: the draft stands and the user is asked",
-    }.get(verdict, "none: the draft stands")
-    return [*lines, f"verdict {verdict}; directive {directive}"]
-
-
-def _score_lines(s: ScoreFacts) -> list[str]:
-    verdict = f"{'correct' if s.correct else 'wrong'} ({s.reason})"
-    where = "from scores.parquet" if s.scored_now is None else f"scored now: {s.scored_now}"
-    return [verdict, where]
