@@ -2,6 +2,7 @@
 # -> report.
 # Rules only wire artifacts; every stage is a `memshift` subcommand with its logic in src/memshift.
 import mimetypes
+import os
 import sys
 from pathlib import Path
 
@@ -38,6 +39,8 @@ if not (workflow.remote_exec or workflow.subprocess_exec):
     clear_stale_locks()
 validate(config, str(schema_path()))
 
+# where a job's conda environment installs memshift from (envs/memshift.post-deploy.sh)
+os.environ.setdefault("MEMSHIFT_CHECKOUT", workflow.basedir)
 L = study_layout(STUDY)  # every path of the study (memshift.layout)
 SYSTEMS = STUDY["system_plan"]
 SEEDS = STUDY["seed_list"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from memshift.calibration import MEASURES, PAPER, collect, render, totals
 from memshift.config import SPLITS
-from memshift.stats import MEASURES, PAPER, collect, render, totals
 from memshift_tools.bench.simulated import CHANGED_PER_WORLD
 
 

@@ -89,9 +89,10 @@ def test_config_hash_ignores_key_order_and_sees_values() -> None:
 
 
 def recorded(tmp_path: Path) -> tuple[Path, dict]:
-    """A results directory with two outputs and a valid manifest of them in runs/r/."""
+    """A results directory with two outputs and a valid manifest of them where a run keeps it,
+    runs/<study>/h<N>/<llm>/."""
     manifest = run_manifest.build(outputs(tmp_path), tmp_path, PROFILE, "s", [1], "c")
-    path = tmp_path / "runs/r/manifest.json"
+    path = tmp_path / "runs/s/h9/r/manifest.json"
     write_json(manifest, path)
     return path, manifest
 
@@ -155,14 +156,14 @@ def test_a_manifest_of_the_wrong_shape_cannot_be_verified(tmp_path, change, prob
     ],
 )
 def test_a_manifest_that_is_not_one_cannot_be_verified(tmp_path, content, problem):
-    path = tmp_path / "runs/r/manifest.json"
+    path = tmp_path / "runs/s/h9/r/manifest.json"
     path.parent.mkdir(parents=True)
     path.write_bytes(content)
     cannot_verify(verified(path), problem)
 
 
 def test_a_huge_manifest_is_refused_without_being_read(tmp_path):
-    path = tmp_path / "runs/r/manifest.json"
+    path = tmp_path / "runs/s/h9/r/manifest.json"
     path.parent.mkdir(parents=True)
     with path.open("wb") as handle:
         handle.truncate(run_manifest.MAX_MANIFEST_BYTES + 1)  # sparse: no disk used
@@ -182,7 +183,7 @@ def test_an_output_path_outside_the_base_is_refused(tmp_path, name):
     (tmp_path / "outside.txt").write_text("secret")
     base = tmp_path / "results"
     base.mkdir()
-    path = base / "runs/r/manifest.json"
+    path = base / "runs/s/h9/r/manifest.json"
     digest = hashlib.sha256(
         Path("/etc/passwd" if name[0] == "/" else tmp_path / "outside.txt").read_bytes()
     ).hexdigest()
@@ -201,8 +202,8 @@ def test_an_output_reached_through_a_link_out_of_the_base_is_refused(tmp_path):
     manifest = run_manifest.build([], base, PROFILE, "s", [1], "c")
     digest = hashlib.sha256(b"secret").hexdigest()
     manifest["outputs"] = {"runs/escape/secret.txt": digest}
-    write_json(manifest, base / "runs/r/manifest.json")
-    cannot_verify(verified(base / "runs/r/manifest.json"), "outside the base directory")
+    write_json(manifest, base / "runs/s/h9/r/manifest.json")
+    cannot_verify(verified(base / "runs/s/h9/r/manifest.json"), "outside the base directory")
 
 
 def test_a_link_that_stays_inside_the_base_is_followed(tmp_path):

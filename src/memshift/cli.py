@@ -190,7 +190,7 @@ def manifest(world_dir: Path, branch_list: str) -> None:
 )
 def stats(seeds: list[int], history_months: str, jobs: int) -> None:
     """Change counts per shift beside the paper's figures, plus events and tokens per world."""
-    from memshift.stats import collect, render
+    from memshift.calibration import collect, render
 
     click.echo(render(collect(seeds, int(history_months), jobs=jobs, progress=True)))
 

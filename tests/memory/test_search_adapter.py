@@ -11,8 +11,8 @@ from cellrun import answers_of, public_events
 from conftest import world
 from memshift.config import check_custom_systems
 from memshift.errors import ConfigError, MemshiftError
-from memshift.memory.interface import SearchAdapter
-from memshift.stages.probe import system_for
+from memshift.memory.interface import SearchAdapter, SystemInputs
+from memshift.memory.systems import system_for
 
 SEED = 1000
 SPEC = "word_search:WordSearchMemory"
@@ -20,7 +20,8 @@ SPEC = "word_search:WordSearchMemory"
 
 def built(branch: str, tmp_path: Path):
     """The system as the probe stage builds a custom one (the directories are not read)."""
-    return system_for(world(SEED), tmp_path, tmp_path, branch, "search", SPEC)
+    checkpoints = tuple(world(SEED).timeline.checkpoints)
+    return system_for(SystemInputs(tmp_path, tmp_path, branch, "search", checkpoints), SPEC)
 
 
 @pytest.mark.parametrize("branch", ["def", "del", "cons"])

@@ -36,7 +36,6 @@ MANAGER = "manager"
 FRIEND = "friend"
 COLLEAGUE = "colleague"
 SELF = "self"
-READERS: tuple[str, ...] = (FRIEND, COLLEAGUE, USER, SELF)
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,6 @@ from datetime import datetime
 from typing import Any
 
 SOURCES = ("email", "chat", "calendar", "contacts", "tasks", "notes")
-MEMORY_SOURCE = "memory"
-OBJECT_OPS = ("insert", "update", "delete")
-MEMORY_OPS = ("define", "consent")
 METADATA_FIELDS = ("updated", "created")
 
 JsonDict = dict[str, Any]
