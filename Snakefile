@@ -87,6 +87,10 @@ rule all:
 
 
 onsuccess:
-    hint = report_hint(str(L.runs), workflow.overwrite_configfiles)
+    hint = report_hint(
+        str(L.runs),
+        workflow.overwrite_configfiles,
+        workflow.config_settings.overwrite_config,
+    )
     if hint and not (workflow.remote_exec or workflow.subprocess_exec):
         print(hint, file=sys.stderr)

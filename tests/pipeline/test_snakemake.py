@@ -150,8 +150,6 @@ def check_code_reruns(where: Path, package: Path) -> None:
     jobs = rerun_by_edit(where, package, "custom_memory.py")
     assert set(jobs) == {"probe_system"} | AGGREGATES
     assert jobs["probe_system"] == ["world=1000, system=mine"]
-    jobs = rerun_by_edit(where, package, "memshift/simulator/writer.py")
-    assert {"prefork", "ingest"} <= set(jobs) and "world" not in jobs
 
 
 def check_precise_reruns(where: Path, package: Path) -> None:
@@ -217,10 +215,10 @@ def check_precise_reruns(where: Path, package: Path) -> None:
 SHORT = {
     **STUDY,
     "worlds": {"seeds": "1000", "history_months": 3},
-    "branches": ["none", "src"],
+    "branches": ["none"],
     "systems": {
         "holdmem": {"detections": ["source"], "repairs": ["0"]},
-        "baselines": ["bm25"],
+        "baselines": [],
         "answer_audit": [],
     },
 }

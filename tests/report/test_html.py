@@ -127,7 +127,7 @@ def test_inline_markdown() -> None:
 
 
 def test_the_hint_names_the_report_and_the_study_of_the_run(tmp_path: Path) -> None:
-    runs = tmp_path / "results/smoke/runs/rules"
+    runs = tmp_path / "results/smoke/runs/smoke/h9/rules"
     assert report_hint(runs, ["config/studies/smoke.yaml"]) is None  # no report yet
     (runs / "report").mkdir(parents=True)
     (runs / "report/report.md").write_text("# report\n")
@@ -140,4 +140,12 @@ def test_the_hint_names_the_report_and_the_study_of_the_run(tmp_path: Path) -> N
     assert report_command([]) == "snakemake --report report.html"
     assert report_command(["my study.yaml"]) == (
         "snakemake --configfile 'my study.yaml' --report 'my study-report.html'"
+    )
+
+
+def test_the_report_command_keeps_the_runs_config_values() -> None:
+    """A run given `--config results=...` reports that run, not the default one."""
+    command = report_command([], {"results": "/data/my results", "llm": "qwen"})
+    assert command == (
+        "snakemake --config 'results=/data/my results' llm=qwen --report report.html"
     )
