@@ -183,6 +183,8 @@ def test_a_running_studys_lock_still_stops_a_second_run(tmp_path):
         while not list((where / ".snakemake/locks").glob("*.lock")):
             assert first.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
+        # held still (alive, lock kept) so that a slow start of the second run cannot outlast it
+        os.killpg(first.pid, signal.SIGSTOP)
         second = subprocess.run(
             PLAIN_RUN, cwd=where, env=env, capture_output=True, text=True, check=False
         )
