@@ -90,7 +90,7 @@ onsuccess:
     hint = report_hint(
         str(L.runs),
         workflow.overwrite_configfiles,
-        workflow.config_settings.overwrite_config,
+        workflow.config_settings.config,
     )
     if hint and not (workflow.remote_exec or workflow.subprocess_exec):
         print(hint, file=sys.stderr)
