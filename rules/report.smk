@@ -1,9 +1,3 @@
-from memshift.report.figures import (
-    CHANGED_OUTCOMES,
-    CONTRASTS_BY_CLASS,
-    UPDATE_STABILITY,
-)
-
 # The tables of report/tables/, by the name the Snakemake report shows them under.
 REPORT_TABLES = {
     "measures": "Measures",
@@ -45,19 +39,19 @@ rule report:
             for name, label in REPORT_TABLES.items()
         ],
         update_stability=report(
-            str(layout.report_figures(L.report) / UPDATE_STABILITY),
+            str(layout.report_figures(L.report) / layout.UPDATE_STABILITY),
             caption="../workflow/report/update_stability.rst",
             category="Figures",
             labels={"figure": "Update and Stability"},
         ),
         changed_outcomes=report(
-            str(layout.report_figures(L.report) / CHANGED_OUTCOMES),
+            str(layout.report_figures(L.report) / layout.CHANGED_OUTCOMES),
             caption="../workflow/report/changed_outcomes.rst",
             category="Figures",
             labels={"figure": "What happened to changed items"},
         ),
         contrasts=report(
-            str(layout.report_figures(L.report) / CONTRASTS_BY_CLASS),
+            str(layout.report_figures(L.report) / layout.CONTRASTS_BY_CLASS),
             caption="../workflow/report/contrasts_by_class.rst",
             category="Figures",
             labels={"figure": "B effect and B×D by item class"},

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -42,33 +42,38 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
-def _type_checking_only(tree: ast.Module) -> set[int]:
-    """ids of the nodes inside `if TYPE_CHECKING:` blocks."""
-    skipped: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skipped.update(id(inner) for child in node.body for inner in ast.walk(child))
-    return skipped
+def _run_time_imports(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The import statements under `node`, leaving out the bodies of `if TYPE_CHECKING:`."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.Import | ast.ImportFrom):
+            yield child
+        elif isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+            for other in child.orelse:
+                yield from _run_time_imports(ast.Module(body=[other], type_ignores=[]))
+        elif isinstance(child, ast.stmt | ast.ExceptHandler | ast.match_case):
+            yield from _run_time_imports(child)
 
 
-def _imports(name: str, path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    skipped = _type_checking_only(tree)
+def _imports(name: str, path: Path) -> frozenset[str]:
+    return _imports_of(name, path.name == "__init__.py", path.read_text(encoding="utf-8"))
+
+
+@cache
+def _imports_of(name: str, is_package: bool, source: str) -> frozenset[str]:
+    """The package modules a module's source imports at run time (parsed once per source)."""
+    package = name if is_package else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
+    for node in _run_time_imports(ast.parse(source)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
+        else:
             base = node.module or ""
             if node.level:
                 parts = package.split(".")
                 base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)
-    return {m for m in found if m == PACKAGE or m.startswith(PACKAGE + ".")}
+    return frozenset(m for m in found if m == PACKAGE or m.startswith(PACKAGE + "."))
 
 
 @cache

@@ -116,6 +116,12 @@ def report_figures(report_dir: Path) -> Path:
     return report_dir / "figures"
 
 
+# the figures in `report_figures` (report/figures.py draws them)
+UPDATE_STABILITY = "update_stability.png"
+CHANGED_OUTCOMES = "changed_outcomes.png"
+CONTRASTS_BY_CLASS = "contrasts_by_class.png"
+
+
 # ---- a study's directories --------------------------------------------------------------------
 
 

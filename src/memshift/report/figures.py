@@ -31,12 +31,10 @@ from matplotlib.ticker import PercentFormatter
 
 from memshift.analysis.bootstrap import MIN_WORLDS
 from memshift.artifacts import write_atomically
+from memshift.layout import CHANGED_OUTCOMES, CONTRASTS_BY_CLASS, UPDATE_STABILITY
 from memshift.report.order import in_order, ordered_branches, ordered_systems
 from memshift.vocabulary import BASELINES, BRANCH_NAMES, DETECTIONS, ITEM_CLASSES, cell_parts
 
-UPDATE_STABILITY = "update_stability.png"
-CHANGED_OUTCOMES = "changed_outcomes.png"
-CONTRASTS_BY_CLASS = "contrasts_by_class.png"
 DPI = 150
 INCHES = {
     UPDATE_STABILITY: (12.0, 11.0),
