@@ -31,8 +31,10 @@ lint: $(STAMP)
 	$(BIN)/snakefmt --check Snakefile rules
 	$(BIN)/snakemake --lint --cores 1
 
+# worksteal: a worker that runs out of tests takes queued ones from the other, so a whole-study
+# test that starts late does not leave one core idle at the end
 test: lint compile
-	$(BIN)/pytest -n 2 -q
+	$(BIN)/pytest -n 2 --dist worksteal -q
 
 # Most of its time is the coverage section (tens of thousands of simulated studies); one section
 # alone: python -m memshift_tools.bench --only coverage --out docs/benchmarks.md
