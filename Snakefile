@@ -81,7 +81,7 @@ rule all:
         [answers for world in SEEDS for answers in all_answers(world)],
         [str(layout.fork_check(L.run_world(world))) for world in SEEDS],
         str(L.scores),
-        str(L.report / "report.md"),
+        str(layout.report_page(L.report, "md")),
         str(L.manifest),
     localrule: True
 

@@ -122,7 +122,7 @@ def answer_audit_logs(world):
 
 def maintenance_logs(world):
     return [
-        system_table(detection_system(detection), "maintenance", world, branch)
+        system_table(detection_system(detection), layout.MAINTENANCE, world, branch)
         for branch in BRANCHES
         for detection in SYSTEMS["detections"]
     ]

@@ -39,10 +39,10 @@ rule ingest:
             else []
         ),
     output:
-        writes=each_branch(system_table(DETECTION, "writes")),
-        maintenance=each_branch(system_table(DETECTION, "maintenance")),
-        served=each_branch(system_table(DETECTION, "served")),
-        audits=each_branch(system_table(DETECTION, "audits")),
+        writes=each_branch(system_table(DETECTION, layout.WRITES)),
+        maintenance=each_branch(system_table(DETECTION, layout.MAINTENANCE)),
+        served=each_branch(system_table(DETECTION, layout.SERVED)),
+        audits=each_branch(system_table(DETECTION, layout.AUDITS)),
         calls=each_branch(system_table(DETECTION, layout.DETECTION_CALLS)),
     log:
         str(L.run_log("ingest", "w{world}-{detection}")),
@@ -79,8 +79,8 @@ rule ingest:
 rule audit_repair:
     input:
         each_branch(branch_file(layout.events)),
-        each_branch(system_table(DETECTION, "writes")),
-        each_branch(system_table(DETECTION, "served")),
+        each_branch(system_table(DETECTION, layout.WRITES)),
+        each_branch(system_table(DETECTION, layout.SERVED)),
     output:
         store=each_branch(system_table(CELL, layout.STORE)),
         calls=each_branch(system_table(CELL, layout.PROGRAM_CALLS)),

@@ -82,7 +82,11 @@ def fork_check(run_world_dir: Path) -> Path:
 # ---- a system's directory (`system_dir`), by the stage that writes each file -------------------
 
 # ingest, per detection (holdmem-<detection>)
-DETECTION_FILES = ("writes", "maintenance", "served", "audits")
+WRITES = "writes"
+MAINTENANCE = "maintenance"
+SERVED = "served"
+AUDITS = "audits"
+DETECTION_FILES = (WRITES, MAINTENANCE, SERVED, AUDITS)
 DETECTION_CALLS = "calls"
 # audit/repair, per cell (holdmem-d<repair>-<detection>)
 STORE = "store"

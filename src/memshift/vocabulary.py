@@ -8,6 +8,8 @@ import re
 
 from memshift.registry import SHIFTS, SYSTEMS
 
+# the registry entry serving every HoldMem cell, and the stem of every HoldMem name
+HOLDMEM = "holdmem"
 BRANCHES: tuple[str, ...] = ("none", *SHIFTS)
 BRANCH_NAMES: dict[str, str] = {
     "none": "no shift",
@@ -34,13 +36,12 @@ KEYED: tuple[str, ...] = ("source", "citation", "oracle", "scope", "audit", "lea
 # its missed invalidation is known (a validation of m).
 LEAKY_BLIND_SHARE = 0.25
 REPAIRS: tuple[str, ...] = ("0", "1", "m")
-BASELINES: tuple[str, ...] = tuple(name for name in SYSTEMS if name != "holdmem")
+BASELINES: tuple[str, ...] = tuple(name for name in SYSTEMS if name != HOLDMEM)
 ITEM_CLASSES: tuple[str, ...] = ("all", "definition", "other", "free text")
 
 # System names: a detection's writes `holdmem-<detection>`, a cell `holdmem-d<repair>-<detection>`,
 # the answers of any system after the answer-level audit `<system>+audit`; the store written
 # before the fork is logged under `holdmem`.
-HOLDMEM = "holdmem"
 AUDITED = "+audit"
 _CELL = re.compile(r"holdmem-d(?P<repair>[^-]+)-(?P<detection>[^+]+)")
 

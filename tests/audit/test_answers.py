@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 from conftest import data
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.artifacts import write_table
 from memshift.audit.answers import (
     Draft,
@@ -21,7 +21,7 @@ from memshift.errors import MemshiftError
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.stages import answer_audit, paths
+from memshift.stages import answer_audit
 from memshift.stages.chain import build_world
 from memshift.world.records import public_view
 
@@ -113,7 +113,7 @@ def test_answers_to_unknown_probes_stop_the_stage_with_the_file(tmp_path):
     row.update(probe_id="w0-src-c9-nothing", world=0, branch="src", system="bm25", checkpoint=1)
     row.update(item_id="person.employer", status="answer", value='"Acme"', evidence_items=0)
     row.update(evidence_tokens=0, evidence_hash="")
-    answers = paths.system_dir(run_dir, "src", "bm25") / "answers.parquet"
+    answers = layout.system_dir(run_dir, "src", "bm25") / "answers.parquet"
     write_table(pa.Table.from_pylist([row], schema=schemas.ANSWERS), schemas.ANSWERS, answers)
     with pytest.raises(MemshiftError, match=r"answers.parquet: 1 answer\(s\) to probes not in"):
         answer_audit.run(world_dir, run_dir, "src", "bm25", Profile("rules", "rules"), None)

@@ -10,11 +10,12 @@ from typing import ClassVar
 import pytest
 
 from conftest import data
+from memshift import vocabulary
 from memshift.branches import BRANCHES
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.prompts import build
-from memshift.stages import answer_audit, audit_repair, ingest, paths, prefork, probe
+from memshift.stages import answer_audit, audit_repair, ingest, prefork, probe
 from memshift.stages.chain import build_world
 from memshift.world.ids import SOURCE_PREFIXES
 from memshift.world.records import PublicEvent
@@ -97,9 +98,11 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[ob
             for detection in ("append", "citation", "audit"):
                 ingest.run(world_dir, run_dir, branch, detection, RULES, None)
             audit_repair.run(world_dir, run_dir, branch, "append", "m", RULES, None)
-            probe.run(world_dir, run_dir, branch, paths.cell_system("append", "m"), RULES, None)
+            probe.run(
+                world_dir, run_dir, branch, vocabulary.cell_system("append", "m"), RULES, None
+            )
             answer_audit.run(
-                world_dir, run_dir, branch, paths.cell_system("append", "m"), RULES, None
+                world_dir, run_dir, branch, vocabulary.cell_system("append", "m"), RULES, None
             )
             probe.run(world_dir, run_dir, branch, "spy", RULES, None, spec=f"{__name__}:Spy")
     finally:

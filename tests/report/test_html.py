@@ -7,16 +7,11 @@ import base64
 from html.parser import HTMLParser
 from pathlib import Path
 
-import duckdb
-import pyarrow as pa
-
-from memshift.analysis import contrasts, measures
-from memshift.analysis.bootstrap import Resampling
 from memshift.report.html import inline, standalone
 from memshift.report.markdown import Header, render
 from memshift.report.where import report_command, report_hint
-from memshift.rng import stream
-from memshift_tools.bench.simulated import KEY, OTHER, Population, item_times, simulate
+from memshift_tools.bench.simulated import KEY
+from report.test_markdown import tables
 
 FIGURES = ("update_stability", "changed_outcomes", "contrasts_by_class")
 PNG = b"\x89PNG\r\n\x1a\n not really an image"
@@ -69,25 +64,9 @@ def markdown_tables(text: str) -> list[list[list[str]]]:
 
 
 def simulated_report(worlds: int) -> str:
-    outcomes = simulate(Population(), (30,), 1, worlds, stream(worlds, "html"))
-    table = item_times(outcomes)
-    table = table.set_column(
-        table.schema.get_field_index("branch"), "branch", pa.array(["src"] * table.num_rows)
-    )
-    con = duckdb.connect(":memory:")
-    con.register("simulated", table)
-    con.execute("CREATE TABLE item_times AS SELECT * FROM simulated")
-    resampling = Resampling(draws=100, seed=1)
-    measures.compute(con, resampling)
-    effect = contrasts.Contrast("B", "source", "D=0", ((KEY, 1), (OTHER, -1)))
+    measure_table, contrast_table = tables(worlds)
     header = Header("test", "rules", "rules <backend> & co", list(range(worlds)), 100, 1)
-    return render(
-        header,
-        measures.measures_table(con).to_pylist(),
-        contrasts.compute(con, [effect], resampling).to_pylist(),
-        [],
-        0,
-    )
+    return render(header, measure_table.to_pylist(), contrast_table.to_pylist(), [], 0)
 
 
 def page(text: str, tmp_path: Path) -> tuple[str, Tables]:

@@ -204,7 +204,7 @@ def explain(study: Study, target: Target) -> Explanation:
     audit = None
     if base is not None:
         base_dir = layout.system_dir(run_world_dir, target.branch, base)
-        log = system_dir / "answer-audits.parquet"
+        log = layout.table(system_dir, layout.ANSWER_AUDITS)
         audit = AnswerAudit(
             base,
             answer_facts(_answer_row(base_dir, base, probe["probe_id"])),
@@ -227,7 +227,7 @@ def explain(study: Study, target: Target) -> Explanation:
 
 
 def _answer_row(system_dir: Path, system: str, probe_id: str) -> Row:
-    path = system_dir / "answers.parquet"
+    path = layout.table(system_dir, layout.ANSWERS)
     return _one(
         _rows(_read(path, schemas.ANSWERS, f"answers of {system}"), probe_id=probe_id),
         f"{path} has no answer to {probe_id}",
@@ -272,7 +272,7 @@ def _one(rows: Sequence[dict[str, Any]], missing: str) -> dict[str, Any]:
 def _answered_systems(branch_dir: Path) -> list[str]:
     if not branch_dir.is_dir():
         return []
-    return sorted(p.name for p in branch_dir.iterdir() if (p / "answers.parquet").exists())
+    return sorted(p.name for p in branch_dir.iterdir() if layout.table(p, layout.ANSWERS).exists())
 
 
 def _holdmem(run_world_dir: Path, target: Target, last_change: int) -> HoldMemTrace | None:
@@ -287,19 +287,28 @@ def _holdmem(run_world_dir: Path, target: Target, last_change: int) -> HoldMemTr
     return holdmem_trace(
         writer,
         repair,
-        _rows(_read(source / "writes.parquet", schemas.WRITES, f"writes of {of}"), item_id=item),
         _rows(
-            _read(source / "maintenance.parquet", schemas.MAINTENANCE, f"maintenance of {of}"),
+            _read(layout.table(source, layout.WRITES), schemas.WRITES, f"writes of {of}"),
             item_id=item,
         ),
         _rows(
-            _read(source / "served.parquet", schemas.SERVED, f"served items of {of}"),
+            _read(
+                layout.table(source, layout.MAINTENANCE),
+                schemas.MAINTENANCE,
+                f"maintenance of {of}",
+            ),
+            item_id=item,
+        ),
+        _rows(
+            _read(layout.table(source, layout.SERVED), schemas.SERVED, f"served items of {of}"),
             item_id=item,
             checkpoint=k,
         ),
         _rows(
             _read(
-                layout.system_dir(run_world_dir, target.branch, target.system) / "store.parquet",
+                layout.table(
+                    layout.system_dir(run_world_dir, target.branch, target.system), layout.STORE
+                ),
                 schemas.STORE,
                 f"repaired store of {target.system} on {target.where}",
             ),

@@ -55,7 +55,9 @@ class StoreServer:
 
 def store_system(inputs: SystemInputs) -> StoreServer:
     store = read_table(
-        layout.system_dir(inputs.run_world_dir, inputs.branch, inputs.system) / "store.parquet",
+        layout.table(
+            layout.system_dir(inputs.run_world_dir, inputs.branch, inputs.system), layout.STORE
+        ),
         schemas.STORE,
     )
     return StoreServer(table_to_evidence(store), inputs.checkpoints)

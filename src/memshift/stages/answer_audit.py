@@ -36,7 +36,7 @@ def run(
         p["probe_id"]: p
         for p in read_table(layout.probes(world_dir, branch), schemas.PROBES).to_pylist()
     }
-    answers_path = layout.system_dir(run_world_dir, branch, system) / "answers.parquet"
+    answers_path = layout.table(layout.system_dir(run_world_dir, branch, system), layout.ANSWERS)
     answers = read_table(answers_path, schemas.ANSWERS).to_pylist()
     unknown = [a["probe_id"] for a in answers if a["probe_id"] not in probes]
     if unknown:
@@ -83,7 +83,9 @@ def run(
         {**a, "system": name, "value": corrected.get(a["probe_id"], a["value"])} for a in answers
     ]
     answers_table = pa.Table.from_pylist(rows, schema=schemas.ANSWERS)
-    write_table(answers_table, schemas.ANSWERS, out / "answers.parquet")
-    write_table(audits_to_table(audit_rows), schemas.AUDITS, out / "answer-audits.parquet")
-    log.write(out / "calls-auditor.parquet")
+    write_table(answers_table, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
+    write_table(
+        audits_to_table(audit_rows), schemas.AUDITS, layout.table(out, layout.ANSWER_AUDITS)
+    )
+    log.write(layout.table(out, layout.AUDITOR_CALLS))
     return len(rows), len(corrected)

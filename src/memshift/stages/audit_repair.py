@@ -29,8 +29,8 @@ def run(
 ) -> int:
     world = load(world_dir, with_events=False)
     source = layout.system_dir(run_world_dir, branch, detection_system(detection))
-    writes = table_to_writes(read_table(source / "writes.parquet", schemas.WRITES))
-    served = table_to_served(read_table(source / "served.parquet", schemas.SERVED))
+    writes = table_to_writes(read_table(layout.table(source, layout.WRITES), schemas.WRITES))
+    served = table_to_served(read_table(layout.table(source, layout.SERVED), schemas.SERVED))
     system = cell_system(detection, repair)
     log = CallLog()
     programs = None
@@ -43,6 +43,6 @@ def run(
         world, load_public_events(world_dir, branch), writes, served, repair, programs
     )
     out = layout.system_dir(run_world_dir, branch, system)
-    write_table(store_to_table(store), schemas.STORE, out / "store.parquet")
-    log.write(out / "calls-programs.parquet")
+    write_table(store_to_table(store), schemas.STORE, layout.table(out, layout.STORE))
+    log.write(layout.table(out, layout.PROGRAM_CALLS))
     return sum(len(v) for slots in store.values() for v in slots.values())

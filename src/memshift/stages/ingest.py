@@ -49,11 +49,13 @@ def run(
         world, load_public_events(world_dir, branch), detection, client, prefork, context, gold_deps
     )
     out = layout.system_dir(run_world_dir, branch, system)
-    write_table(writes_to_table(detector.writes), schemas.WRITES, out / "writes.parquet")
+    write_table(writes_to_table(detector.writes), schemas.WRITES, layout.table(out, layout.WRITES))
     write_table(
-        maintenance_to_table(detector.maintenance), schemas.MAINTENANCE, out / "maintenance.parquet"
+        maintenance_to_table(detector.maintenance),
+        schemas.MAINTENANCE,
+        layout.table(out, layout.MAINTENANCE),
     )
-    write_table(served_to_table(detector.served), schemas.SERVED, out / "served.parquet")
-    write_table(audits_to_table(detector.audits), schemas.AUDITS, out / "audits.parquet")
-    log.write(out / "calls.parquet")
+    write_table(served_to_table(detector.served), schemas.SERVED, layout.table(out, layout.SERVED))
+    write_table(audits_to_table(detector.audits), schemas.AUDITS, layout.table(out, layout.AUDITS))
+    log.write(layout.table(out, layout.DETECTION_CALLS))
     return detector

@@ -49,6 +49,6 @@ def run(
     reader = ModelClient(profile, cache_dir=cache_dir, log=log)
     table = answer(asked, reader, world=world.seed, branch=branch, system=system, run=profile.name)
     out = layout.system_dir(run_world_dir, branch, system)
-    write_table(table, schemas.ANSWERS, out / "answers.parquet")
-    log.write(out / "calls-reader.parquet")
+    write_table(table, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
+    log.write(layout.table(out, layout.READER_CALLS))
     return table.num_rows
