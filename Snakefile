@@ -32,6 +32,9 @@ try:
     config.update(study_config(DEFAULT_CONFIG, workflow.overwrite_configfiles, config))
     STUDY = check_config(config)
     PROFILE = study_profile(STUDY["llm"], Path(STUDY["models"]))
+    # each role's profile (`roles:`; `llm` where a role is not named)
+    ROLE = STUDY["role_profiles"]
+    PROFILES = {name: study_profile(name, Path(STUDY["models"])) for name in set(ROLE.values())}
 except ConfigError as exc:
     sys.exit(f"memshift: config error: {exc}")
 if not (workflow.remote_exec or workflow.subprocess_exec):

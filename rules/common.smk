@@ -33,6 +33,10 @@ def each_branch(pattern):
 
 
 BRANCH_ARGS = " ".join(f"--branch {branch}" for branch in BRANCHES)
+# the roles whose profile is not `llm`'s, for the stages that describe the run
+ROLE_ARGS = " ".join(
+    f"--role {role}={name}" for role, name in ROLE.items() if name != STUDY["llm"]
+)
 
 JOB_CODE = {}
 
@@ -43,15 +47,11 @@ def job_code(stage, *roles, system=None, detection=None):
     """
     key = (stage, roles, system, detection)
     if key not in JOB_CODE:
-        JOB_CODE[key] = modules_fingerprint(
-            job_modules(
-                stage,
-                backend=PROFILE.backend,
-                roles=roles,
-                system=system,
-                detection=detection,
-            )
-        )
+        modules = set(job_modules(stage, system=system, detection=detection))
+        for role in roles:
+            backend = PROFILES[ROLE[role]].backend
+            modules.update(job_modules(stage, backend=backend, roles=(role,)))
+        JOB_CODE[key] = modules_fingerprint(sorted(modules))
     return JOB_CODE[key]
 
 
@@ -66,11 +66,11 @@ def profile_code(*roles):
     """Fingerprint of what in the model profile can change these roles' replies (every role when
     none is named): a change reruns exactly the stages that call those roles."""
     from memshift.models.profiles import role_fingerprint
-    from memshift.models.requests import ROLES
+    from memshift.vocabulary import ROLES
 
     if roles not in PROFILE_CODE:
         PROFILE_CODE[roles] = ",".join(
-            role_fingerprint(PROFILE, role) for role in roles or ROLES
+            role_fingerprint(PROFILES[ROLE[role]], role) for role in roles or ROLES
         )
     return PROFILE_CODE[roles]
 

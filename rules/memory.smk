@@ -20,7 +20,7 @@ rule prefork:
         profile=profile_code("writer"),
         world=world_dir,
         run=run_dir,
-        llm=STUDY["llm"],
+        llm=ROLE["writer"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
     shell:
@@ -67,13 +67,16 @@ rule ingest:
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
-        llm=STUDY["llm"],
+        llm=ROLE["writer"],
+        auditor=lambda wc: (
+            f"--auditor-llm {ROLE['auditor']}" if wc.detection == "audit" else ""
+        ),
         models=STUDY["models"],
         cache=str(L.llm_cache),
     shell:
         "memshift ingest --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} --detection {wildcards.detection} --llm {params.llm}"
-        " --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+        " {params.auditor} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 
 
 rule audit_repair:
@@ -100,7 +103,7 @@ rule audit_repair:
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
-        llm=STUDY["llm"],
+        llm=ROLE["program"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
     shell:

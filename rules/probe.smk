@@ -21,7 +21,7 @@ rule probe_cell:
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
-        llm=STUDY["llm"],
+        llm=ROLE["reader"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
     shell:
@@ -56,7 +56,7 @@ rule probe_system:
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
-        llm=STUDY["llm"],
+        llm=ROLE["reader"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
         custom=custom_code,
@@ -105,7 +105,7 @@ rule answer_audit:
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
-        llm=STUDY["llm"],
+        llm=ROLE["auditor"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
     shell:

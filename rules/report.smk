@@ -72,6 +72,7 @@ rule report:
         worlds=lambda wildcards, input: str(layout.worlds_of(Path(input.probes[0]))),
         out=lambda wildcards, output: str(Path(output.report).parent),
         llm=STUDY["llm"],
+        roles=ROLE_ARGS,
         models=STUDY["models"],
         study=STUDY["study"],
         draws=STUDY["report"]["draws"],
@@ -80,5 +81,6 @@ rule report:
         "memshift report --scores {input.scores} {input.maintenance} {input.answer_audits}"
         " {input.calls}"
         " --worlds-dir {params.worlds} --out {params.out} --llm {params.llm}"
+        " {params.roles}"
         " --models-file {params.models} --study {params.study}"
         " --draws {params.draws} --seed {params.seed} 2> {log}"

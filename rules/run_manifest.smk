@@ -15,6 +15,7 @@ rule run_manifest:
         code=job_code("run_manifest"),
         profile=profile_code(),
         llm=STUDY["llm"],
+        roles=ROLE_ARGS,
         models=STUDY["models"],
         study=STUDY["study"],
         seeds=",".join(str(seed) for seed in SEEDS),
@@ -22,5 +23,6 @@ rule run_manifest:
         base=lambda wc, output: str(layout.results_of_run(Path(output[0]).parent)),
     shell:
         "memshift run-manifest {input} --out {output} --base {params.base} --llm {params.llm}"
+        " {params.roles}"
         " --models-file {params.models} --study {params.study} --seeds {params.seeds}"
         " --config-sha256 {params.config} 2> {log}"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memshift.config import check_config, load_config, parse_seeds, study_config
+from memshift.config import check_config, load_config, parse_seeds, study_config, study_layout
 from memshift.errors import ConfigError
 from memshift.models.profiles import load_profiles
 from yaml_bombs import alias_bomb
@@ -74,6 +74,8 @@ def test_every_preset_is_valid_as_snakemake_merges_it_over_the_default():
             "systems.answer_audit: 'rag' is not a system of this study; choose from "
             "holdmem-d0-append, holdmem-d1-append",
         ),
+        (lambda c: c.update(roles={"judge": "rules"}), "config key 'roles.judge' is not known"),
+        (lambda c: c.update(roles={"reader": "../x"}), "roles.reader"),
     ],
 )
 def test_bad_config_gets_one_line_naming_the_problem(change, message):
@@ -83,6 +85,20 @@ def test_bad_config_gets_one_line_naming_the_problem(change, message):
         check_config(config)
     assert message in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_each_role_uses_llm_unless_named_and_the_run_folder_names_the_others():
+    plain = check_config(base_config())
+    assert set(plain["role_profiles"].values()) == {"rules"}
+    assert study_layout(plain).runs.name == "rules"
+    swapped = check_config({**base_config(), "roles": {"reader": "sim-all-20", "writer": "rules"}})
+    assert swapped["role_profiles"] == {
+        "writer": "rules",
+        "reader": "sim-all-20",
+        "program": "rules",
+        "auditor": "rules",
+    }
+    assert study_layout(swapped).runs.name == "rules+reader=sim-all-20"
 
 
 def test_answer_audited_systems_are_planned():

@@ -27,9 +27,10 @@ def outputs(tmp_path: Path) -> list[Path]:
     return files
 
 
-PROFILE = Profile(
+REMOTE = Profile(
     "remote", "openai", model="m-1", revision="r7", base_url="http://x/v1", api_key_env="KEY"
 )
+PROFILE = {role: REMOTE for role in ("writer", "reader", "program", "auditor")}
 
 
 def test_manifest_records_code_config_seeds_model_and_output_hashes(
@@ -39,13 +40,14 @@ def test_manifest_records_code_config_seeds_model_and_output_hashes(
     manifest = run_manifest.build(outputs(tmp_path), tmp_path, PROFILE, "s", [3, 1], "c0ffee")
     assert manifest["seeds"] == [1, 3]
     assert manifest["config_sha256"] == "c0ffee"
-    assert manifest["model"] == {
+    assert manifest["model"]["reader"] == {
         "profile": "remote",
         "backend": "openai",
         "model": "m-1",
         "revision": "r7",
         "base_url": "http://x/v1",
     }
+    assert set(manifest["model"]) == {"writer", "reader", "program", "auditor"}
     assert set(manifest["outputs"]) == {"runs/a.txt", "worlds/w1/b.txt"}
     assert len(manifest["code"]["fingerprint"]) == 64
     assert "sk-secret-value" not in json.dumps(manifest)

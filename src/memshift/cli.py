@@ -240,6 +240,31 @@ def _profile(llm: str, models_file: Path):  # type: ignore[no-untyped-def]
     return study_profile(llm, models_file)
 
 
+ROLE_PROFILES = click.option(
+    "--role",
+    "role_pairs",
+    multiple=True,
+    metavar="ROLE=PROFILE",
+    help="A role whose profile is not --llm's (writer, reader, program, auditor); repeatable.",
+)
+
+
+def _role_profiles(llm: str, pairs: tuple[str, ...], models_file: Path):  # type: ignore[no-untyped-def]
+    """Every role's profile: --llm's unless a ROLE=PROFILE pair names another."""
+    from memshift.vocabulary import ROLES, role_profiles
+
+    named: dict[str, str] = {}
+    for pair in pairs:
+        role, sep, name = pair.partition("=")
+        if not sep or role not in ROLES or not name:
+            raise click.BadParameter(
+                f"{pair!r} is not ROLE=PROFILE with ROLE one of {', '.join(ROLES)}",
+                param_hint="--role",
+            )
+        named[role] = name
+    return {role: _profile(name, models_file) for role, name in role_profiles(llm, named).items()}
+
+
 @cli.command()
 @WORLD_DIR
 @RUN_DIR
@@ -267,6 +292,11 @@ DETECTION = click.option(
 @BRANCH
 @DETECTION
 @LLM
+@click.option(
+    "--auditor-llm",
+    default=None,
+    help="The auditor's model profile (the `audit` detection), if not --llm's.",
+)
 @MODELS
 @CACHE
 def ingest(
@@ -275,6 +305,7 @@ def ingest(
     branch_list: tuple[str, ...],
     detection: str,
     llm: str,
+    auditor_llm: str | None,
     models_file: Path,
     cache_dir: Path,
 ) -> None:
@@ -282,8 +313,9 @@ def ingest(
     from memshift.stages import ingest as stage
 
     profile = _profile(llm, models_file)
+    auditor = _profile(auditor_llm, models_file) if auditor_llm else profile
     for branch in _in_order(branch_list):
-        d = stage.run(world_dir, run_dir, branch, detection, profile, cache_dir)
+        d = stage.run(world_dir, run_dir, branch, detection, profile, cache_dir, auditor)
         invalidated = sum(m.invalidated for m in d.maintenance)
         click.echo(
             f"{world_dir.name} {branch} {detection}: {len(d.writes)} writes, "
@@ -441,6 +473,7 @@ def score(answers: tuple[Path, ...], worlds_dir: Path, out: Path) -> None:
     help="Report directory (report.md, report.html, tables/, figures/).",
 )
 @LLM
+@ROLE_PROFILES
 @MODELS
 @click.option("--study", default="study", show_default=True, help="Study name for the title.")
 @click.option(
@@ -455,6 +488,7 @@ def report(
     worlds_dir: Path,
     out: Path,
     llm: str,
+    role_pairs: tuple[str, ...],
     models_file: Path,
     study: str,
     draws: int,
@@ -473,7 +507,8 @@ def report(
         list(logs),
         worlds_dir,
         out,
-        _profile(llm, models_file),
+        llm,
+        _role_profiles(llm, role_pairs, models_file),
         study,
         Resampling(draws=draws, seed=seed),
     )
@@ -525,6 +560,7 @@ def explain(
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
 @BASE
 @LLM
+@ROLE_PROFILES
 @MODELS
 @click.option("--study", required=True)
 @click.option("--seeds", type=SeedRange(), required=True)
@@ -534,6 +570,7 @@ def run_manifest(
     out: Path,
     base: Path,
     llm: str,
+    role_pairs: tuple[str, ...],
     models_file: Path,
     study: str,
     seeds: list[int],
@@ -544,7 +581,12 @@ def run_manifest(
     from memshift.stages import run_manifest as stage
 
     manifest = stage.build(
-        list(outputs), base, _profile(llm, models_file), study, seeds, config_sha256
+        list(outputs),
+        base,
+        _role_profiles(llm, role_pairs, models_file),
+        study,
+        seeds,
+        config_sha256,
     )
     write_json(manifest, out)
     click.echo(f"{len(manifest['outputs'])} outputs recorded -> {out}", err=True)

@@ -14,7 +14,7 @@ import yaml
 from memshift.errors import ConfigError
 from memshift.inputs import MAX_DEPTH, describe_error, load_yaml
 from memshift.layout import Study
-from memshift.vocabulary import cell_system, is_reserved
+from memshift.vocabulary import cell_system, is_reserved, role_profiles, run_name
 
 SPLITS: dict[str, range] = {
     "dev": range(0, 10),
@@ -120,6 +120,7 @@ def check_config(config: dict[str, Any]) -> dict[str, Any]:
     resolved = with_defaults(config, schema)
     resolved["seed_list"] = parse_seeds(resolved["worlds"]["seeds"])
     resolved["system_plan"] = study_systems(resolved)
+    resolved["role_profiles"] = role_profiles(resolved["llm"], resolved["roles"])
     check_embedder(resolved["embedder"])
     return resolved
 
@@ -139,7 +140,10 @@ def with_defaults(config: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[
 def study_layout(study: Mapping[str, Any]) -> Study:
     """Where a checked study's artifacts go (`layout.py`)."""
     return Study(
-        Path(study["results"]), study["study"], study["worlds"]["history_months"], study["llm"]
+        Path(study["results"]),
+        study["study"],
+        study["worlds"]["history_months"],
+        run_name(study["llm"], study["roles"]),
     )
 
 

@@ -145,8 +145,8 @@ def runs_of_study(results: Path, study: str, history_months: int) -> Path:
     return results / "runs" / study / f"h{history_months}"
 
 
-def run_dir(results: Path, study: str, history_months: int, llm: str) -> Path:
-    return runs_of_study(results, study, history_months) / llm
+def run_dir(results: Path, study: str, history_months: int, run_name: str) -> Path:
+    return runs_of_study(results, study, history_months) / run_name
 
 
 def results_of_run(run: Path) -> Path:
@@ -162,7 +162,7 @@ class Study:
     results: Path
     study: str
     history_months: int
-    llm: str
+    run_name: str  # `llm`, and `+role=profile` for every role whose profile differs from it
 
     @property
     def worlds(self) -> Path:
@@ -170,7 +170,7 @@ class Study:
 
     @property
     def runs(self) -> Path:
-        return run_dir(self.results, self.study, self.history_months, self.llm)
+        return run_dir(self.results, self.study, self.history_months, self.run_name)
 
     @property
     def llm_cache(self) -> Path:

@@ -39,6 +39,23 @@ REPAIRS: tuple[str, ...] = ("0", "1", "m")
 BASELINES: tuple[str, ...] = tuple(name for name in SYSTEMS if name != HOLDMEM)
 ITEM_CLASSES: tuple[str, ...] = ("all", "definition", "other", "free text")
 
+# The model roles: each names a profile (`roles:` in a study, `llm` where it does not); a run's
+# folder is `llm` followed by `+role=profile` for every role whose profile differs from it.
+ROLES: tuple[str, ...] = ("writer", "reader", "program", "auditor")
+
+
+def role_profiles(llm: str, roles: dict[str, str]) -> dict[str, str]:
+    """Every role's profile: the one `roles` names, else `llm`."""
+    return {role: roles.get(role, llm) for role in ROLES}
+
+
+def run_name(llm: str, roles: dict[str, str]) -> str:
+    """The run folder of a study whose roles use these profiles (`rules`,
+    `rules+reader=claude-sonnet`)."""
+    profiles = role_profiles(llm, roles)
+    return llm + "".join(f"+{role}={profiles[role]}" for role in ROLES if profiles[role] != llm)
+
+
 # System names: a detection's writes `holdmem-<detection>`, a cell `holdmem-d<repair>-<detection>`,
 # the answers of any system after the answer-level audit `<system>+audit`; the store written
 # before the fork is logged under `holdmem`.

@@ -79,7 +79,7 @@ def test_a_role_fingerprint_moves_only_with_what_changes_that_roles_replies():
     from dataclasses import replace
 
     from memshift.models.profiles import Profile, role_fingerprint
-    from memshift.models.requests import ROLES
+    from memshift.vocabulary import ROLES
 
     base = Profile("p", "openai", model="m", base_url="http://x/v1", decoding={"temperature": 0})
 

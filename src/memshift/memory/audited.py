@@ -42,7 +42,7 @@ class AuditStep:
                 )
             )
         verdicts: dict[str, Verdict] = {}
-        for request, reply in zip(requests, detector.client.generate(requests), strict=True):
+        for request, reply in zip(requests, detector.auditor.generate(requests), strict=True):
             verdict, decisions = judge(request, reply.value if reply.ok else None)
             verdicts[request.item.item_id] = verdict
             detector.audits += audit_log(request.item.item_id, checkpoint, verdict, decisions)

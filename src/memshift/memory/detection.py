@@ -39,9 +39,10 @@ def run_detection(
     prefork: Sequence[WriteRecord],
     context: CallContext,
     gold_deps: Dependencies | None = None,
+    auditor: ModelClient | None = None,
 ) -> HoldMemDetector:
     checkpoints = world.timeline.checkpoints
-    detector = HoldMemDetector(world.items, detection, client, context, gold_deps)
+    detector = HoldMemDetector(world.items, detection, client, context, gold_deps, auditor)
     detector.ingest(_interval(events, None, checkpoints[0]))
     detector.adopt_prefork(prefork, checkpoints[0])
     for k in range(1, len(checkpoints)):

@@ -83,6 +83,7 @@ class HoldMemDetector:
         client: ModelClient,
         context: CallContext,
         gold_deps: Dependencies | None = None,
+        auditor: ModelClient | None = None,
     ) -> None:
         if detection not in DETECTIONS:
             raise ValueError(f"unknown detection {detection!r}; choose one of {DETECTIONS}")
@@ -92,6 +93,7 @@ class HoldMemDetector:
         self.items = list(items)
         self.detection = detection
         self.client = client
+        self.auditor = auditor or client
         self.context = context
         self.writer = writer_id(client)
         self.state = LiveState()

@@ -19,8 +19,8 @@ import jsonschema
 
 from memshift.errors import ConfigError
 from memshift.inputs import describe_error, load_yaml
-from memshift.models.requests import ROLES
 from memshift.registry import BACKENDS
+from memshift.vocabulary import ROLES
 
 DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
 URL_SCHEMES = ("http", "https")

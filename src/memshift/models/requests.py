@@ -11,8 +11,6 @@ from memshift.gold.evaluator import Value
 from memshift.world.items import Item
 from memshift.world.records import Record
 
-ROLES = ("writer", "reader", "program", "auditor")
-
 
 def definition_in_effect(item: Item, version: int) -> Definition | None:
     return definition(item.item_id, version) if item.is_definition else None

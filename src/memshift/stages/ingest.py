@@ -33,11 +33,17 @@ def run(
     detection: str,
     profile: Profile,
     cache_dir: Path | None,
+    auditor: Profile | None = None,
 ) -> HoldMemDetector:
     world = load(world_dir, with_events=False)
     prefork = table_to_writes(read_table(layout.prefork(run_world_dir), schemas.WRITES))
     log = CallLog()
     client = ModelClient(profile, cache_dir=cache_dir, log=log)
+    auditing = (
+        ModelClient(auditor, cache_dir=cache_dir, log=log)
+        if auditor is not None and auditor != profile
+        else client
+    )
     system = detection_system(detection)
     context = CallContext(profile.name, world.seed, branch, system)
     gold_deps = (
@@ -46,7 +52,14 @@ def run(
         else None
     )
     detector = run_detection(
-        world, load_public_events(world_dir, branch), detection, client, prefork, context, gold_deps
+        world,
+        load_public_events(world_dir, branch),
+        detection,
+        client,
+        prefork,
+        context,
+        gold_deps,
+        auditing,
     )
     out = layout.system_dir(run_world_dir, branch, system)
     write_table(writes_to_table(detector.writes), schemas.WRITES, layout.table(out, layout.WRITES))

@@ -11,13 +11,13 @@ page, its tables as tables and its figures embedded).
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
-from memshift import layout, schemas
+from memshift import layout, schemas, vocabulary
 from memshift.analysis import contrasts, diagnostics, measures
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
 from memshift.analysis.costs import call_costs
@@ -47,6 +47,18 @@ def backend_label(profile: Profile) -> str:
     where = f" at {profile.base_url}" if profile.base_url else ""
     revision = f" (revision {profile.revision})" if profile.revision else ""
     return f"{profile.name}: {profile.backend} backend, model {profile.model}{revision}{where}"
+
+
+def roles_label(llm: str, profiles: Mapping[str, Profile]) -> str:
+    """The backend of `llm`, then each role whose profile differs from it."""
+    main = next((p for p in profiles.values() if p.name == llm), None)
+    parts = [backend_label(main)] if main is not None else []
+    parts += [
+        f"{role}: {backend_label(profile)}"
+        for role, profile in profiles.items()
+        if profile.name != llm
+    ]
+    return "; ".join(parts)
 
 
 def _progress(message: str) -> None:
@@ -86,10 +98,12 @@ def run(
     logs: Sequence[Path],
     worlds_dir: Path,
     out: Path,
-    profile: Profile,
+    llm: str,
+    profiles: Mapping[str, Profile],
     study: str,
     resampling: Resampling,
 ) -> Path:
+    """The report of a run of profile `llm` whose roles used `profiles` (role -> profile)."""
     con = open_study(scores, logs)
     worlds = [w for (w,) in con.execute("SELECT DISTINCT world FROM scores ORDER BY 1").fetchall()]
     systems = [
@@ -126,10 +140,11 @@ def run(
     }
     for name, table in tables.items():
         write_table(table, TABLES[name], layout.report_table(out, name))
-    label = backend_label(profile)
+    label = roles_label(llm, profiles)
     write_figures(measure_table, contrast_table, layout.report_figures(out), label)
+    run_name = vocabulary.run_name(llm, {role: p.name for role, p in profiles.items()})
     header = Header(
-        study, profile.name, label, worlds, resampling.draws, resampling.seed, resampling.interval
+        study, run_name, label, worlds, resampling.draws, resampling.seed, resampling.interval
     )
     text = render(
         header,

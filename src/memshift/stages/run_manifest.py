@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path, PurePosixPath
@@ -39,6 +39,17 @@ def package_fingerprint(root: Path = ROOT) -> str:
     return digest.hexdigest()
 
 
+def described(profile: Profile) -> dict[str, str]:
+    """What the manifest records of a profile: never a key or its variable."""
+    return {
+        "profile": profile.name,
+        "backend": profile.backend,
+        "model": profile.model,
+        "revision": profile.revision,
+        "base_url": profile.base_url,
+    }
+
+
 def config_hash(config: dict[str, Any]) -> str:
     text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()
@@ -47,11 +58,12 @@ def config_hash(config: dict[str, Any]) -> str:
 def build(
     outputs: Sequence[Path],
     base: Path,
-    profile: Profile,
+    profiles: Mapping[str, Profile],
     study: str,
     seeds: Sequence[int],
     config_digest: str,
 ) -> dict[str, Any]:
+    """The manifest of a run whose roles used `profiles` (role -> profile)."""
     files = {}
     root = base.resolve()
     for path in sorted(outputs):
@@ -67,13 +79,7 @@ def build(
         "config_sha256": config_digest,
         "seeds": sorted(seeds),
         "generator_version": GENERATOR_VERSION,
-        "model": {
-            "profile": profile.name,
-            "backend": profile.backend,
-            "model": profile.model,
-            "revision": profile.revision,
-            "base_url": profile.base_url,
-        },
+        "model": {role: described(profile) for role, profile in profiles.items()},
         "outputs": files,
     }
 
