@@ -34,7 +34,13 @@ try:
     PROFILE = study_profile(STUDY["llm"], Path(STUDY["models"]))
     # each role's profile (`roles:`; `llm` where a role is not named)
     ROLE = STUDY["role_profiles"]
-    PROFILES = {name: study_profile(name, Path(STUDY["models"])) for name in set(ROLE.values())}
+    # the writer switches (`writer_switch:`), None without
+    SWITCH_PLAN = STUDY["switch_plan"]
+    SWITCHED = [p for s in (SWITCH_PLAN or {}).get("switches", {}).values() for p in s.values()]
+    PROFILES = {
+        name: study_profile(name, Path(STUDY["models"]))
+        for name in sorted({*ROLE.values(), *SWITCHED})
+    }
 except ConfigError as exc:
     sys.exit(f"memshift: config error: {exc}")
 if not (workflow.remote_exec or workflow.subprocess_exec):
@@ -72,6 +78,7 @@ include: "rules/gold.smk"
 include: "rules/probes.smk"
 include: "rules/memory.smk"
 include: "rules/probe.smk"
+include: "rules/switch.smk"
 include: "rules/score.smk"
 include: "rules/report.smk"
 include: "rules/run_manifest.smk"

@@ -2,7 +2,8 @@ from pathlib import Path
 
 from memshift import layout
 from memshift.fingerprint import job_modules, modules_fingerprint
-from memshift.vocabulary import audited_system, cell_system, detection_system
+from memshift.models.profiles import role_fingerprint
+from memshift.vocabulary import audited_system, cell_parts, cell_system, detection_system
 
 # Paths come from memshift.layout, here with Snakemake's wildcards in place of values.
 WORLD = L.world("{world}")
@@ -45,14 +46,24 @@ def job_code(stage, *roles, system=None, detection=None):
     """Fingerprint of the package code a job runs: its stage, its system, its detection's step
     and the model roles it calls (memshift.fingerprint); a change reruns exactly those jobs.
     """
-    key = (stage, roles, system, detection)
+    return code_of(stage, [(role, ROLE[role]) for role in roles], system, detection)
+
+
+def code_of(stage, uses, system=None, detection=None):
+    """Fingerprint of a job's code when it calls each (role, profile) of `uses`."""
+    key = (stage, tuple(uses), system, detection)
     if key not in JOB_CODE:
         modules = set(job_modules(stage, system=system, detection=detection))
-        for role in roles:
-            backend = PROFILES[ROLE[role]].backend
+        for role, profile in uses:
+            backend = PROFILES[profile].backend
             modules.update(job_modules(stage, backend=backend, roles=(role,)))
         JOB_CODE[key] = modules_fingerprint(sorted(modules))
     return JOB_CODE[key]
+
+
+def profiles_code(uses):
+    """Fingerprint of what in each (role, profile) of `uses` can change that role's replies."""
+    return ",".join(role_fingerprint(PROFILES[profile], role) for role, profile in uses)
 
 
 def world_dir(wildcards):
@@ -65,13 +76,10 @@ PROFILE_CODE = {}
 def profile_code(*roles):
     """Fingerprint of what in the model profile can change these roles' replies (every role when
     none is named): a change reruns exactly the stages that call those roles."""
-    from memshift.models.profiles import role_fingerprint
     from memshift.vocabulary import ROLES
 
     if roles not in PROFILE_CODE:
-        PROFILE_CODE[roles] = ",".join(
-            role_fingerprint(PROFILES[ROLE[role]], role) for role in roles or ROLES
-        )
+        PROFILE_CODE[roles] = profiles_code([(role, ROLE[role]) for role in roles or ROLES])
     return PROFILE_CODE[roles]
 
 

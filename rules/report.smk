@@ -5,7 +5,28 @@ REPORT_TABLES = {
     "contrasts": "Contrasts",
     "diagnostics": "Diagnostic tests",
     "calls": "Model calls",
+    **(
+        {
+            "retention": "Writer switch: retention",
+            "switch_survival": "Writer switch: survival by repair arm",
+            "switch_prediction": "Writer switch: what predicts survival",
+        }
+        if SWITCH_PLAN
+        else {}
+    ),
 }
+SWITCH_FIGURES = (
+    {
+        "switch_calibration": report(
+            str(layout.report_figures(L.report) / layout.SWITCH_CALIBRATION),
+            caption="../workflow/report/switch_calibration.rst",
+            category="Figures",
+            labels={"figure": "Writer switch: survival by agreement"},
+        )
+    }
+    if SWITCH_PLAN
+    else {}
+)
 
 
 rule report:
@@ -16,6 +37,7 @@ rule report:
         calls=[c for world in SEEDS for c in call_logs(world)],
         probes=expand(branch_file(layout.probes), world=SEEDS, branch=BRANCHES),
         events=expand(branch_file(layout.events), world=SEEDS, branch=BRANCHES),
+        switch_scores=[str(L.switch_scores)] if SWITCH_PLAN else [],
     output:
         html=report(
             str(layout.report_page(L.report, "html")),
@@ -56,6 +78,7 @@ rule report:
             category="Figures",
             labels={"figure": "B effect and B×D by item class"},
         ),
+        **SWITCH_FIGURES,
     log:
         str(L.run_log("report")),
     benchmark:
@@ -77,10 +100,13 @@ rule report:
         study=STUDY["study"],
         draws=STUDY["report"]["draws"],
         seed=STUDY["report"]["seed"],
+        switch=lambda wc, input: (
+            f"--switch-scores {input.switch_scores}" if input.switch_scores else ""
+        ),
     shell:
         "memshift report --scores {input.scores} {input.maintenance} {input.answer_audits}"
         " {input.calls}"
         " --worlds-dir {params.worlds} --out {params.out} --llm {params.llm}"
         " {params.roles}"
         " --models-file {params.models} --study {params.study}"
-        " --draws {params.draws} --seed {params.seed} 2> {log}"
+        " --draws {params.draws} --seed {params.seed} {params.switch} 2> {log}"

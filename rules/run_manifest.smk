@@ -3,6 +3,9 @@ rule run_manifest:
         worlds=[f for world in SEEDS for f in world_outputs(world)],
         runs=[f for world in SEEDS for f in run_outputs(world)],
         scores=str(L.scores),
+        switches=all_switch_outputs(calls=False),
+        calibration=calibration_outputs(),
+        switch_scores=[str(L.switch_scores), str(L.agreement)] if SWITCH_PLAN else [],
         report=rules.report.output,
     output:
         str(L.manifest),

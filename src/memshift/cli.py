@@ -434,6 +434,177 @@ def answer_audit(
         )
 
 
+def _cells(cells: tuple[str, ...]) -> dict[str, list[str]]:
+    """HoldMem cell names grouped as detection -> repair arms."""
+    from memshift.vocabulary import cell_parts
+
+    grouped: dict[str, list[str]] = {}
+    for cell in cells:
+        parts = cell_parts(cell)
+        if parts is None or parts[0] not in REPAIRS or parts[1] not in DETECTIONS:
+            raise click.BadParameter(f"{cell!r} is not a HoldMem cell", param_hint="--cell")
+        grouped.setdefault(parts[1], []).append(parts[0])
+    return grouped
+
+
+CELLS = click.option(
+    "--cell",
+    "cells",
+    multiple=True,
+    required=True,
+    help="A HoldMem cell, holdmem-d<repair>-<detection>; repeatable.",
+)
+
+
+RUNS_DIR = click.option(
+    "--runs-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="The run's directory (results/runs/<study>/h<N>/<run>), holding w<seed>/.",
+)
+
+
+@cli.command()
+@WORLDS_DIR
+@RUNS_DIR
+@click.option("--seeds", type=SeedRange(), required=True, help="The study's worlds.")
+@click.option("--switch", "name", required=True, help="The switch's name (its folder).")
+@click.option("--from", "old", required=True, help="The old writer's model profile.")
+@click.option("--to", "new", required=True, help="The new writer's model profile.")
+@click.option("--reader", required=True, help="The reader's model profile.")
+@CELLS
+@click.option(
+    "--reuse-prefork",
+    is_flag=True,
+    help="Start from each world's pre-fork store of the run (its writer is --from); else the "
+    "old writer writes one.",
+)
+@MODELS
+@CACHE
+def switch(
+    worlds_dir: Path,
+    runs_dir: Path,
+    seeds: list[int],
+    name: str,
+    old: str,
+    new: str,
+    reader: str,
+    cells: tuple[str, ...],
+    reuse_prefork: bool,
+    models_file: Path,
+    cache_dir: Path,
+) -> None:
+    """A writer switch on every world: the new writer re-derives what each cell's key
+    invalidates; the fork probes are answered before and after."""
+    from memshift import layout
+    from memshift.stages import switch as stage
+
+    profiles = [_profile(p, models_file) for p in (old, new, reader)]
+    for seed in seeds:
+        run_world = runs_dir / f"w{seed}"
+        rederived = stage.run(
+            worlds_dir / f"w{seed}",
+            run_world,
+            name,
+            *profiles,
+            _cells(cells),
+            cache_dir,
+            layout.prefork(run_world) if reuse_prefork else None,
+        )
+        done = ", ".join(f"{d} re-derived {n}" for d, n in rederived.items())
+        click.echo(f"w{seed} switch {name} ({old} -> {new}): {done}", err=True)
+
+
+@cli.command("calibrate-writer")
+@WORLDS_DIR
+@RUNS_DIR
+@click.option("--seeds", type=SeedRange(), required=True, help="The calibration worlds.")
+@click.option("--writer", required=True, help="The writer's model profile.")
+@click.option("--reader", required=True, help="The reader's model profile.")
+@MODELS
+@CACHE
+def calibrate_writer(
+    worlds_dir: Path,
+    runs_dir: Path,
+    seeds: list[int],
+    writer: str,
+    reader: str,
+    models_file: Path,
+    cache_dir: Path,
+) -> None:
+    """One writer's pre-fork store of each calibration world, and the fork probes answered
+    from it."""
+    from memshift import layout
+    from memshift.stages import calibrate_writer as stage
+
+    profiles = (_profile(writer, models_file), _profile(reader, models_file))
+    for seed in seeds:
+        out = layout.calibration_dir(runs_dir, writer, seed)
+        n = stage.run(worlds_dir / f"w{seed}", out, *profiles, cache_dir)
+        click.echo(f"w{seed} calibration of {writer}: {n} answers", err=True)
+
+
+@cli.command("switch-score")
+@RUNS_DIR
+@WORLDS_DIR
+@click.option(
+    "--switch",
+    "switch_specs",
+    multiple=True,
+    required=True,
+    metavar="NAME=FROM:TO",
+    help="A switch and its two writers' profiles; repeatable.",
+)
+@click.option("--seeds", type=SeedRange(), required=True, help="The study's worlds.")
+@click.option(
+    "--calibration-seeds", type=SeedRange(), required=True, help="The calibration worlds."
+)
+@CELLS
+@click.option("--scores-out", type=click.Path(path_type=Path, dir_okay=False), required=True)
+@click.option("--agreement-out", type=click.Path(path_type=Path, dir_okay=False), required=True)
+def switch_score(
+    runs_dir: Path,
+    worlds_dir: Path,
+    switch_specs: tuple[str, ...],
+    seeds: list[int],
+    calibration_seeds: list[int],
+    cells: tuple[str, ...],
+    scores_out: Path,
+    agreement_out: Path,
+) -> None:
+    """Score every writer switch before and after, beside the writers' agreement."""
+    from memshift import layout
+    from memshift.stages import switch_score as stage
+
+    switches = []
+    for spec in switch_specs:
+        name, _, pair = spec.partition("=")
+        old, _, new = pair.partition(":")
+        if not (name and old and new):
+            raise click.BadParameter(f"{spec!r} is not NAME=FROM:TO", param_hint="--switch")
+        switches.append(stage.Switch(name, old, new))
+    _cells(cells)
+    profiles = {p for s in switches for p in (s.old, s.new)}
+    calibration = {
+        p: [
+            layout.table(layout.calibration_dir(runs_dir, p, w), layout.ANSWERS)
+            for w in calibration_seeds
+        ]
+        for p in profiles
+    }
+    n = stage.run(
+        switches,
+        runs_dir,
+        seeds,
+        list(cells),
+        calibration,
+        worlds_dir,
+        scores_out,
+        agreement_out,
+    )
+    click.echo(f"{n} switched items scored -> {scores_out}", err=True)
+
+
 @cli.command("fork-check")
 @click.argument("answers", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
@@ -482,6 +653,12 @@ def score(answers: tuple[Path, ...], worlds_dir: Path, out: Path) -> None:
 @click.option(
     "--seed", type=SEED, default=0, show_default=True, help="Seed of the bootstrap's draws."
 )
+@click.option(
+    "--switch-scores",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="The run's switch/scores.parquet, if it has writer switches.",
+)
 def report(
     scores: Path,
     logs: tuple[Path, ...],
@@ -493,6 +670,7 @@ def report(
     study: str,
     draws: int,
     seed: int,
+    switch_scores: Path | None,
 ) -> None:
     """Measures, contrasts and diagnostic tests of a run, with world-bootstrap intervals.
 
@@ -511,6 +689,7 @@ def report(
         _role_profiles(llm, role_pairs, models_file),
         study,
         Resampling(draws=draws, seed=seed),
+        switch_scores,
     )
     click.echo(f"report -> {path}", err=True)
 

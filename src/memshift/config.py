@@ -121,6 +121,7 @@ def check_config(config: dict[str, Any]) -> dict[str, Any]:
     resolved["seed_list"] = parse_seeds(resolved["worlds"]["seeds"])
     resolved["system_plan"] = study_systems(resolved)
     resolved["role_profiles"] = role_profiles(resolved["llm"], resolved["roles"])
+    resolved["switch_plan"] = switch_plan(resolved)
     check_embedder(resolved["embedder"])
     return resolved
 
@@ -234,3 +235,38 @@ def study_systems(config: dict[str, Any]) -> dict[str, Any]:
         )
     plan["answer_audit"] = audited
     return plan
+
+
+def switch_plan(config: dict[str, Any]) -> dict[str, Any] | None:
+    """The writer switches of a checked study: every switch's `from` and `to` profiles, the
+    cells that go through them and the calibration worlds; None without switches."""
+    spec = config.get("writer_switch")
+    if spec is None:
+        return None
+    plan = config["system_plan"]
+    cells = [cell_system(d, r) for d in plan["detections"] for r in plan["repairs"]]
+    chosen = list(spec.get("cells") or cells)
+    unknown = [c for c in chosen if c not in cells]
+    if unknown:
+        raise ConfigError(
+            f"writer_switch.cells: {unknown[0]!r} is not a HoldMem cell of this study; "
+            f"choose from {', '.join(cells)}"
+        )
+    writer = config["role_profiles"]["writer"]
+    switches = {
+        name: {"from": s.get("from", writer), "to": s["to"]} for name, s in spec["switches"].items()
+    }
+    same = [name for name, s in switches.items() if s["from"] == s["to"]]
+    if same:
+        raise ConfigError(
+            f"writer_switch.switches.{same[0]}: from and to are the same profile, so no key "
+            "would change; an identity switch needs a copy under another name (rules-copy)"
+        )
+    calibration = parse_seeds(spec["calibration_seeds"])
+    shared = sorted(set(calibration) & set(config["seed_list"]))
+    if shared:
+        raise ConfigError(
+            f"writer_switch.calibration_seeds: world {shared[0]} is also a study world; the "
+            "agreement of two writers is measured on worlds the switches do not use"
+        )
+    return {"switches": switches, "cells": chosen, "calibration": calibration}

@@ -79,6 +79,26 @@ def fork_check(run_world_dir: Path) -> Path:
     return run_world_dir / "fork-check.json"
 
 
+def switch_dir(run_world_dir: Path, switch: str) -> Path:
+    """A writer switch of one world (the switch stage owns it): `prefork-writes.parquet` (the
+    store before, by the old writer), `calls.parquet`, and one directory per system: `before`
+    (answers before the switch), holdmem-<detection> (writes, maintenance) and each cell
+    holdmem-d<repair>-<detection> (store, answers after the switch)."""
+    return run_world_dir / "switch" / switch
+
+
+def calibration_dir(runs: Path, profile: str, world: int | str) -> Path:
+    """A writer's pre-fork store of a calibration world and the reader's answers to it:
+    prefork-writes.parquet, answers.parquet, calls.parquet (calibrate-writer stage)."""
+    return runs / "calibration" / profile / f"w{world}"
+
+
+# the directory of `switch_dir` holding the answers before the switch
+BEFORE = "before"
+# a cell's table of `switch_dir`: the repair arm's check of each write of the new writer
+SWITCH_CHECKS = "checks"
+
+
 # ---- a system's directory (`system_dir`), by the stage that writes each file -------------------
 
 # ingest, per detection (holdmem-<detection>)
@@ -124,6 +144,7 @@ def report_figures(report_dir: Path) -> Path:
 UPDATE_STABILITY = "update_stability.png"
 CHANGED_OUTCOMES = "changed_outcomes.png"
 CONTRASTS_BY_CLASS = "contrasts_by_class.png"
+SWITCH_CALIBRATION = "switch_calibration.png"  # with a writer switch (report/switch.py)
 
 
 # ---- a study's directories --------------------------------------------------------------------
@@ -195,6 +216,19 @@ class Study:
     @property
     def report(self) -> Path:
         return self.runs / "report"
+
+    def calibration(self, profile: str, world: int | str) -> Path:
+        return calibration_dir(self.runs, profile, world)
+
+    @property
+    def switch_scores(self) -> Path:
+        """Every item of every writer switch, scored before and after (switch-score stage)."""
+        return self.runs / "switch" / "scores.parquet"
+
+    @property
+    def agreement(self) -> Path:
+        """Per switch and item type, the two writers' agreement on the calibration worlds."""
+        return self.runs / "switch" / "agreement.parquet"
 
     @property
     def manifest(self) -> Path:

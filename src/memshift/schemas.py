@@ -233,6 +233,53 @@ SCORES = pa.schema(
 )
 
 
+# What a cell's repair arm made of each write the new writer wrote at a writer switch (the
+# store keeps only what is served; an unverifiable item is not).
+SWITCH_CHECKS = pa.schema(
+    [
+        ("item_id", pa.string()),
+        ("write_id", pa.string()),
+        ("check", pa.string()),
+        ("served", pa.bool_()),
+    ]
+)
+# Every item of every writer switch, scored before and after (switch-score stage); `survived`
+# is null unless the item was correct before; the last four columns are the predictors of its
+# type (agreement and accuracies from the calibration worlds).
+SWITCH_SCORES = pa.schema(
+    [
+        ("world", pa.int32()),
+        ("switch", pa.string()),
+        ("from", pa.string()),
+        ("to", pa.string()),
+        ("system", pa.string()),
+        ("item_id", pa.string()),
+        ("item_type", pa.string()),
+        ("item_class", pa.string()),
+        ("correct_before", pa.bool_()),
+        ("correct_after", pa.bool_()),
+        ("survived", pa.bool_()),
+        ("check", pa.string()),
+        ("agreement", pa.float64()),
+        ("acc_from", pa.float64()),
+        ("acc_to", pa.float64()),
+        ("definition", pa.bool_()),
+    ]
+)
+# Per writer switch and item type, on the calibration worlds: items, the share on which the two
+# writers are both right or both wrong, and each writer's accuracy.
+AGREEMENT = pa.schema(
+    [
+        ("switch", pa.string()),
+        ("item_type", pa.string()),
+        ("n", pa.int32()),
+        ("agreement", pa.float64()),
+        ("acc_from", pa.float64()),
+        ("acc_to", pa.float64()),
+    ]
+)
+
+
 def empty_columns(schema: pa.Schema) -> dict[str, list[object]]:
     """Column lists to fill row by row before building a table of `schema`."""
     return {name: [] for name in schema.names}
@@ -327,5 +374,60 @@ CALL_COSTS = pa.schema(
         ("cache_hits", pa.int64()),
         ("failures", pa.int64()),
         ("worlds", pa.int64()),
+    ]
+)
+
+# The writer switch in the report (analysis/switch.py). Retention per switch and cell: its test
+# interval is two-sided 80% (one-sided 90%), the net change's 95%.
+RETENTION = pa.schema(
+    [
+        ("switch", pa.string()),
+        ("from", pa.string()),
+        ("to", pa.string()),
+        ("system", pa.string()),
+        *ESTIMATE,
+        ("net_change", pa.float64()),
+        ("net_low", pa.float64()),
+        ("net_high", pa.float64()),
+        ("correct_before", pa.int64()),
+        ("survived", pa.int64()),
+        ("rederived", pa.int64()),
+        ("worlds", pa.int64()),
+        ("passed", pa.bool_()),
+        ("by_construction", pa.bool_()),
+    ]
+)
+# Survival at D=1 minus D=0 of the same B=1 detection, paired by item (95% interval), and the
+# D=1 checker's pass rate on the new writer's writes.
+SWITCH_SURVIVAL = pa.schema(
+    [
+        ("switch", pa.string()),
+        ("detection", pa.string()),
+        ("item_class", pa.string()),
+        ("items", pa.int64()),
+        ("survival_d0", pa.float64()),
+        ("survival_d1", pa.float64()),
+        ("difference", pa.float64()),
+        ("low", pa.float64()),
+        ("high", pa.float64()),
+        ("checker_pass_d1", pa.float64()),
+        ("rederived", pa.int64()),
+    ]
+)
+# How well a predictor of an item's type predicts its survival at D=0, B=1 (90% intervals);
+# `usable` needs at least 10 failures.
+SWITCH_PREDICTION = pa.schema(
+    [
+        ("scope", pa.string()),
+        ("predictor", pa.string()),
+        ("n", pa.int64()),
+        ("failures", pa.int64()),
+        ("auroc", pa.float64()),
+        ("auroc_low", pa.float64()),
+        ("auroc_high", pa.float64()),
+        ("slope", pa.float64()),
+        ("slope_low", pa.float64()),
+        ("slope_high", pa.float64()),
+        ("usable", pa.bool_()),
     ]
 )

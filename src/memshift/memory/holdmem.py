@@ -73,6 +73,7 @@ class Slot:
     key: str = ""
     last_write: datetime | None = None
     cited: tuple[str, ...] = ()
+    writer: str = ""  # the writer of the item the slot serves
 
 
 class HoldMemDetector:
@@ -126,15 +127,31 @@ class HoldMemDetector:
 
     # ---- keys --------------------------------------------------------------------------------
 
-    def key(self, item: Item, now: datetime, cited: Sequence[str]) -> str:
+    def key(self, item: Item, now: datetime, cited: Sequence[str], writer: str = "") -> str:
+        """The item's key now, with the current writer unless `writer` names another."""
         version = self.version(item)
+        writer = writer or self.writer
         if self.detection == "citation":
-            return citation_key(cited, self.counts, version, self.writer)
+            return citation_key(cited, self.counts, version, writer)
         if self.detection == "oracle":
             return oracle_key(self.gold_deps[(item.item_id, now)], version)
         if self.detection == "scope" and item.is_definition:
             return scope_key(item, self.state, now, version)
-        return source_key(item, self.counts, version, self.writer)
+        return source_key(item, self.counts, version, writer)
+
+    def why_changed(self, item: Item, now: datetime, slot: Slot) -> str:
+        """Why a slot's key changed: "writer changed" when its key under the writer of what it
+        serves is the key it holds (only the writer differs), else "key changed"."""
+        if slot.writer and slot.writer != self.writer:
+            if self.key(item, now, slot.cited, slot.writer) == slot.key:
+                return "writer changed"
+            return "key changed; writer changed"
+        return "key changed"
+
+    def switch_writer(self, client: ModelClient) -> None:
+        """Write with `client` from now on; its id enters every key that holds the writer."""
+        self.client = client
+        self.writer = writer_id(client)
 
     # ---- writing -----------------------------------------------------------------------------
 
@@ -226,6 +243,7 @@ class HoldMemDetector:
             slot.last_write = now
             slot.cited = tuple(c["object_id"] for c in write.citations)
             slot.key = self.key(item, now, slot.cited)
+            slot.writer = self.writer
         self._freeze(0)
 
     def prefork_writes(self, now: datetime) -> list[WriteRecord]:
@@ -261,7 +279,7 @@ class HoldMemDetector:
             if current != slot.key:
                 kind = "refresh" if self.detection == "refresh" else "rederive"
                 plans.append((item, kind, None, None))
-                reasons[item.item_id] = "key changed"
+                reasons[item.item_id] = self.why_changed(item, now, slot)
         written = {w.item_id: w for w in self.write_all(plans, now, checkpoint)}
         for item in self.items:
             self._maintain(
@@ -304,6 +322,7 @@ class HoldMemDetector:
             slot.last_write = now
             slot.cited = cited
             slot.key = self.key(item, now, cited)
+            slot.writer = self.writer
         self.maintenance.append(
             MaintenanceRow(
                 item.item_id,

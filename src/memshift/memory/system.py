@@ -19,7 +19,6 @@ from memshift.memory.interface import Blocked, Cost, Question
 from memshift.memory.programs import ProgramRunner
 from memshift.memory.repair import Repairer
 from memshift.memory.stored import StoredItem
-from memshift.memory.writes import writer_id
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
@@ -94,8 +93,7 @@ class HoldMem:
         if not isinstance(writer, ModelClient):
             raise MemshiftError("HoldMem's writer is a memshift.models.client.ModelClient")
         self.client = writer
-        self.detector.client = writer
-        self.detector.writer = writer_id(writer)
+        self.detector.switch_writer(writer)
 
     def query(self, question: Question) -> list[str] | Blocked:
         if any((question.agent, s) in self.revoked for s in question.item.sources):

@@ -295,7 +295,9 @@ def render(
     diagnostics: Sequence[Row],
     identity_checked: int,
     calls: Sequence[Row] = (),
+    sections: Sequence[str] = (),
 ) -> str:
+    """The report's text; `sections` (the writer switch's) come before the diagnostic tests."""
     index = Index(measures)
     worlds = ", ".join(str(w) for w in header.worlds)
     parts = [
@@ -382,6 +384,7 @@ def render(
         f"family has no p-value (fewer than {MIN_WORLDS} worlds), the corrections are not "
         "meaningful and make no decision.",
         "",
+        *sections,
         "## Diagnostic tests",
         "",
         diagnostics_table(diagnostics),

@@ -12,19 +12,22 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
 
 from memshift import layout, schemas, vocabulary
-from memshift.analysis import contrasts, diagnostics, measures
+from memshift.analysis import contrasts, diagnostics, measures, switch
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
 from memshift.analysis.costs import call_costs
 from memshift.analysis.frame import open_study
 from memshift.analysis.sqlfiles import path_list
-from memshift.artifacts import ArtifactError, write_table, write_text
+from memshift.artifacts import ArtifactError, read_table, write_table, write_text
 from memshift.models.profiles import Profile
+from memshift.report import switch as switch_text
 from memshift.report.figures import write_figures
 from memshift.report.html import standalone
 from memshift.report.markdown import Header, render
@@ -36,7 +39,39 @@ TABLES = {
     "contrasts": schemas.CONTRASTS,
     "diagnostics": schemas.DIAGNOSTICS,
     "calls": schemas.CALL_COSTS,
+    # with a writer switch
+    "retention": schemas.RETENTION,
+    "switch_survival": schemas.SWITCH_SURVIVAL,
+    "switch_prediction": schemas.SWITCH_PREDICTION,
 }
+
+
+@dataclass(frozen=True)
+class SwitchReport:
+    scores: pa.Table
+    tables: dict[str, pa.Table]
+    diagnostics: list[dict[str, Any]]
+    text: str
+
+
+def writer_switch(path: Path, resampling: Resampling) -> SwitchReport:
+    """The writer switch's tables, diagnostics rows and section (analysis/switch.py)."""
+    scores = read_table(path, schemas.SWITCH_SCORES)
+    _progress(f"writer switch: {scores.num_rows} switched items")
+    con = switch.open_switches(scores, resampling)
+    tables = {
+        "retention": switch.retention(con, resampling),
+        "switch_survival": switch.survival(con, resampling),
+        "switch_prediction": switch.prediction(scores, resampling),
+    }
+    text = switch_text.section(
+        tables["retention"].to_pylist(),
+        tables["switch_survival"].to_pylist(),
+        tables["switch_prediction"].to_pylist(),
+        switch.failures_by_class(scores),
+        switch.accuracy_over_agreement(scores, resampling),
+    )
+    return SwitchReport(scores, tables, switch.diagnostics_rows(tables["retention"]), text)
 
 
 def backend_label(profile: Profile) -> str:
@@ -102,6 +137,7 @@ def run(
     profiles: Mapping[str, Profile],
     study: str,
     resampling: Resampling,
+    switch_scores: Path | None = None,
 ) -> Path:
     """The report of a run of profile `llm` whose roles used `profiles` (role -> profile)."""
     con = open_study(scores, logs)
@@ -121,11 +157,18 @@ def run(
     contrast_table = contrasts.compute(con, contrasts.declare(systems), resampling)
     _progress(f"{contrast_table.num_rows} contrast rows")
     _load_world_tables(con, worlds_dir)
+    switch_report = None if switch_scores is None else writer_switch(switch_scores, resampling)
     rows = [
         *diagnostics.utility_floor(con, systems, resampling),
         *diagnostics.cost_ceiling(con, resampling),
-        diagnostics.not_applicable(
-            "retention", diagnostics.RETENTION_FLOOR, "the study has no writer switch"
+        *(
+            switch_report.diagnostics
+            if switch_report is not None
+            else [
+                diagnostics.not_applicable(
+                    "retention", diagnostics.RETENTION_FLOOR, "the study has no writer switch"
+                )
+            ]
         ),
         diagnostics.not_applicable(
             "leaving", diagnostics.LEAVING_MARGIN, "the study has no export and import"
@@ -138,10 +181,14 @@ def run(
         "diagnostics": diagnostics.table(rows),
         "calls": call_costs(con),
     }
+    if switch_report is not None:
+        tables.update(switch_report.tables)
     for name, table in tables.items():
         write_table(table, TABLES[name], layout.report_table(out, name))
     label = roles_label(llm, profiles)
     write_figures(measure_table, contrast_table, layout.report_figures(out), label)
+    if switch_report is not None:
+        switch_text.write_figure(switch_report.scores, layout.report_figures(out), label)
     run_name = vocabulary.run_name(llm, {role: p.name for role, p in profiles.items()})
     header = Header(
         study, run_name, label, worlds, resampling.draws, resampling.seed, resampling.interval
@@ -153,6 +200,7 @@ def run(
         tables["diagnostics"].to_pylist(),
         checked,
         tables["calls"].to_pylist(),
+        [switch_report.text] if switch_report is not None else [],
     )
     report = layout.report_page(out, "md")
     write_text(text, report)
