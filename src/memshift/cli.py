@@ -704,32 +704,46 @@ def report(
 )
 @click.option("--llm", default=None, help="The run's model profile, if not the study's `llm`.")
 @click.option("--world", type=SEED, required=True, help="World seed.")
-@click.option("--branch", type=click.Choice(BRANCHES), required=True, help="The score's branch.")
+@click.option("--branch", type=click.Choice(BRANCHES), default=None, help="The score's branch.")
 @SYSTEM
 @click.option("--item", required=True, help="Item id, e.g. contact03.city.")
-@click.option("--checkpoint", type=click.IntRange(min=0), required=True, help="Probed checkpoint.")
+@click.option("--checkpoint", type=click.IntRange(min=0), default=None, help="Probed checkpoint.")
 @click.option(
     "--premise", is_flag=True, help="The item-time's premise probe instead of its direct probe."
+)
+@click.option(
+    "--switch",
+    "switch_name",
+    default=None,
+    help="A writer switch of the study: explain the item through it (no --branch/--checkpoint).",
 )
 def explain(
     configfile: Path | None,
     llm: str | None,
     world: int,
-    branch: str,
+    branch: str | None,
     system: str,
     item: str,
-    checkpoint: int,
+    checkpoint: int | None,
     premise: bool,
+    switch_name: str | None,
 ) -> None:
     """Drill into one score: the probe and its gold dependencies, what a HoldMem cell stored,
     maintained and repaired, the evidence the reader saw (recomputed and checked against the
-    stored hash), the answer and its score."""
+    stored hash), the answer and its score. With --switch, one item through a writer switch:
+    why it was invalidated, both writes, the repair check, and the answer before and after."""
     from memshift.config import DEFAULT_CONFIG, check_config, study_config, study_layout
     from memshift.explain import Target, render
     from memshift.explain import explain as gather
+    from memshift.explain.switch import explain_switch
 
     given = {"llm": llm} if llm else {}
     study = check_config(study_config(DEFAULT_CONFIG, [configfile] if configfile else [], given))
+    if switch_name is not None:
+        click.echo(explain_switch(study_layout(study), world, switch_name, system, item), nl=False)
+        return
+    if branch is None or checkpoint is None:
+        raise click.UsageError("give --branch and --checkpoint (or --switch NAME)")
     target = Target(world, branch, system, item, checkpoint, premise)
     click.echo(render(gather(study_layout(study), target)), nl=False)
 

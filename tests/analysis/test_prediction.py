@@ -187,9 +187,9 @@ def test_the_slope_interval_covers_the_true_slope(beta: float) -> None:
         found = predict(worlds, predictor, survived, Resampling(draws=300, level=0.9, seed=seed))
         assert found.usable and found.slope_low is not None and found.slope_high is not None
         covered += found.slope_low <= beta <= found.slope_high
-    # nominal 90%. Percentile intervals over 20 worlds run below it: over 1,000 other seeds these
-    # covered 87.3% (β = 0), 88.9% (0.5) and 86.0% (1), so with 200 fixed seeds the margin to
-    # 85% is one or two binomial standard errors, and other seeds could fall under it
+    # nominal 90%. Plain percentile intervals over 20 worlds covered 86-89% over 1,000 other
+    # seeds; widened by sqrt(G/(G-1)) they cover 89.0% (β = 0), 88.6% (0.5) and 90.2% (1) over
+    # seeds 1000-1999, every block of 200 of them at least 85.5%
     assert covered / SIMULATIONS >= 0.85, covered
 
 
@@ -203,15 +203,22 @@ def test_the_bootstrap_equals_fits_of_each_draw_done_one_at_a_time() -> None:
     slopes = [calibration_slope(predictor, survived, w) for w in drawn]
     aurocs = [auroc(predictor, survived, w) for w in drawn]
     assert all(s is not None for s in slopes) and all(a is not None for a in aurocs)
-    assert (found.slope_low, found.slope_high) == pytest.approx(
-        np.quantile([s[1] for s in slopes], [0.1, 0.9]), rel=1e-9
-    )
-    assert (found.auroc_low, found.auroc_high) == pytest.approx(
-        np.quantile(aurocs, [0.1, 0.9]), rel=1e-12
-    )
     point = calibration_slope(predictor, survived)
     assert point is not None and found.slope == pytest.approx(point[1], rel=1e-9)
     assert found.auroc == pytest.approx(auroc(predictor, survived), rel=1e-12)
+    # the percentile ends, each moved away from the estimate by sqrt(G/(G-1)), G = 20 worlds
+    widen = np.sqrt(20 / 19)
+
+    def widened(centre: float, draws: list[float]) -> list[float]:
+        low, high = np.quantile(draws, [0.1, 0.9])
+        return [centre - widen * (centre - low), centre + widen * (high - centre)]
+
+    assert [found.slope_low, found.slope_high] == pytest.approx(
+        widened(point[1], [s[1] for s in slopes]), rel=1e-9
+    )
+    assert [found.auroc_low, found.auroc_high] == pytest.approx(
+        widened(found.auroc, aurocs), rel=1e-12
+    )
 
 
 def test_predict_is_reproducible_and_its_intervals_hold_the_estimates() -> None:

@@ -82,6 +82,14 @@ STUDY = {
         "answer_audit": ["holdmem-d0-source"],
     },
     "report": {"draws": 200},
+    "writer_switch": {
+        "switches": {
+            "identity": {"to": "rules-copy"},
+            "weak-def": {"to": "rules-weak-definitions"},
+        },
+        "cells": ["holdmem-d0-append", "holdmem-d0-source", "holdmem-d1-source"],
+        "calibration_seeds": "900",
+    },
 }
 RUN = run_of(STUDY)
 REPORT_FILES = (
@@ -94,6 +102,10 @@ REPORT_FILES = (
     "figures/update_stability.png",
     "figures/changed_outcomes.png",
     "figures/contrasts_by_class.png",
+    "tables/retention.parquet",
+    "tables/switch_survival.parquet",
+    "tables/switch_prediction.parquet",
+    "figures/switch_calibration.png",
 )
 
 
@@ -114,6 +126,8 @@ def planned(where: Path, *args: str, package: Path | None = None) -> dict[str, l
 
 AGGREGATES = {"score", "report", "run_manifest", "all"}
 ANSWERS_READ = {"fork_check"}  # hashes every answer's context at the fork
+# the writer switch: its jobs re-derive, repair and read like the cells
+SWITCHING = {"switch", "calibrate_writer", "switch_score"}
 
 
 def edited(path: Path, old: str, new: str) -> str:
@@ -137,13 +151,50 @@ def rerun_by_edit(where: Path, package: Path, module: str) -> dict[str, list[str
 PROBING = {"probe_cell", "probe_system", "answer_audit"}
 
 
+def check_writer_switch(where: Path) -> None:
+    """The identity switch re-derives every item of a B=1 cell because the writer changed and
+    changes no value; the append cell calls no model; the report has the switch's section and a
+    retention row per switch and cell."""
+    switched = where / RUN / "w1000/switch/identity"
+    maintenance = pq.read_table(switched / "holdmem-source/maintenance.parquet").to_pylist()
+    after = [m for m in maintenance if m["checkpoint"] == 1]
+    assert len(after) == 48 and all(m["reason"] == "writer changed" for m in after)
+    writes = pq.read_table(switched / "holdmem-source/writes.parquet").to_pylist()
+    before = {w["item_id"]: w["value"] for w in writes if w["checkpoint"] == 0}
+    assert all(w["value"] == before[w["item_id"]] for w in writes if w["checkpoint"] == 1)
+    calls = pq.read_table(switched / "calls.parquet").to_pylist()
+    assert not [c for c in calls if c["system"] == "holdmem-append" and c["role"] == "writer"]
+    scores = pq.read_table(where / RUN / "switch/scores.parquet").to_pylist()
+    identity = [s for s in scores if s["switch"] == "identity" and s["correct_before"]]
+    assert identity and all(s["survived"] for s in identity)
+    report = (where / RUN / "report/report.md").read_text()
+    assert "## Writer switch" in report and "passes by construction" in report
+    diagnostics = pq.read_table(where / RUN / "report/tables/diagnostics.parquet").to_pylist()
+    retention = [d for d in diagnostics if d["test"] == "retention"]
+    assert len(retention) == 2 * 3
+    explained = subprocess.run(
+        [str(SNAKEMAKE.with_name("memshift")), "explain", "--configfile", "study.yaml"]
+        + ["--world", "1000", "--switch", "identity", "--system", "holdmem-d1-source"]
+        + ["--item", "contact01.city"],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert explained.returncode == 0, explained.stderr
+    assert "reason: writer changed" in explained.stdout
+    assert "contact01.city@1:rederive (new writer, at the switch)" in explained.stdout
+
+
 def check_code_reruns(where: Path, package: Path) -> None:
     """An edit to one room's code reruns that room's jobs and what reads their outputs, no
     other: the fingerprint of a job holds its stage, system, detection and model roles."""
     jobs = rerun_by_edit(where, package, "memshift/memory/repair.py")
-    assert set(jobs) == {"audit_repair", "probe_cell", "answer_audit"} | ANSWERS_READ | AGGREGATES
+    assert set(jobs) == (
+        {"audit_repair", "probe_cell", "answer_audit"} | ANSWERS_READ | AGGREGATES | SWITCHING
+    )
     jobs = rerun_by_edit(where, package, "memshift/simulator/reader.py")
-    assert set(jobs) == PROBING | ANSWERS_READ | AGGREGATES
+    assert set(jobs) == PROBING | ANSWERS_READ | AGGREGATES | SWITCHING
     jobs = rerun_by_edit(where, package, "memshift/retrieval/embeddings.py")
     assert set(jobs) == {"probe_system"} | AGGREGATES
     assert jobs["probe_system"] == ["world=1000, system=rag"]
@@ -163,7 +214,21 @@ def check_precise_reruns(where: Path, package: Path) -> None:
         "    description: The built-in",
     )
     jobs = planned(where, package=package)
-    assert set(jobs) == {"probe_cell", "probe_system", "answer_audit"} | ANSWERS_READ | AGGREGATES
+    assert set(jobs) == (
+        {"probe_cell", "probe_system", "answer_audit"} | ANSWERS_READ | AGGREGATES | SWITCHING
+    )
+    models.write_text(original)
+
+    # the new writer of one switch: that switch, that writer's calibration, and what reads them
+    original = edited(
+        models,
+        "error_model: {seed: 7, rates: {definition: 0.3}}",
+        "error_model: {seed: 8, rates: {definition: 0.3}}",
+    )
+    jobs = planned(where, package=package)
+    assert set(jobs) == SWITCHING | {"report", "run_manifest", "all"}
+    assert jobs["switch"] == ["switch=weak-def"]
+    assert jobs["calibrate_writer"] == ["profile=rules-weak-definitions"]
     models.write_text(original)
 
     # the auditor role and the answer-level audit's own code rerun that stage alone
@@ -186,7 +251,7 @@ def check_precise_reruns(where: Path, package: Path) -> None:
     scorer = package / "memshift/scoring/scorer.py"
     original = scorer.read_text()
     scorer.write_text(original + "\n# an edit to the scorer\n")
-    assert set(planned(where, package=package)) == AGGREGATES
+    assert set(planned(where, package=package)) == AGGREGATES | {"switch_score"}
     scorer.write_text(original)
 
     study = where / "study.yaml"
@@ -204,7 +269,9 @@ def check_precise_reruns(where: Path, package: Path) -> None:
 
     original = edited(study, "seeds: '1000'", "seeds: 1000-1001")
     jobs = planned(where, package=package)
-    per_world = {rule: w for rule, w in jobs.items() if rule not in AGGREGATES}
+    # a switch is one job over every world of the study
+    assert sorted(jobs.pop("switch")) == ["switch=identity", "switch=weak-def"]
+    per_world = {rule: w for rule, w in jobs.items() if rule not in AGGREGATES | SWITCHING}
     assert "world" in per_world and "ingest" in per_world
     assert all("world=1001" in w for waves in per_world.values() for w in waves)
     study.write_text(original)
@@ -213,7 +280,7 @@ def check_precise_reruns(where: Path, package: Path) -> None:
 
 
 SHORT = {
-    **STUDY,
+    **{key: value for key, value in STUDY.items() if key != "writer_switch"},
     "worlds": {"seeds": "1000", "history_months": 3},
     "branches": ["none"],
     "systems": {
@@ -311,6 +378,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     assert "| holdmem-d0-source+audit | auditor |" in report  # the model-call table
     assert str(RUN / "report/report.md") in run.stderr  # the run names its report
     assert "snakemake --configfile study.yaml --report study-report.html" in run.stderr
+    check_writer_switch(first)
     check_snakemake_report(first, package)
     dry = snakemake(first, "-n", package=package)
     assert dry.returncode == 0 and "Nothing to be done" in dry.stdout + dry.stderr

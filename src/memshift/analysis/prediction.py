@@ -306,14 +306,28 @@ def _group(world: np.ndarray, unit: np.ndarray, scores: np.ndarray, survived: np
     )
 
 
-def _percentile(values: np.ndarray, level: float) -> tuple[float | None, float | None]:
+def _percentile(
+    values: np.ndarray,
+    level: float,
+    centre: float | None = None,
+    clusters: int = 0,
+    bounds: tuple[float, float] = (-np.inf, np.inf),
+) -> tuple[float | None, float | None]:
     """The percentile interval of the draws that define the statistic; none when fewer than
-    half of them do, since the rest would then be a biased part of the bootstrap distribution."""
+    half of them do, since the rest would then be a biased part of the bootstrap distribution.
+    With a `centre` (the estimate) and the number of resampled `clusters`, each end is moved
+    away from the centre by sqrt(G / (G - 1)): resampling G clusters gives a variance (G - 1) / G
+    of the unbiased one, which left the 90% slope interval over 20 worlds covering 86-89%
+    (tests/analysis/test_prediction.py); the ends stay inside `bounds`."""
     defined = values[~np.isnan(values)]
     if defined.size == 0 or 2 * defined.size < values.size:
         return None, None
     tail = (1 - level) / 2
     low, high = np.quantile(defined, [tail, 1 - tail])
+    if centre is not None and clusters > 1:
+        widen = np.sqrt(clusters / (clusters - 1))
+        low = max(bounds[0], centre - widen * (centre - low))
+        high = min(bounds[1], centre + widen * (high - centre))
     return float(low), float(high)
 
 
@@ -345,10 +359,17 @@ def predict(
     fit = _fit_draws(x, pos, neg, ones)[0]
     point_slope = _value(fit[1])
     weights = weight_matrix(world_list, resampling, name)[:, groups.world].astype(np.float64)
-    auroc_low, auroc_high = _percentile(_auroc_draws(score, pos, neg, weights), resampling.level)
+    clusters = len(world_list)
+    auroc_low, auroc_high = _percentile(
+        _auroc_draws(score, pos, neg, weights),
+        resampling.level,
+        point_auroc,
+        clusters,
+        (0.0, 1.0),
+    )
     start = None if point_slope is None else fit
     slope_low, slope_high = _percentile(
-        _fit_draws(x, pos, neg, weights, start)[:, 1], resampling.level
+        _fit_draws(x, pos, neg, weights, start)[:, 1], resampling.level, point_slope, clusters
     )
     failures = int(np.count_nonzero(~y))
     return Prediction(

@@ -27,7 +27,8 @@ from memshift.analysis.diagnostics import RETENTION_FLOOR, TEST_LEVEL, row
 from memshift.analysis.prediction import auroc_difference, predict
 from memshift.vocabulary import cell_parts
 
-PREDICTORS = ("agreement", "acc_to", "acc_from", "definition")
+# each oriented so that a higher value predicts survival, as the paper compares them
+PREDICTORS = ("agreement", "acc_to", "acc_from", "not_definition")
 POOLED = "all switches"
 NOT_REDERIVED = "not_rederived"
 CHECK_PASSED = ("passed", "program_agreed")
@@ -205,8 +206,9 @@ def prediction_rows(scores: pa.Table) -> dict[str, np.ndarray]:
         "item_class": np.array([r["item_class"] for r in kept], dtype=object),
         "survived": np.array([bool(r["survived"]) for r in kept], dtype=bool),
     }
-    for name in PREDICTORS:
+    for name in ("agreement", "acc_to", "acc_from"):
         columns[name] = np.array([float(r[name]) for r in kept], dtype=np.float64)
+    columns["not_definition"] = np.array([0.0 if r["definition"] else 1.0 for r in kept])
     return columns
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from memshift.analysis.prediction import calibration_slope
+from memshift.analysis.prediction import MIN_FAILURES, calibration_slope
 from memshift.analysis.switch import POOLED, prediction_rows
 from memshift.layout import SWITCH_CALIBRATION
 from memshift.report.figures import DPI, save
@@ -24,7 +24,7 @@ PREDICTOR_NAMES = {
     "agreement": "agreement of the two writers",
     "acc_to": "new writer's accuracy",
     "acc_from": "old writer's accuracy",
-    "definition": "definition item (indicator)",
+    "not_definition": "not a definition item (indicator)",
 }
 
 
@@ -95,6 +95,14 @@ def survival_table(rows: Sequence[Row]) -> str:
     return table(header, body)
 
 
+def _usable(r: Row) -> str:
+    if r["usable"]:
+        return "yes"
+    if r["failures"] < MIN_FAILURES:
+        return f"no (fewer than {MIN_FAILURES} failures)"
+    return "no (a statistic is undefined: the predictor separates survivors from failures)"
+
+
 def prediction_table(rows: Sequence[Row]) -> str:
     body = [
         [
@@ -103,7 +111,7 @@ def prediction_table(rows: Sequence[Row]) -> str:
             f"{r['n']} ({r['failures']} failed)",
             _number(r["auroc"]) + _range(r["auroc_low"], r["auroc_high"]),
             _number(r["slope"], 2) + _range(r["slope_low"], r["slope_high"]),
-            "yes" if r["usable"] else "no (fewer than 10 failures)",
+            _usable(r),
         ]
         for r in rows
     ]
@@ -172,13 +180,14 @@ def calibration_figure(scores: Any, backend: str) -> Figure:
     for low, high in pairwise(edges):
         inside = (agreement >= low) & (agreement < high)
         if inside.any():
-            share = survived[inside].mean()
-            ax.plot([(low + min(high, 1.0)) / 2], [share], "o", color="#1f77b4")
-            ax.annotate(f"n={int(inside.sum())}", ((low + min(high, 1.0)) / 2, share), fontsize=7)
+            # each bin at the mean agreement of its items
+            where, share = agreement[inside].mean(), survived[inside].mean()
+            ax.plot([where], [share], "o", color="#1f77b4")
+            ax.annotate(f" n={int(inside.sum())}", (where, share), fontsize=7, va="top")
     fit = calibration_slope(agreement, survived) if len(agreement) else None
     if fit is not None:
         alpha, beta = fit
-        grid = np.linspace(0.3, 0.995, 100)
+        grid = np.linspace(max(0.005, float(agreement.min())), 0.995, 100)
         ax.plot(grid, 1 / (1 + np.exp(-(alpha + beta * np.log(grid / (1 - grid))))), "-")
     else:
         ax.text(0.5, 0.5, "no fit: every item survived or none", transform=ax.transAxes)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memshift.errors import MemshiftError
-from memshift_tools.bench.common import arguments, machine, median, publish
+from memshift_tools.bench.common import arguments, machine, median, publish, splice
 
 # Runs a command and prints the peak resident memory of its largest process (any descendant).
 _PEAK = (
@@ -138,14 +138,48 @@ def section(runs: int, scratch: Path) -> list[str]:
     ]
 
 
+WRITER_SWITCH = "config/studies/writer-switch.yaml"
+
+
+def writer_switch_section(runs: int, scratch: Path) -> list[str]:
+    """The offline writer-switch preset from nothing: 20 test and 10 calibration worlds."""
+    measured = study_runs("writer-switch", WRITER_SWITCH, runs, scratch)
+    for n in range(runs):
+        shutil.rmtree(scratch / f"writer-switch-{n}", ignore_errors=True)
+    return [
+        "## Writer-switch study",
+        "",
+        f"Built {runs} times from nothing (worlds included) by `python -m "
+        f"memshift_tools.bench.study --only writer-switch --runs {runs}`; code: commit "
+        f"{commit()}.",
+        "",
+        "| what | budget | median (runs); peak | command |",
+        "|---|---|---|---|",
+        row(
+            "writer-switch study: 20 + 10 worlds, 4 switches",
+            "5 min",
+            measured,
+            f"snakemake --cores 2 --configfile {WRITER_SWITCH}",
+        ),
+        "",
+    ]
+
+
 def main() -> None:
     args = arguments(
         "python -m memshift_tools.bench.study",
         __doc__,
         "docs/benchmarks-study.md",
         "results/bench-study",
+        sections=("studies", "writer-switch"),
     )
-    publish(section(args.runs, args.scratch), args.out, args.scratch)
+    chosen = args.only or ["studies", "writer-switch"]
+    text = args.out.read_text() if args.out.exists() and "studies" not in chosen else ""
+    if "studies" in chosen:
+        text = "\n".join(section(args.runs, args.scratch))
+    if "writer-switch" in chosen:
+        text = splice(text, writer_switch_section(args.runs, args.scratch), "\0")
+    publish(text.split("\n"), args.out, args.scratch)
 
 
 if __name__ == "__main__":
