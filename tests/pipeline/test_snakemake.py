@@ -172,10 +172,10 @@ def check_writer_switch(where: Path) -> None:
     diagnostics = pq.read_table(where / RUN / "report/tables/diagnostics.parquet").to_pylist()
     retention = [d for d in diagnostics if d["test"] == "retention"]
     assert len(retention) == 2 * 3
+    memshift = str(SNAKEMAKE.with_name("memshift"))
+    target = ["--world", "1000", "--switch", "identity", "--system", "holdmem-d1-source"]
     explained = subprocess.run(
-        [str(SNAKEMAKE.with_name("memshift")), "explain", "--configfile", "study.yaml"]
-        + ["--world", "1000", "--switch", "identity", "--system", "holdmem-d1-source"]
-        + ["--item", "contact01.city"],
+        [memshift, "explain", "--configfile", "study.yaml", *target, "--item", "contact01.city"],
         cwd=where,
         capture_output=True,
         text=True,
