@@ -36,7 +36,9 @@ try:
     ROLE = STUDY["role_profiles"]
     # the writer switches (`writer_switch:`), None without
     SWITCH_PLAN = STUDY["switch_plan"]
-    SWITCHED = [p for s in (SWITCH_PLAN or {}).get("switches", {}).values() for p in s.values()]
+    SWITCHED = [
+        p for s in (SWITCH_PLAN or {}).get("switches", {}).values() for p in s.values()
+    ]
     PROFILES = {
         name: study_profile(name, Path(STUDY["models"]))
         for name in sorted({*ROLE.values(), *SWITCHED})

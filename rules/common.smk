@@ -3,7 +3,12 @@ from pathlib import Path
 from memshift import layout
 from memshift.fingerprint import job_modules, modules_fingerprint
 from memshift.models.profiles import role_fingerprint
-from memshift.vocabulary import audited_system, cell_parts, cell_system, detection_system
+from memshift.vocabulary import (
+    audited_system,
+    cell_parts,
+    cell_system,
+    detection_system,
+)
 
 # Paths come from memshift.layout, here with Snakemake's wildcards in place of values.
 WORLD = L.world("{world}")
@@ -79,7 +84,9 @@ def profile_code(*roles):
     from memshift.vocabulary import ROLES
 
     if roles not in PROFILE_CODE:
-        PROFILE_CODE[roles] = profiles_code([(role, ROLE[role]) for role in roles or ROLES])
+        PROFILE_CODE[roles] = profiles_code(
+            [(role, ROLE[role]) for role in roles or ROLES]
+        )
     return PROFILE_CODE[roles]
 
 
@@ -212,3 +219,91 @@ def custom_code(wildcards):
 def builtin(system):
     """The registry entry of a built-in system probed by the probe_system rule, or None."""
     return None if system in SYSTEMS["custom"] else system
+
+
+# ---- the writer switch (rules/switch.smk) ----
+
+
+def switch_cells():
+    return SWITCH_PLAN["cells"] if SWITCH_PLAN else []
+
+
+def switch_outputs(world="{world}", switch="{switch}", calls=True):
+    """What the switch stage writes for one world and switch (`calls`: with its call log)."""
+    out = layout.switch_dir(L.run_world(world), switch)
+    files = [layout.prefork(out), layout.table(out / layout.BEFORE, layout.ANSWERS)]
+    for cell in switch_cells():
+        detection = cell_parts(cell)[1]
+        files += [
+            layout.table(out / detection_system(detection), name)
+            for name in (layout.WRITES, layout.MAINTENANCE)
+        ]
+        files += [
+            layout.table(out / cell, name)
+            for name in (layout.STORE, layout.SWITCH_CHECKS, layout.ANSWERS)
+        ]
+    if calls:
+        files.append(out / "calls.parquet")
+    return sorted({str(f) for f in files})
+
+
+def switch_profiles(name):
+    switch = SWITCH_PLAN["switches"][name]
+    return switch["from"], switch["to"]
+
+
+def switch_uses(name):
+    """The (role, profile) pairs a switch's replies depend on: the new writer's writer and
+    program roles, the old writer's writer role and the reader."""
+    old, new = switch_profiles(name)
+    return (
+        ("writer", new),
+        ("program", new),
+        ("writer", old),
+        ("reader", ROLE["reader"]),
+    )
+
+
+def calibration_uses(profile):
+    return (("writer", profile), ("reader", ROLE["reader"]))
+
+
+def calibration_answers():
+    if not SWITCH_PLAN:
+        return []
+    used = sorted(
+        {p for name in SWITCH_PLAN["switches"] for p in switch_profiles(name)}
+    )
+    return [
+        str(layout.table(L.calibration(profile, world), layout.ANSWERS))
+        for profile in used
+        for world in SWITCH_PLAN["calibration"]
+    ]
+
+
+def calibration_outputs():
+    """The calibration stores and answers (no call logs: those hold latencies)."""
+    return [
+        str(layout.prefork(Path(answers).parent)) for answers in calibration_answers()
+    ] + calibration_answers()
+
+
+def all_switch_outputs(calls=True):
+    if not SWITCH_PLAN:
+        return []
+    return [
+        f
+        for world in SEEDS
+        for name in SWITCH_PLAN["switches"]
+        for f in switch_outputs(world, name, calls)
+    ]
+
+
+def calibration_files(profile):
+    """A writer's calibration stores and answers, every calibration world."""
+    files = []
+    for world in SWITCH_PLAN["calibration"]:
+        directory = L.calibration(profile, world)
+        files += [layout.prefork(directory), layout.table(directory, layout.ANSWERS)]
+        files.append(directory / "calls.parquet")
+    return [str(f) for f in files]

@@ -39,6 +39,7 @@ rule report:
         events=expand(branch_file(layout.events), world=SEEDS, branch=BRANCHES),
         switch_scores=[str(L.switch_scores)] if SWITCH_PLAN else [],
     output:
+        **SWITCH_FIGURES,
         html=report(
             str(layout.report_page(L.report, "html")),
             caption="../workflow/report/report_html.rst",
@@ -78,7 +79,6 @@ rule report:
             category="Figures",
             labels={"figure": "B effect and B×D by item class"},
         ),
-        **SWITCH_FIGURES,
     log:
         str(L.run_log("report")),
     benchmark:

@@ -1,82 +1,7 @@
-# The writer switch (docs/writer-switch.md): per world and switch, the new writer re-derives what
-# each cell's key invalidates; per calibration world and writer, the fork probes answered from
-# that writer's pre-fork store; then every switched item scored beside the writers' agreement.
-def switch_cells():
-    return SWITCH_PLAN["cells"] if SWITCH_PLAN else []
-
-
-def switch_outputs(world="{world}", switch="{switch}", calls=True):
-    """What the switch stage writes for one world and switch (`calls`: with its call log)."""
-    out = layout.switch_dir(L.run_world(world), switch)
-    files = [layout.prefork(out), layout.table(out / layout.BEFORE, layout.ANSWERS)]
-    for cell in switch_cells():
-        detection = cell_parts(cell)[1]
-        files += [
-            layout.table(out / detection_system(detection), name)
-            for name in (layout.WRITES, layout.MAINTENANCE)
-        ]
-        files += [
-            layout.table(out / cell, name)
-            for name in (layout.STORE, layout.SWITCH_CHECKS, layout.ANSWERS)
-        ]
-    if calls:
-        files.append(out / "calls.parquet")
-    return sorted({str(f) for f in files})
-
-
-def switch_profiles(name):
-    switch = SWITCH_PLAN["switches"][name]
-    return switch["from"], switch["to"]
-
-
-def switch_uses(name):
-    """The (role, profile) pairs a switch's replies depend on: the new writer's writer and
-    program roles, the old writer's writer role and the reader."""
-    old, new = switch_profiles(name)
-    return (("writer", new), ("program", new), ("writer", old), ("reader", ROLE["reader"]))
-
-
-def calibration_uses(profile):
-    return (("writer", profile), ("reader", ROLE["reader"]))
-
-
-def calibration_answers():
-    if not SWITCH_PLAN:
-        return []
-    used = sorted({p for name in SWITCH_PLAN["switches"] for p in switch_profiles(name)})
-    return [
-        str(layout.table(L.calibration(profile, world), layout.ANSWERS))
-        for profile in used
-        for world in SWITCH_PLAN["calibration"]
-    ]
-
-
-def calibration_outputs():
-    """The calibration stores and answers (no call logs: those hold latencies)."""
-    return [
-        str(layout.prefork(Path(answers).parent)) for answers in calibration_answers()
-    ] + calibration_answers()
-
-
-def all_switch_outputs(calls=True):
-    if not SWITCH_PLAN:
-        return []
-    return [
-        f
-        for world in SEEDS
-        for name in SWITCH_PLAN["switches"]
-        for f in switch_outputs(world, name, calls)
-    ]
-
-
-def calibration_files(profile):
-    """A writer's calibration stores and answers, every calibration world."""
-    files = []
-    for world in SWITCH_PLAN["calibration"]:
-        directory = L.calibration(profile, world)
-        files += [layout.prefork(directory), layout.table(directory, layout.ANSWERS)]
-        files.append(directory / "calls.parquet")
-    return [str(f) for f in files]
+# The writer switch (docs/writer-switch.md): per switch, the new writer re-derives what each
+# cell's key invalidates on every world; per writer, the fork probes of every calibration world
+# answered from that writer's pre-fork store; then every switched item scored beside the
+# writers' agreement. The functions these rules use are in rules/common.smk.
 
 
 if SWITCH_PLAN:
@@ -118,7 +43,9 @@ if SWITCH_PLAN:
             reader=ROLE["reader"],
             cells=" ".join(f"--cell {cell}" for cell in switch_cells()),
             reuse=lambda wc: (
-                "--reuse-prefork" if switch_profiles(wc.switch)[0] == ROLE["writer"] else ""
+                "--reuse-prefork"
+                if switch_profiles(wc.switch)[0] == ROLE["writer"]
+                else ""
             ),
             models=STUDY["models"],
             cache=str(L.llm_cache),
@@ -131,7 +58,9 @@ if SWITCH_PLAN:
     # One job per writer over every calibration world.
     rule calibrate_writer:
         input:
-            expand(world_file(layout.world_description), world=SWITCH_PLAN["calibration"]),
+            expand(
+                world_file(layout.world_description), world=SWITCH_PLAN["calibration"]
+            ),
             expand(str(layout.events(WORLD, "none")), world=SWITCH_PLAN["calibration"]),
             expand(str(layout.probes(WORLD, "none")), world=SWITCH_PLAN["calibration"]),
         output:

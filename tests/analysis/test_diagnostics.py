@@ -69,26 +69,6 @@ def test_utility_floor_without_an_oracle_says_so() -> None:
     assert row["passed"] is None and row["note"] == "no oracle context"
 
 
-def test_retention_of_a_copy_passes_and_of_a_worse_writer_fails() -> None:
-    table = paired_systems(20, 60, {"before": 0.9})
-    worse = table.set_column(
-        table.schema.get_field_index("correct"),
-        "correct",
-        pc.and_(table["correct"], pa.array(np.random.default_rng(3).random(table.num_rows) < 0.8)),
-    )
-    worse = worse.set_column(
-        worse.schema.get_field_index("system"), "system", pa.array(["worse"] * table.num_rows)
-    )
-    same = table.set_column(
-        table.schema.get_field_index("system"), "system", pa.array(["same"] * table.num_rows)
-    )
-    con = database(pa.concat_tables([table, worse, same]))
-    kept = diagnostics.retention(con, "before", "same", RESAMPLING)
-    lost = diagnostics.retention(con, "before", "worse", RESAMPLING)
-    assert kept["estimate"] == 1.0 and kept["passed"] is True
-    assert lost["estimate"] == pytest.approx(0.8, abs=0.03) and lost["passed"] is False
-
-
 def test_leaving_is_equivalence_within_three_points() -> None:
     table = paired_systems(20, 60, {"original": 0.8})
     table = table.set_column(

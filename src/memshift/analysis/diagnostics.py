@@ -4,7 +4,8 @@
 - cost ceiling: serving cost per query (the reader's evidence tokens) at most half a full
   re-read (every live record of the item's sources at that checkpoint); it bounds serving, not
   maintenance;
-- retention: after a writer switch, at least 97% of the answers that were correct stay correct;
+- retention: after a writer switch, at least 97% of the answers that were correct stay correct
+  (computed with the switch's measures, `analysis/switch.py`);
 - leaving: after an export and import, carryover equal to the original's within ±3 pp (TOST).
 
 Each test is one-sided at 90% (TOST: a 90% two-sided interval inside the margins), so a test
@@ -124,36 +125,6 @@ def cost_ceiling(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> list
             row("cost ceiling", found["system"], "full re-read", found, COST_SHARE, passed, note)
         )
     return rows
-
-
-def retention(
-    con: duckdb.DuckDBPyConnection, before: str, after: str, resampling: Resampling
-) -> dict[str, Any]:
-    """Of the probes `before` answered correctly, the share `after` also answers correctly."""
-    con.execute(
-        """
-        CREATE OR REPLACE TABLE retention_ratios AS
-        SELECT 'retention' AS test, b.world, '' AS unit, count(*) FILTER (a.correct) AS num,
-            count(*) AS den, 0.0 AS lowest, 1.0 AS highest
-        FROM item_times AS b
-        JOIN item_times AS a ON a.probe_id = b.probe_id AND a.world = b.world
-        WHERE b.system = $before AND a.system = $after AND b.correct
-        GROUP BY b.world
-        """,
-        {"before": before, "after": after},
-    )
-    summarize(
-        con,
-        "retention_ratios",
-        ("test",),
-        "retention_summary",
-        replace(resampling, level=TEST_LEVEL),
-    )
-    found = records(con, "SELECT * FROM retention_summary")
-    result = found[0] if found else None
-    passed = None if result is None or result["low"] is None else result["low"] >= RETENTION_FLOOR
-    note = "share of correct answers that stay correct; 90% lower bound"
-    return row("retention", after, before, result, RETENTION_FLOOR, passed, note)
 
 
 def leaving(
