@@ -35,19 +35,23 @@ def workflow_copy(target: Path, config: dict) -> Path:
 def snakemake(
     where: Path, *args: str, package: Path | None = None, configfile: str = "study.yaml"
 ) -> subprocess.CompletedProcess[str]:
-    # The custom system of the study lives beside this test; jobs import it by module name. With
-    # `package`, the workflow and its jobs import memshift from that copy instead.
-    front = [str(package)] if package else []
-    path = os.pathsep.join([*front, str(Path(__file__).parent), *sys.path])
-    env = {**os.environ, "PYTHONPATH": path}
     return subprocess.run(
         [str(SNAKEMAKE), "--configfile", configfile, "--cores", "2", *args],
         cwd=where,
         capture_output=True,
         text=True,
         check=False,
-        env=env,
+        env=job_env(package),
     )
+
+
+def job_env(package: Path | None = None) -> dict[str, str]:
+    """The environment of a command on the study: the custom system of the study lives beside
+    this test, and jobs import it by module name. With `package`, the workflow and its jobs
+    import memshift from that copy instead."""
+    front = [str(package)] if package else []
+    path = os.pathsep.join([*front, str(Path(__file__).parent), *sys.path])
+    return {**os.environ, "PYTHONPATH": path}
 
 
 def run_of(study: dict, llm: str = "rules") -> Path:
@@ -180,6 +184,7 @@ def check_writer_switch(where: Path) -> None:
         capture_output=True,
         text=True,
         check=False,
+        env=job_env(),
     )
     assert explained.returncode == 0, explained.stderr
     assert "reason: writer changed" in explained.stdout

@@ -7,6 +7,9 @@ import pytest
 from cellrun import RULES, cell_answers, prefork, public_events
 
 from conftest import data, world
+from memshift.analysis.bootstrap import Resampling
+from memshift.analysis.prediction import predict
+from memshift.memory.detection import prefork_writes
 from memshift.memory.reading import answer
 from memshift.memory.switch import AFTER, BEFORE, asked_of, fork_questions, prefork_served
 from memshift.memory.switch import switch_writer as switch
@@ -15,6 +18,7 @@ from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.probes import probes_to_table
 from memshift.scoring.scorer import score_answer
+from memshift.stages.switch_score import item_type
 
 COPY = Profile("rules-copy", "rules")
 
@@ -97,23 +101,69 @@ def test_the_answers_before_are_those_every_cell_gives_at_the_fork():
     assert {r["probe_id"]: r["evidence_hash"] for r in before}.items() <= cell.items()
 
 
+def correct_from(seed: int, served, checkpoint: int) -> dict[str, tuple[bool, dict]]:
+    """item -> (whether the reader answers its fork probe right from `served`, the probe)."""
+    probes = probes_to_table(data(seed)["none"].probes, world=seed, branch="none")
+    by_id = {p["probe_id"]: p for p in probes.to_pylist()}
+    answers = answer(
+        asked_of(fork_questions(probes, world(seed)), served, checkpoint),
+        ModelClient(RULES),
+        world=seed,
+        branch="none",
+        system="x",
+        run="rules",
+    )
+    found = {}
+    for a in answers.to_pylist():
+        probe = by_id[a["probe_id"]]
+        found[a["item_id"]] = (score_answer(probe, a).correct, probe)
+    return found
+
+
+def before_switch(seed: int, writer: Profile = RULES) -> dict[str, tuple[bool, dict]]:
+    writes = prefork_writes(
+        world(seed), public_events(seed, "none"), ModelClient(writer), CallContext(world=seed)
+    )
+    return correct_from(seed, prefork_served(writes, world(seed)), BEFORE)
+
+
+def after_switch(seed: int, new: Profile, repair: str) -> dict[str, tuple[bool, dict]]:
+    result, _ = switched(seed, "source", new, (repair,))
+    return correct_from(seed, result.stores[repair][AFTER], AFTER)
+
+
+@pytest.mark.parametrize("seed", [7, 21])
+def test_agreement_on_calibration_worlds_predicts_which_items_survive(seed):
+    # 60% wrong, so that eight worlds give at least ten failures (the preset's 30% writer over
+    # twenty worlds: AUROC 0.873 [0.790, 0.946], docs/writer-switch.md)
+    new = weak(0.6, seed=seed)
+    agree: dict[str, list[int]] = {}
+    for seed in range(900, 906):
+        old_correct, new_correct = before_switch(seed), before_switch(seed, new)
+        for item_id, (right, _) in old_correct.items():
+            counts = agree.setdefault(item_type(item_id), [0, 0])
+            counts[0] += right == new_correct[item_id][0]
+            counts[1] += 1
+    worlds, predictor, survived = [], [], []
+    for seed in SEEDS:
+        before, after = before_switch(seed), after_switch(seed, new, "0")
+        for item_id, (right, _) in before.items():
+            if right:
+                n_agree, n = agree[item_type(item_id)]
+                worlds.append(seed)
+                predictor.append(n_agree / n)
+                survived.append(after[item_id][0])
+    found = predict(worlds, predictor, survived, Resampling(draws=500, level=0.9, seed=1))
+    assert found.failures >= 10 and found.auroc_low is not None and found.auroc_low >= 0.60
+
+
 def survival(seeds, new: Profile, repair: str) -> dict[str, list[int]]:
     """Per item class: [survived, correct before] of the fork probes over `seeds`."""
     found: dict[str, list[int]] = {}
     for seed in seeds:
-        probes = probes_to_table(data(seed)["none"].probes, world=seed, branch="none")
-        by_id = {p["probe_id"]: p for p in probes.to_pylist()}
-        fork = fork_questions(probes, world(seed))
-        reader = ModelClient(RULES)
-        ask = {"world": seed, "branch": "none", "system": "x", "run": "rules"}
-        result, _ = switched(seed, "source", new, (repair,))
-        before = answer(
-            asked_of(fork, prefork_served(prefork(seed), world(seed)), BEFORE), reader, **ask
-        )
-        after = answer(asked_of(fork, result.stores[repair][AFTER], AFTER), reader, **ask)
-        for b, a in zip(before.to_pylist(), after.to_pylist(), strict=True):
-            probe = by_id[b["probe_id"]]
-            if not score_answer(probe, b).correct:
+        after = after_switch(seed, new, repair)
+        for item_id, (right, probe) in before_switch(seed).items():
+            if not right:
                 continue
             group = (
                 probe["item_class"]
@@ -121,7 +171,7 @@ def survival(seeds, new: Profile, repair: str) -> dict[str, list[int]]:
                 else ("free text" if probe["free_text"] else "other")
             )
             counts = found.setdefault(group, [0, 0])
-            counts[0] += score_answer(by_id[a["probe_id"]], a).correct
+            counts[0] += after[item_id][0]
             counts[1] += 1
     return found
 
