@@ -75,6 +75,27 @@ def test_every_preset_is_valid_as_snakemake_merges_it_over_the_default():
             "holdmem-d0-append, holdmem-d1-append",
         ),
         (lambda c: c.update(roles={"judge": "rules"}), "config key 'roles.judge' is not known"),
+        (
+            lambda c: c.update(writer_switch={"switches": {"s": {"to": "rules"}}}),
+            "writer_switch.switches.s: from and to are the same profile",
+        ),
+        (
+            lambda c: c.update(
+                writer_switch={"switches": {"s": {"to": "x"}}, "cells": ["holdmem-d9-source"]}
+            ),
+            "writer_switch.cells: 'holdmem-d9-source' is not a HoldMem cell of this study",
+        ),
+        (
+            lambda c: c.update(
+                writer_switch={"switches": {"s": {"to": "x"}}, "calibration_seeds": "1"}
+            ),
+            "writer_switch.calibration_seeds: world 1 is also a study world",
+        ),
+        (
+            lambda c: c.update(writer_switch={"switches": {"Bad Name": {"to": "x"}}}),
+            "writer_switch.switches",
+        ),
+        (lambda c: c.update(writer_switch={"switches": {}}), "writer_switch.switches"),
         (lambda c: c.update(roles={"reader": "../x"}), "roles.reader"),
     ],
 )

@@ -464,3 +464,32 @@ def test_the_slurm_profile_plans_the_study(tmp_path):
     out = run.stdout + run.stderr
     assert "Using workflow specific profile profiles/slurm" in out
     assert "ingest" in out and "report" in out
+
+
+def test_each_role_calls_its_own_profile_and_the_run_folder_names_it(tmp_path):
+    """A study that gives only the reader another profile: every reading stage is planned with
+    that profile, every writing stage with `llm`, in a run folder that names the reader."""
+    study = {
+        **{key: value for key, value in STUDY.items() if key != "writer_switch"},
+        "roles": {"reader": "sim-all-20"},
+    }
+    where = workflow_copy(tmp_path / "roles", study)
+    run = snakemake(where, "-n", "-p")
+    assert run.returncode == 0, run.stderr[-3000:]
+    commands = [
+        line.split("Shell command: ", 1)[1]
+        for line in (run.stdout + run.stderr).splitlines()
+        if "Shell command: memshift " in line
+    ]
+    by_stage: dict[str, set[str]] = {}
+    for command in commands:
+        words = command.split()
+        if "--llm" in words:
+            by_stage.setdefault(words[1], set()).add(words[words.index("--llm") + 1])
+    assert by_stage["probe"] == {"sim-all-20"}
+    assert by_stage["prefork"] == by_stage["ingest"] == by_stage["audit-repair"] == {"rules"}
+    assert by_stage["report"] == {"rules"}
+    assert any("--role reader=sim-all-20" in c for c in commands if c.startswith("memshift report"))
+    assert all(
+        "results/runs/e2e/h9/rules+reader=sim-all-20/" in c for c in commands if "--run-dir" in c
+    )
