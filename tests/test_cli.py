@@ -112,3 +112,54 @@ def test_a_custom_system_spec_is_checked_before_anything_runs(tmp_path, spec):
     run = memshift(*PROBE, "--system", "mine", "--spec", spec, cwd=tmp_path)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert "Invalid value for '--spec'" in one_line_error(run)
+
+
+SWITCH_ARGS = "--worlds-dir w --runs-dir r --seeds 1000"
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (
+            f"switch {SWITCH_ARGS} --switch s --from rules --to rules-copy --reader rules"
+            " --cell holdmem-dq-source",
+            "'holdmem-dq-source' is not a HoldMem cell",
+        ),
+        (
+            f"switch-score {SWITCH_ARGS} --switch s=rules --calibration-seeds 900"
+            " --cell holdmem-d0-source --scores-out a.parquet --agreement-out b.parquet",
+            "'s=rules' is not NAME=FROM:TO",
+        ),
+        (
+            "report --scores s.parquet --worlds-dir w --out o --role judge=rules",
+            "'judge=rules' is not ROLE=PROFILE",
+        ),
+    ],
+)
+def test_a_bad_switch_or_role_argument_is_one_line_naming_it(args, problem):
+    line = one_line_error(memshift(*args.split()))
+    assert problem in line
+
+
+def test_a_switch_of_a_missing_world_is_an_error_not_a_traceback(tmp_path):
+    run = memshift(
+        "switch",
+        "--worlds-dir",
+        str(tmp_path),
+        "--runs-dir",
+        str(tmp_path / "runs"),
+        "--seeds",
+        "1000",
+        "--switch",
+        "s",
+        "--from",
+        "rules",
+        "--to",
+        "rules-copy",
+        "--reader",
+        "rules",
+        "--cell",
+        "holdmem-d0-source",
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.strip().startswith("memshift: error: missing artifact")

@@ -87,6 +87,13 @@ def test_every_preset_is_valid_as_snakemake_merges_it_over_the_default():
         ),
         (
             lambda c: c.update(
+                systems={"holdmem": {"detections": ["oracle"]}},
+                writer_switch={"switches": {"s": {"to": "x"}}, "cells": ["holdmem-d0-oracle"]},
+            ),
+            "(the oracle key cannot)",
+        ),
+        (
+            lambda c: c.update(
                 writer_switch={"switches": {"s": {"to": "x"}}, "calibration_seeds": "1"}
             ),
             "writer_switch.calibration_seeds: world 1 is also a study world",

@@ -244,13 +244,16 @@ def switch_plan(config: dict[str, Any]) -> dict[str, Any] | None:
     if spec is None:
         return None
     plan = config["system_plan"]
-    cells = [cell_system(d, r) for d in plan["detections"] for r in plan["repairs"]]
+    # the oracle key is a control built from gold: it holds no writer and has no gold at a switch
+    cells = [
+        cell_system(d, r) for d in plan["detections"] if d != "oracle" for r in plan["repairs"]
+    ]
     chosen = list(spec.get("cells") or cells)
     unknown = [c for c in chosen if c not in cells]
     if unknown:
         raise ConfigError(
-            f"writer_switch.cells: {unknown[0]!r} is not a HoldMem cell of this study; "
-            f"choose from {', '.join(cells)}"
+            f"writer_switch.cells: {unknown[0]!r} is not a HoldMem cell of this study that a "
+            f"switch can take (the oracle key cannot); choose from {', '.join(cells)}"
         )
     writer = config["role_profiles"]["writer"]
     switches = {
