@@ -103,10 +103,15 @@ rule report:
         switch=lambda wc, input: (
             f"--switch-scores {input.switch_scores}" if input.switch_scores else ""
         ),
+        pools=" ".join(
+            f"--switch-pool {name}={','.join(members)}"
+            for name, members in (SWITCH_PLAN or {}).get("pools", {}).items()
+        ),
     shell:
         "memshift report --scores {input.scores} {input.maintenance} {input.answer_audits}"
         " {input.calls}"
         " --worlds-dir {params.worlds} --out {params.out} --llm {params.llm}"
         " {params.roles}"
         " --models-file {params.models} --study {params.study}"
-        " --draws {params.draws} --seed {params.seed} {params.switch} 2> {log}"
+        " --draws {params.draws} --seed {params.seed} {params.switch} {params.pools}"
+        " 2> {log}"

@@ -628,6 +628,18 @@ def score(answers: tuple[Path, ...], worlds_dir: Path, out: Path) -> None:
     click.echo(f"{n} answers scored -> {out}", err=True)
 
 
+def _pools(specs: tuple[str, ...]) -> dict[str, list[str]]:
+    pools = {}
+    for spec in specs:
+        name, sep, members = spec.partition("=")
+        if not (sep and name and members):
+            raise click.BadParameter(
+                f"{spec!r} is not NAME=SWITCH,SWITCH", param_hint="--switch-pool"
+            )
+        pools[name] = members.split(",")
+    return pools
+
+
 @cli.command()
 @click.option(
     "--scores",
@@ -659,6 +671,13 @@ def score(answers: tuple[Path, ...], worlds_dir: Path, out: Path) -> None:
     default=None,
     help="The run's switch/scores.parquet, if it has writer switches.",
 )
+@click.option(
+    "--switch-pool",
+    "pool_specs",
+    multiple=True,
+    metavar="NAME=SWITCH,SWITCH",
+    help="Switches whose items are also pooled in the prediction table; repeatable.",
+)
 def report(
     scores: Path,
     logs: tuple[Path, ...],
@@ -671,6 +690,7 @@ def report(
     draws: int,
     seed: int,
     switch_scores: Path | None,
+    pool_specs: tuple[str, ...],
 ) -> None:
     """Measures, contrasts and diagnostic tests of a run, with world-bootstrap intervals.
 
@@ -690,6 +710,7 @@ def report(
         study,
         Resampling(draws=draws, seed=seed),
         switch_scores,
+        _pools(pool_specs),
     )
     click.echo(f"report -> {path}", err=True)
 

@@ -272,4 +272,11 @@ def switch_plan(config: dict[str, Any]) -> dict[str, Any] | None:
             f"writer_switch.calibration_seeds: world {shared[0]} is also a study world; the "
             "agreement of two writers is measured on worlds the switches do not use"
         )
-    return {"switches": switches, "cells": chosen, "calibration": calibration}
+    pools = {name: list(members) for name, members in spec["pools"].items()}
+    for name, members in pools.items():
+        unknown = [m for m in members if m not in switches]
+        if unknown:
+            raise ConfigError(
+                f"writer_switch.pools.{name}: {unknown[0]!r} is not a switch of this study"
+            )
+    return {"switches": switches, "cells": chosen, "calibration": calibration, "pools": pools}

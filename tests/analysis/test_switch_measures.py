@@ -123,3 +123,15 @@ def test_the_section_names_every_switch_cell_and_its_verdict():
     assert "## Writer switch" in text
     assert "passes by construction" in text and "| fail |" in text
     assert "Failed items by class: 24 definition." in text
+
+
+def test_a_pool_of_switches_is_its_own_scope():
+    table = scores(4)
+    rows = switch.prediction(table, RESAMPLING, {"tiers": ["weak"]}).to_pylist()
+    by_scope: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_scope.setdefault(r["scope"], []).append(r)
+    assert set(by_scope) == {switch.POOLED, "tiers", "weak"}
+    # a pool of the one switch holds the same items
+    assert [r["n"] for r in by_scope["tiers"]] == [r["n"] for r in by_scope["weak"]]
+    assert [r["auroc"] for r in by_scope["tiers"]] == [r["auroc"] for r in by_scope["weak"]]

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -212,18 +213,22 @@ def prediction_rows(scores: pa.Table) -> dict[str, np.ndarray]:
     return columns
 
 
-def prediction(scores: pa.Table, resampling: Resampling) -> pa.Table:
-    """Slope and AUROC of each predictor, per switch and pooled over all switches (resampled by
-    world), and the pooled AUROC difference of the new writer's accuracy over agreement
-    (product bootstrap over worlds and item types)."""
+def prediction(
+    scores: pa.Table, resampling: Resampling, pools: Mapping[str, Sequence[str]] | None = None
+) -> pa.Table:
+    """Slope and AUROC of each predictor, pooled over all switches, over each named pool of
+    switches and per switch (resampled by world)."""
     columns = prediction_rows(scores)
     level = replace(resampling, level=0.9)
-    scopes = [POOLED, *sorted(set(columns["switch"].tolist()))]
+    switches = sorted(set(columns["switch"].tolist()))
+    scopes = {
+        POOLED: switches,
+        **{name: list(members) for name, members in (pools or {}).items()},
+        **{name: [name] for name in switches},
+    }
     rows = []
-    for scope in scopes:
-        chosen = np.ones(len(columns["world"]), bool)
-        if scope != POOLED:
-            chosen = columns["switch"] == scope
+    for scope, members in scopes.items():
+        chosen = np.isin(columns["switch"], members)
         for predictor in PREDICTORS:
             found = predict(
                 columns["world"][chosen],

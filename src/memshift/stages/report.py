@@ -54,15 +54,18 @@ class SwitchReport:
     text: str
 
 
-def writer_switch(path: Path, resampling: Resampling) -> SwitchReport:
-    """The writer switch's tables, diagnostics rows and section (analysis/switch.py)."""
+def writer_switch(
+    path: Path, resampling: Resampling, pools: Mapping[str, Sequence[str]]
+) -> SwitchReport:
+    """The writer switch's tables, diagnostics rows and section (analysis/switch.py); `pools`
+    names groups of switches whose items are also pooled."""
     scores = read_table(path, schemas.SWITCH_SCORES)
     _progress(f"writer switch: {scores.num_rows} switched items")
     con = switch.open_switches(scores, resampling)
     tables = {
         "retention": switch.retention(con, resampling),
         "switch_survival": switch.survival(con, resampling),
-        "switch_prediction": switch.prediction(scores, resampling),
+        "switch_prediction": switch.prediction(scores, resampling, pools),
     }
     text = switch_text.section(
         tables["retention"].to_pylist(),
@@ -138,6 +141,7 @@ def run(
     study: str,
     resampling: Resampling,
     switch_scores: Path | None = None,
+    switch_pools: Mapping[str, Sequence[str]] | None = None,
 ) -> Path:
     """The report of a run of profile `llm` whose roles used `profiles` (role -> profile)."""
     con = open_study(scores, logs)
@@ -157,7 +161,11 @@ def run(
     contrast_table = contrasts.compute(con, contrasts.declare(systems), resampling)
     _progress(f"{contrast_table.num_rows} contrast rows")
     _load_world_tables(con, worlds_dir)
-    switch_report = None if switch_scores is None else writer_switch(switch_scores, resampling)
+    switch_report = (
+        None
+        if switch_scores is None
+        else writer_switch(switch_scores, resampling, switch_pools or {})
+    )
     rows = [
         *diagnostics.utility_floor(con, systems, resampling),
         *diagnostics.cost_ceiling(con, resampling),
