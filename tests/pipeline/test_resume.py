@@ -180,7 +180,12 @@ def test_a_running_studys_lock_still_stops_a_second_run(tmp_path):
     )
     try:
         deadline = time.monotonic() + 120
-        while not list((where / ".snakemake/locks").glob("*.lock")):
+        # a job's log under results/ means Snakemake has written its lock lists whole (a list
+        # seen while it is still being written would lock nothing)
+        while not (
+            list((where / ".snakemake/locks").glob("*.lock"))
+            and list((where / "results").rglob("*.log"))
+        ):
             assert first.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
         # held still (alive, lock kept) so that a slow start of the second run cannot outlast it
