@@ -83,7 +83,7 @@ def test_every_preset_is_valid_as_snakemake_merges_it_over_the_default():
             lambda c: c.update(
                 writer_switch={"switches": {"s": {"to": "x"}}, "cells": ["holdmem-d9-source"]}
             ),
-            "writer_switch.cells: 'holdmem-d9-source' is not a HoldMem cell of this study",
+            "writer_switch.cells: 'holdmem-d9-source' is not a HoldMem cell a switch can take",
         ),
         (
             lambda c: c.update(

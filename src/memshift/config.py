@@ -14,7 +14,15 @@ import yaml
 from memshift.errors import ConfigError
 from memshift.inputs import MAX_DEPTH, describe_error, load_yaml
 from memshift.layout import Study
-from memshift.vocabulary import cell_system, is_reserved, role_profiles, run_name
+from memshift.vocabulary import (
+    DETECTIONS,
+    REPAIRS,
+    cell_parts,
+    cell_system,
+    is_reserved,
+    role_profiles,
+    run_name,
+)
 
 SPLITS: dict[str, range] = {
     "dev": range(0, 10),
@@ -245,16 +253,19 @@ def switch_plan(config: dict[str, Any]) -> dict[str, Any] | None:
         return None
     plan = config["system_plan"]
     # the oracle key is a control built from gold: it holds no writer and has no gold at a switch
+    switchable = [d for d in DETECTIONS if d != "oracle"]
     cells = [
         cell_system(d, r) for d in plan["detections"] if d != "oracle" for r in plan["repairs"]
     ]
     chosen = list(spec.get("cells") or cells)
-    unknown = [c for c in chosen if c not in cells]
-    if unknown:
-        raise ConfigError(
-            f"writer_switch.cells: {unknown[0]!r} is not a HoldMem cell of this study that a "
-            f"switch can take (the oracle key cannot); choose from {', '.join(cells)}"
-        )
+    for cell in chosen:
+        parts = cell_parts(cell)
+        if parts is None or parts[0] not in REPAIRS or parts[1] not in switchable:
+            raise ConfigError(
+                f"writer_switch.cells: {cell!r} is not a HoldMem cell a switch can take: "
+                f"holdmem-d<repair>-<detection> with repair one of {', '.join(REPAIRS)} and "
+                f"detection one of {', '.join(switchable)} (the oracle key cannot)"
+            )
     writer = config["role_profiles"]["writer"]
     switches = {
         name: {"from": s.get("from", writer), "to": s["to"]} for name, s in spec["switches"].items()
