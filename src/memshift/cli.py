@@ -605,6 +605,76 @@ def switch_score(
     click.echo(f"{n} switched items scored -> {scores_out}", err=True)
 
 
+@cli.command()
+@WORLD_DIR
+@RUN_DIR
+@DETECTION
+@click.option("--repair", required=True, type=click.Choice(REPAIRS))
+@click.option(
+    "--arm",
+    required=True,
+    type=click.Choice(["ext", "noext"]),
+    help="With the derivation extension (the keys) or without it.",
+)
+@LLM
+@MODELS
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="The bundle directory to write (conventionally NAME.mem).",
+)
+def export(
+    world_dir: Path,
+    run_dir: Path,
+    detection: str,
+    repair: str,
+    arm: str,
+    llm: str,
+    models_file: Path,
+    out: Path,
+) -> None:
+    """A HoldMem cell's store at the fork as a Portable Memory bundle, validated by the format's
+    reference package. --llm is the writer of the run's pre-fork store (its id is in the keys)."""
+    from memshift import layout, schemas
+    from memshift.artifacts import read_table
+    from memshift.export.portable import export_bundle, served_at_fork
+    from memshift.memory.write_tables import table_to_writes
+    from memshift.models.client import ModelClient
+    from memshift.world.stored import load, load_public_events
+
+    world = load(world_dir, with_events=False)
+    prefork = table_to_writes(read_table(layout.prefork(run_dir), schemas.WRITES))
+    served = served_at_fork(
+        world,
+        load_public_events(world_dir, "none"),
+        prefork,
+        detection,
+        repair,
+        ModelClient(_profile(llm, models_file)),
+    )
+    manifest = export_bundle(served, arm == "ext", out, world.timeline.fork)
+    click.echo(
+        f"{world_dir.name}: {len(served)} episodes -> {out} (digest {manifest.bundle_digest})",
+        err=True,
+    )
+
+
+@cli.command("validate-bundle")
+@click.argument("bundle", type=click.Path(path_type=Path))
+def validate_bundle(bundle: Path) -> None:
+    """Check a Portable Memory bundle with the format's reference validator: exit 0 when it is
+    valid, 1 with one line per issue."""
+    from memshift.export.portable import bundle_issues
+
+    issues = bundle_issues(bundle)
+    for issue in issues:
+        click.echo(f"{bundle}: {issue}", err=True)
+    if issues:
+        raise SystemExit(1)
+    click.echo(f"{bundle}: valid", err=True)
+
+
 @cli.command("fork-check")
 @click.argument("answers", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
