@@ -1,0 +1,279 @@
+"""The second implementation: a memory that imports a Portable Memory bundle and keeps it up.
+
+It shares HoldMem's data model (statements, keys, the writer's request, the repair arms), which
+is why the paper's leaving test cannot fail between the two, but not its code: it keeps its own
+slots and maintenance loop and never builds a `HoldMemDetector`. It follows the sources like any
+product with the same connectors, from the start of the world, deriving nothing before the
+import. At each checkpoint a slot whose episode carried the derivation extension has its key
+recomputed from the extension's kind and components (event counts of the named sources or record
+groups, the definition version, its current writer); when the key differs, the slot is
+invalidated, the writer re-derives the item from a fresh selection and the extension's repair arm
+checks the new write. A slot imported without the extension is served as imported and never
+invalidated: nothing tells the memory when it goes stale.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from portable_memory import BundleImporter, PortableEpisode, PortableMemoryStore
+
+from memshift.errors import MemshiftError
+from memshift.export.portable import EXT_KEY, EXT_SCHEMA, bundle_issues
+from memshift.memory.interface import Blocked, Cost, Question
+from memshift.memory.keys import EventCounts, citation_key, scope_key, source_key
+from memshift.memory.programs import ProgramRunner
+from memshift.memory.repair import Repairer
+from memshift.memory.writes import MaintenanceRow, WriteRecord, writer_id
+from memshift.models.client import ModelClient
+from memshift.models.requests import CallContext, WriterRequest
+from memshift.retrieval.queries import item_query
+from memshift.retrieval.selection import Selector
+from memshift.world.items import Item
+from memshift.world.records import LiveState, PublicEvent
+
+KEY_KINDS = ("source", "citation", "scope")
+
+
+@dataclass
+class ImportedSlot:
+    """One item's statements as imported, and what the extension says derived them."""
+
+    texts: list[str]
+    derivation: dict[str, Any] | None
+    key: str = ""
+
+
+class _Received(PortableMemoryStore):
+    """What the package's importer hands over: every episode and its extra keys."""
+
+    def __init__(self) -> None:
+        self.episodes: list[tuple[PortableEpisode, dict[str, Any] | None]] = []
+
+    def import_episode(self, e: PortableEpisode, ext: str | None) -> None:
+        self.episodes.append((e, None if ext is None else json.loads(ext)))
+
+
+def read_slots(path: Path, items: dict[str, Item]) -> dict[str, ImportedSlot]:
+    """The slots of a bundle, or MemshiftError naming the bundle and what is wrong with it:
+    the validator's issues, an episode without an item id or naming an unknown item, two
+    episodes at one position of an item, an extension of another schema or key."""
+    issues = bundle_issues(path)
+    if issues:
+        raise MemshiftError(f"bundle {path}: {'; '.join(issues)}")
+    received = _Received()
+    BundleImporter().import_bundle(received, path, reembed=False)
+    placed: dict[tuple[str, int], tuple[str, dict[str, Any] | None]] = {}
+    for episode, ext in received.episodes:
+        item_id = episode.metadata.get("item_id", "")
+        if item_id not in items:
+            raise MemshiftError(f"bundle {path}: episode {episode.id} names no item of this world")
+        try:
+            position = int(episode.metadata.get("position", "0"))
+        except ValueError:
+            raise MemshiftError(f"bundle {path}: episode {episode.id} has no position") from None
+        if (item_id, position) in placed:
+            raise MemshiftError(f"bundle {path}: two episodes at {item_id} position {position}")
+        derivation = None if ext is None else ext.get(EXT_KEY)
+        if derivation is not None:
+            _check_derivation(path, episode.id, item_id, derivation)
+        placed[(item_id, position)] = (episode.details, derivation)
+    slots: dict[str, ImportedSlot] = {}
+    for (item_id, _), (text, derivation) in sorted(placed.items()):
+        slot = slots.setdefault(item_id, ImportedSlot([], derivation))
+        slot.texts.append(text)
+        if derivation is not None:
+            slot.derivation = derivation
+            slot.key = json.dumps(derivation["key"], sort_keys=True, separators=(",", ":"))
+    return slots
+
+
+def _check_derivation(path: Path, episode: str, item_id: str, derivation: Any) -> None:
+    where = f"bundle {path}: episode {episode}"
+    if not isinstance(derivation, dict) or derivation.get("schema") != EXT_SCHEMA:
+        raise MemshiftError(f"{where}: the derivation extension is not {EXT_SCHEMA}")
+    if derivation.get("item_id") != item_id:
+        raise MemshiftError(f"{where}: its derivation is of another item")
+    if derivation.get("key_kind") not in KEY_KINDS:
+        raise MemshiftError(
+            f"{where}: key kind {derivation.get('key_kind')!r} cannot be recomputed here "
+            f"(one of {', '.join(KEY_KINDS)})"
+        )
+    if not isinstance(derivation.get("key"), dict) or derivation.get("repair") not in (
+        "0",
+        "1",
+        "m",
+    ):
+        raise MemshiftError(f"{where}: the derivation has no key or no repair arm")
+
+
+class PortableHoldMem:
+    """The second implementation, with the seven-method interface; `maintenance` logs what it
+    invalidated and re-derived at each checkpoint."""
+
+    def __init__(
+        self,
+        items: Sequence[Item],
+        writer: ModelClient | None = None,
+        context: CallContext | None = None,
+    ) -> None:
+        from memshift.models.profiles import Profile
+
+        self.items = {i.item_id: i for i in items}
+        self.client = writer or ModelClient(Profile("rules", "rules"))
+        self.context = context or CallContext()
+        self.slots: dict[str, ImportedSlot] = {}
+        self.state = LiveState()
+        self.counts = EventCounts()
+        self.checkpoint = -1
+        self.revoked: set[tuple[str, str]] = set()
+        self.maintenance: list[MaintenanceRow] = []
+        self.writes: list[WriteRecord] = []
+        self._now: datetime | None = None
+
+    # ---- the seven methods --------------------------------------------------------------------
+
+    def import_(self, path: Path) -> None:
+        """Take a bundle's slots; nothing is kept from a bundle that fails any check."""
+        self.slots = read_slots(Path(path), self.items)
+
+    def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
+        for e in events:
+            self.state.apply(e)
+            if e.op in ("insert", "update", "delete"):
+                self.counts.add(e.source, e.cluster, e.object_id)
+        self.checkpoint += 1
+        self._maintain(now)
+
+    def define(self, item_id: str, version: int, text: str) -> None:
+        """Definition versions arrive as `define` events through `ingest`."""
+
+    def consent(self, agent: str, scope: str, allowed: bool) -> None:
+        (self.revoked.discard if allowed else self.revoked.add)((agent, scope))
+
+    def set_writer(self, writer: object) -> None:
+        if not isinstance(writer, ModelClient):
+            raise MemshiftError("the writer is a memshift.models.client.ModelClient")
+        self.client = writer
+
+    def query(self, question: Question) -> list[str] | Blocked:
+        if any((question.agent, s) in self.revoked for s in question.item.sources):
+            return Blocked(f"agent {question.agent} may not read {question.item.sources}")
+        slot = self.slots.get(question.item.item_id)
+        return list(slot.texts) if slot else []
+
+    def export(self, path: Path) -> None:
+        raise MemshiftError(
+            "the second implementation imports bundles; it does not export them again"
+        )
+
+    def cost(self) -> Cost:
+        rows = self.client.log.rows
+        return Cost(
+            len(rows),
+            sum(int(r["tokens_in"]) for r in rows),
+            sum(int(r["tokens_out"]) for r in rows),
+        )
+
+    # ---- its own maintenance ------------------------------------------------------------------
+
+    def key_now(self, item: Item, derivation: dict[str, Any], cited: Sequence[str]) -> str:
+        version = self.state.definition_versions.get(item.item_id, 1)
+        writer = writer_id(self.client)
+        kind = derivation["key_kind"]
+        if kind == "citation":
+            return citation_key(cited, self.counts, version, writer)
+        if kind == "scope" and item.is_definition and self._now is not None:
+            return scope_key(item, self.state, self._now, version)
+        return source_key(item, self.counts, version, writer)
+
+    def _maintain(self, now: datetime) -> None:
+        self._now = now
+        stale = []
+        for item_id, slot in sorted(self.slots.items()):
+            if slot.derivation is None:
+                continue
+            cited = [c["object_id"] for c in slot.derivation["cited"]]
+            current = self.key_now(self.items[item_id], slot.derivation, cited)
+            if current != slot.key:
+                stale.append((item_id, slot.key))
+        writes = self._rederive([self.items[i] for i, _ in stale], now)
+        for (item_id, before), write in zip(stale, writes, strict=True):
+            slot = self.slots[item_id]
+            assert slot.derivation is not None
+            repair = slot.derivation["repair"]
+            runner = (
+                ProgramRunner(list(self.items.values()), self.client, self.context)
+                if repair == "m"
+                else None
+            )
+            if runner is not None:
+                runner.prepare([(write.item_id, write.version)])
+            stored = Repairer(list(self.items.values()), repair, runner).apply(write, self.state)
+            slot.texts = [stored.text] if stored.served else []
+            cited = [c["object_id"] for c in write.citations]
+            slot.derivation = {
+                **slot.derivation,
+                "cited": [dict(c) for c in write.citations],
+                "writer": writer_id(self.client),
+                "definition_version": write.version,
+            }
+            slot.key = self.key_now(self.items[item_id], slot.derivation, cited)
+            self.maintenance.append(
+                MaintenanceRow(
+                    item_id,
+                    self.checkpoint,
+                    True,
+                    "key changed",
+                    before,
+                    slot.key,
+                    True,
+                    write.write_id,
+                )
+            )
+
+    def _rederive(self, items: Sequence[Item], now: datetime) -> list[WriteRecord]:
+        requests = []
+        for item in items:
+            version = self.state.definition_versions.get(item.item_id, 1)
+            live = sorted(
+                (r for r in self.state.records.values() if r.source in item.sources),
+                key=lambda r: (r.updated, r.object_id),
+            )
+            requests.append(
+                WriterRequest(
+                    item,
+                    version,
+                    now,
+                    Selector(live).select(item_query(item, version)),
+                    None,
+                    replace(self.context, item=item.item_id, checkpoint=self.checkpoint),
+                )
+            )
+        replies = self.client.generate(requests) if requests else []
+        written = []
+        for request, reply in zip(requests, replies, strict=True):
+            value = (reply.value or {}).get("value")
+            write = WriteRecord(
+                write_id=f"{request.item.item_id}@{self.checkpoint}:rederive",
+                item_id=request.item.item_id,
+                checkpoint=self.checkpoint,
+                time=request.as_of,
+                version=request.version,
+                kind="rederive",
+                selection=tuple((r.object_id, r.revision) for r in request.records),
+                value=value,
+                statement=(reply.value or {}).get("statement", ""),
+                citations=tuple((reply.value or {}).get("citations", ())),
+                failure=reply.failure,
+                delta_since=None,
+                new_item=True,
+            )
+            self.writes.append(write)
+            written.append(write)
+        return written
