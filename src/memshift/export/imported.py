@@ -29,7 +29,7 @@ from memshift.memory.interface import Blocked, Cost, Question
 from memshift.memory.keys import EventCounts, citation_key, scope_key, source_key
 from memshift.memory.programs import ProgramRunner
 from memshift.memory.repair import Repairer
-from memshift.memory.writes import MaintenanceRow, WriteRecord, writer_id
+from memshift.memory.writes import MaintenanceRow, WriteRecord, writer_id, written
 from memshift.models.client import ModelClient
 from memshift.models.requests import CallContext, WriterRequest
 from memshift.retrieval.queries import item_query
@@ -256,24 +256,9 @@ class PortableHoldMem:
                 )
             )
         replies = self.client.generate(requests) if requests else []
-        written = []
-        for request, reply in zip(requests, replies, strict=True):
-            value = (reply.value or {}).get("value")
-            write = WriteRecord(
-                write_id=f"{request.item.item_id}@{self.checkpoint}:rederive",
-                item_id=request.item.item_id,
-                checkpoint=self.checkpoint,
-                time=request.as_of,
-                version=request.version,
-                kind="rederive",
-                selection=tuple((r.object_id, r.revision) for r in request.records),
-                value=value,
-                statement=(reply.value or {}).get("statement", ""),
-                citations=tuple((reply.value or {}).get("citations", ())),
-                failure=reply.failure,
-                delta_since=None,
-                new_item=True,
-            )
-            self.writes.append(write)
-            written.append(write)
-        return written
+        writes = [
+            written(q, a, "rederive", self.checkpoint)
+            for q, a in zip(requests, replies, strict=True)
+        ]
+        self.writes += writes
+        return writes

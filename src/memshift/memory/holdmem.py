@@ -38,7 +38,7 @@ from memshift.memory.keys import (
     scope_key,
     source_key,
 )
-from memshift.memory.writes import MaintenanceRow, WriteRecord, writer_id
+from memshift.memory.writes import MaintenanceRow, WriteRecord, writer_id, written
 from memshift.models.client import ModelClient
 from memshift.models.replies import Reply
 from memshift.models.requests import CallContext, WriterRequest
@@ -198,23 +198,7 @@ class HoldMemDetector:
     def _record(
         self, request: WriterRequest, reply: Reply, kind: str, checkpoint: int
     ) -> WriteRecord:
-        value = (reply.value or {}).get("value")
-        nothing_new = reply.ok and (reply.value or {}).get("bears_on_item") is False
-        write = WriteRecord(
-            write_id=f"{request.item.item_id}@{checkpoint}:{kind}",
-            item_id=request.item.item_id,
-            checkpoint=checkpoint,
-            time=request.as_of,
-            version=request.version,
-            kind=kind,
-            selection=tuple((r.object_id, r.revision) for r in request.records),
-            value=value,
-            statement=(reply.value or {}).get("statement", ""),
-            citations=tuple((reply.value or {}).get("citations", ())),
-            failure=reply.failure,
-            delta_since=request.delta_since,
-            new_item=not nothing_new,
-        )
+        write = written(request, reply, kind, checkpoint)
         self.writes.append(write)
         return write
 

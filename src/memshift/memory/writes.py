@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from memshift.models.client import ModelClient
+    from memshift.models.replies import Reply
+    from memshift.models.requests import WriterRequest
 
 
 @dataclass(frozen=True)
@@ -47,3 +49,24 @@ class MaintenanceRow:
 def writer_id(client: ModelClient) -> str:
     p = client.profile
     return f"{p.name}:{p.model}@{p.revision}"
+
+
+def written(request: WriterRequest, reply: Reply, kind: str, checkpoint: int) -> WriteRecord:
+    """The record of one writer reply to `request`, written at `checkpoint`."""
+    value = reply.value or {}
+    nothing_new = reply.ok and value.get("bears_on_item") is False
+    return WriteRecord(
+        write_id=f"{request.item.item_id}@{checkpoint}:{kind}",
+        item_id=request.item.item_id,
+        checkpoint=checkpoint,
+        time=request.as_of,
+        version=request.version,
+        kind=kind,
+        selection=tuple((r.object_id, r.revision) for r in request.records),
+        value=value.get("value"),
+        statement=value.get("statement", ""),
+        citations=tuple(value.get("citations", ())),
+        failure=reply.failure,
+        delta_since=request.delta_since,
+        new_item=not nothing_new,
+    )
