@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from memshift_tools.bench import coverage, data, models, statistics
+from memshift_tools.bench import coverage, data, export, models, statistics
 from memshift_tools.bench.common import arguments, machine, peak_rss_mb, publish, splice
 
 PEAK = "Peak resident memory of the benchmark process"
@@ -16,11 +16,12 @@ def main() -> None:
         __doc__,
         "docs/benchmarks.md",
         "results/bench",
-        ("data", "models", "statistics", "coverage"),
+        ("data", "export", "models", "statistics", "coverage"),
     )
     args.scratch.mkdir(parents=True, exist_ok=True)
     sections: dict[str, Callable[[], list[str]]] = {
         "data": lambda: data.section(args.runs),
+        "export": lambda: export.section(args.runs),
         "models": lambda: models.section(args.runs, args.scratch),
         "statistics": lambda: statistics.section(args.runs),
         "coverage": coverage.section,
