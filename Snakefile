@@ -36,6 +36,8 @@ try:
     ROLE = STUDY["role_profiles"]
     # the writer switches (`writer_switch:`), None without
     SWITCH_PLAN = STUDY["switch_plan"]
+    # the imported memories of the export shift (`export:`): name -> (exported cell, arm)
+    EXPORTS = STUDY["export_plan"]
     SWITCHED = [
         p for s in (SWITCH_PLAN or {}).get("switches", {}).values() for p in s.values()
     ]
@@ -81,6 +83,7 @@ include: "rules/probes.smk"
 include: "rules/memory.smk"
 include: "rules/probe.smk"
 include: "rules/switch.smk"
+include: "rules/export.smk"
 include: "rules/score.smk"
 include: "rules/report.smk"
 include: "rules/run_manifest.smk"

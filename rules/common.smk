@@ -123,7 +123,7 @@ def all_answers(world):
     return cell_answers(world) + [
         system_table(system, layout.ANSWERS, world, branch)
         for branch in BRANCHES
-        for system in [*others(), *audited()]
+        for system in [*others(), *audited(), *EXPORTS]
     ]
 
 
@@ -174,6 +174,11 @@ def call_logs(world):
             system_table(system, layout.AUDITOR_CALLS, world, branch)
             for system in audited()
         ]
+        files += [
+            system_table(system, name, world, branch)
+            for system in EXPORTS
+            for name in (layout.READER_CALLS, layout.DETECTION_CALLS)
+        ]
     return files
 
 
@@ -193,7 +198,21 @@ def run_outputs(world):
                 )
                 for repair in SYSTEMS["repairs"]
             ]
+    files += [
+        system_table(system, layout.MAINTENANCE, world, branch)
+        for branch in BRANCHES
+        for system in EXPORTS
+    ]
+    files += [
+        str(layout.bundle_dir(run, system) / name)
+        for system in EXPORTS
+        for name in BUNDLE_FILES
+    ]
     return files + answer_audit_logs(world) + all_answers(world)
+
+
+# the files of an exported bundle (the format's reference package writes them)
+BUNDLE_FILES = ("manifest.json", "CHECKSUMS", "items/episode.jsonl")
 
 
 def config_sha256():

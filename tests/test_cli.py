@@ -131,6 +131,10 @@ SWITCH_ARGS = "--worlds-dir w --runs-dir r --seeds 1000"
             "'s=rules' is not NAME=FROM:TO",
         ),
         (
+            "import-run --world-dir w --run-dir r --branch none --system holdmem-d1-source",
+            "'holdmem-d1-source' is not pm-d<D>-<B>-<ext|noext>",
+        ),
+        (
             "report --scores s.parquet --worlds-dir w --out o --role judge=rules",
             "'judge=rules' is not ROLE=PROFILE",
         ),

@@ -103,6 +103,11 @@ def test_every_preset_is_valid_as_snakemake_merges_it_over_the_default():
             "writer_switch.switches",
         ),
         (lambda c: c.update(writer_switch={"switches": {}}), "writer_switch.switches"),
+        (
+            lambda c: c.update(export={"cells": ["holdmem-d1-scope"]}),
+            "export.cells: 'holdmem-d1-scope' is not a HoldMem cell of this study",
+        ),
+        (lambda c: c.update(export={"cells": ["holdmem-d0-append"], "arms": ["zip"]}), "arms"),
         (lambda c: c.update(roles={"reader": "../x"}), "roles.reader"),
     ],
 )
@@ -127,6 +132,15 @@ def test_each_role_uses_llm_unless_named_and_the_run_folder_names_the_others():
         "auditor": "rules",
     }
     assert study_layout(swapped).runs.name == "rules+reader=sim-all-20"
+
+
+def test_each_exported_cell_and_arm_is_an_imported_memory():
+    plan = check_config({**base_config(), "export": {"cells": ["holdmem-d1-append"]}})
+    assert plan["export_plan"] == {
+        "pm-d1-append-ext": ("holdmem-d1-append", "ext"),
+        "pm-d1-append-noext": ("holdmem-d1-append", "noext"),
+    }
+    assert check_config(base_config())["export_plan"] == {}
 
 
 def test_answer_audited_systems_are_planned():

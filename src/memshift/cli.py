@@ -636,28 +636,53 @@ def export(
 ) -> None:
     """A HoldMem cell's store at the fork as a Portable Memory bundle, validated by the format's
     reference package. --llm is the writer of the run's pre-fork store (its id is in the keys)."""
-    from memshift import layout, schemas
-    from memshift.artifacts import read_table
-    from memshift.export.portable import export_bundle, served_at_fork
-    from memshift.memory.write_tables import table_to_writes
-    from memshift.models.client import ModelClient
-    from memshift.world.stored import load, load_public_events
+    from memshift.stages import export as stage
 
-    world = load(world_dir, with_events=False)
-    prefork = table_to_writes(read_table(layout.prefork(run_dir), schemas.WRITES))
-    served = served_at_fork(
-        world,
-        load_public_events(world_dir, "none"),
-        prefork,
-        detection,
-        repair,
-        ModelClient(_profile(llm, models_file)),
+    episodes, manifest = stage.run(
+        world_dir, run_dir, detection, repair, arm, _profile(llm, models_file), out
     )
-    manifest = export_bundle(served, arm == "ext", out, world.timeline.fork)
     click.echo(
-        f"{world_dir.name}: {len(served)} episodes -> {out} (digest {manifest.bundle_digest})",
+        f"{world_dir.name}: {episodes} episodes -> {out} (digest {manifest.bundle_digest})",
         err=True,
     )
+
+
+@cli.command("import-run")
+@WORLD_DIR
+@RUN_DIR
+@BRANCH
+@click.option("--system", required=True, help="The imported memory, pm-d<D>-<B>-<ext|noext>.")
+@LLM
+@click.option("--reader-llm", default=None, help="The reader's profile, if not --llm's.")
+@MODELS
+@CACHE
+def import_run(
+    world_dir: Path,
+    run_dir: Path,
+    branch_list: tuple[str, ...],
+    system: str,
+    llm: str,
+    reader_llm: str | None,
+    models_file: Path,
+    cache_dir: Path,
+) -> None:
+    """The second implementation imports a cell's bundle (run-dir/export/SYSTEM.mem) and follows
+    each branch; every probe is answered by the reader. --llm is its writer."""
+    from memshift.stages import import_run as stage
+    from memshift.vocabulary import portable_parts
+
+    if portable_parts(system) is None:
+        raise click.BadParameter(
+            f"{system!r} is not pm-d<D>-<B>-<ext|noext>", param_hint="--system"
+        )
+    writer = _profile(llm, models_file)
+    reader = _profile(reader_llm, models_file) if reader_llm else writer
+    for branch in _in_order(branch_list):
+        memory = stage.run(world_dir, run_dir, branch, system, writer, reader, cache_dir)
+        click.echo(
+            f"{world_dir.name} {branch} {system}: {len(memory.maintenance)} invalidations",
+            err=True,
+        )
 
 
 @cli.command("validate-bundle")

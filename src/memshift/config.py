@@ -20,6 +20,7 @@ from memshift.vocabulary import (
     cell_parts,
     cell_system,
     is_reserved,
+    portable_system,
     role_profiles,
     run_name,
 )
@@ -130,6 +131,7 @@ def check_config(config: dict[str, Any]) -> dict[str, Any]:
     resolved["system_plan"] = study_systems(resolved)
     resolved["role_profiles"] = role_profiles(resolved["llm"], resolved["roles"])
     resolved["switch_plan"] = switch_plan(resolved)
+    resolved["export_plan"] = export_plan(resolved)
     check_embedder(resolved["embedder"])
     return resolved
 
@@ -291,3 +293,23 @@ def switch_plan(config: dict[str, Any]) -> dict[str, Any] | None:
                 f"writer_switch.pools.{name}: {unknown[0]!r} is not a switch of this study"
             )
     return {"switches": switches, "cells": chosen, "calibration": calibration, "pools": pools}
+
+
+def export_plan(config: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """The imported memories of a checked study: name -> (exported cell, arm); empty without
+    `export:`. Every exported cell must be a cell of the study (the leaving test compares the
+    import with it); the oracle key cannot be exported (it is built from gold)."""
+    spec = config.get("export")
+    if spec is None:
+        return {}
+    plan = config["system_plan"]
+    cells = [
+        cell_system(d, r) for d in plan["detections"] if d != "oracle" for r in plan["repairs"]
+    ]
+    unknown = [c for c in spec["cells"] if c not in cells]
+    if unknown:
+        raise ConfigError(
+            f"export.cells: {unknown[0]!r} is not a HoldMem cell of this study that can be "
+            f"exported; choose from {', '.join(cells)}"
+        )
+    return {portable_system(c, arm): (c, arm) for c in spec["cells"] for arm in spec["arms"]}

@@ -93,6 +93,11 @@ def calibration_dir(runs: Path, profile: str, world: int | str) -> Path:
     return runs / "calibration" / profile / f"w{world}"
 
 
+def bundle_dir(run_world_dir: Path, system: str) -> Path:
+    """The Portable Memory bundle an imported memory (`pm-...`) starts from (export stage)."""
+    return run_world_dir / "export" / f"{system}.mem"
+
+
 # the directory of `switch_dir` holding the answers before the switch
 BEFORE = "before"
 # a cell's table of `switch_dir`: the repair arm's check of each write of the new writer

@@ -87,9 +87,29 @@ def audited_base(system: str) -> str | None:
     return system.removesuffix(AUDITED) if system.endswith(AUDITED) else None
 
 
+# A HoldMem cell exported to Portable Memory and imported by the second implementation,
+# `pm-d<repair>-<detection>-<arm>`, with (`ext`) or without (`noext`) the derivation extension.
+PORTABLE = "pm"
+EXPORT_ARMS: tuple[str, ...] = ("ext", "noext")
+_PORTABLE = re.compile(r"pm-d(?P<repair>[^-]+)-(?P<detection>[^+]+)-(?P<arm>ext|noext)")
+
+
+def portable_system(cell: str, arm: str) -> str:
+    """The imported memory of a HoldMem cell's export in one arm."""
+    return f"{PORTABLE}-{cell.removeprefix(HOLDMEM + '-')}-{arm}"
+
+
+def portable_parts(system: str) -> tuple[str, str] | None:
+    """(the exported cell, the arm) of an imported memory's name; None for any other system."""
+    match = _PORTABLE.fullmatch(system)
+    if match is None:
+        return None
+    return cell_system(match["detection"], match["repair"]), match["arm"]
+
+
 def is_reserved(name: str) -> bool:
     """Whether a custom system may not take `name`: a built-in's, or any HoldMem name."""
-    return name in SYSTEMS or name.startswith(HOLDMEM)
+    return name in SYSTEMS or name.startswith((HOLDMEM, PORTABLE + "-"))
 
 
 def choice(values: tuple[str, ...]) -> str:

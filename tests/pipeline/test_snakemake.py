@@ -94,6 +94,7 @@ STUDY = {
         "cells": ["holdmem-d0-append", "holdmem-d0-source", "holdmem-d1-source"],
         "calibration_seeds": "900",
     },
+    "export": {"cells": ["holdmem-d1-source"]},
 }
 RUN = run_of(STUDY)
 REPORT_FILES = (
@@ -132,6 +133,8 @@ AGGREGATES = {"score", "report", "run_manifest", "all"}
 ANSWERS_READ = {"fork_check"}  # hashes every answer's context at the fork
 # the writer switch: its jobs re-derive, repair and read like the cells
 SWITCHING = {"switch", "calibrate_writer", "switch_score"}
+# the export shift: its bundle states each item's repair check; the import re-derives and repairs
+EXPORTING = {"export_pm", "import_pm"}
 
 
 def edited(path: Path, old: str, new: str) -> str:
@@ -191,15 +194,36 @@ def check_writer_switch(where: Path) -> None:
     assert "contact01.city@1:rederive (new writer, at the switch)" in explained.stdout
 
 
+def check_export(where: Path) -> None:
+    """Imported with the keys, the second implementation shows the reader what HoldMem(1,1)
+    shows on every probe of every branch, so the leaving test's difference is exactly zero;
+    without the keys it differs."""
+    runs = where / RUN / "w1000"
+    for branch in STUDY["branches"]:
+        original = pq.read_table(runs / branch / "holdmem-d1-source/answers.parquet").to_pylist()
+        imported = pq.read_table(runs / branch / "pm-d1-source-ext/answers.parquet").to_pylist()
+        assert [a["evidence_hash"] for a in imported] == [a["evidence_hash"] for a in original]
+    bundle = runs / "export/pm-d1-source-ext.mem"
+    assert json.loads((bundle / "manifest.json").read_text())["counts"]["episode"] == 48
+    diagnostics = pq.read_table(where / RUN / "report/tables/diagnostics.parquet").to_pylist()
+    leaving = {d["system"]: d for d in diagnostics if d["test"] == "leaving"}
+    assert leaving["pm-d1-source-ext"]["estimate"] == 0.0
+    assert leaving["pm-d1-source-noext"]["estimate"] < -0.5
+
+
 def check_code_reruns(where: Path, package: Path) -> None:
     """An edit to one room's code reruns that room's jobs and what reads their outputs, no
     other: the fingerprint of a job holds its stage, system, detection and model roles."""
     jobs = rerun_by_edit(where, package, "memshift/memory/repair.py")
     assert set(jobs) == (
-        {"audit_repair", "probe_cell", "answer_audit"} | ANSWERS_READ | AGGREGATES | SWITCHING
+        {"audit_repair", "probe_cell", "answer_audit"}
+        | ANSWERS_READ
+        | AGGREGATES
+        | SWITCHING
+        | EXPORTING
     )
     jobs = rerun_by_edit(where, package, "memshift/simulator/reader.py")
-    assert set(jobs) == PROBING | ANSWERS_READ | AGGREGATES | SWITCHING
+    assert set(jobs) == PROBING | ANSWERS_READ | AGGREGATES | SWITCHING | {"import_pm"}
     jobs = rerun_by_edit(where, package, "memshift/retrieval/embeddings.py")
     assert set(jobs) == {"probe_system"} | AGGREGATES
     assert jobs["probe_system"] == ["world=1000, system=rag"]
@@ -220,7 +244,10 @@ def check_precise_reruns(where: Path, package: Path) -> None:
     )
     jobs = planned(where, package=package)
     assert set(jobs) == (
-        {"probe_cell", "probe_system", "answer_audit"} | ANSWERS_READ | AGGREGATES | SWITCHING
+        {"probe_cell", "probe_system", "answer_audit", "import_pm"}
+        | ANSWERS_READ
+        | AGGREGATES
+        | SWITCHING
     )
     models.write_text(original)
 
@@ -285,7 +312,7 @@ def check_precise_reruns(where: Path, package: Path) -> None:
 
 
 SHORT = {
-    **{key: value for key, value in STUDY.items() if key != "writer_switch"},
+    **{key: value for key, value in STUDY.items() if key not in ("writer_switch", "export")},
     "worlds": {"seeds": "1000", "history_months": 3},
     "branches": ["none"],
     "systems": {
@@ -384,6 +411,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     assert str(RUN / "report/report.md") in run.stderr  # the run names its report
     assert "snakemake --configfile study.yaml --report study-report.html" in run.stderr
     check_writer_switch(first)
+    check_export(first)
     check_snakemake_report(first, package)
     dry = snakemake(first, "-n", package=package)
     assert dry.returncode == 0 and "Nothing to be done" in dry.stdout + dry.stderr

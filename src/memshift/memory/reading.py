@@ -118,3 +118,20 @@ def answer(
         rows["evidence_tokens"].append(sum(count_tokens(t) for t in evidence))
         rows["evidence_hash"].append(evidence_hash(evidence))
     return pa.Table.from_pydict(rows, schema=schemas.ANSWERS)
+
+
+def answer_branch(
+    memory: MemorySystem,
+    events: Sequence[PublicEvent],
+    checkpoints: Sequence[datetime],
+    probes: pa.Table,
+    items: Sequence[Item],
+    reader: ModelClient,
+    *,
+    world: int,
+    branch: str,
+    system: str,
+) -> pa.Table:
+    """Every probe of a branch asked of `memory` as it follows the branch, answered by `reader`."""
+    asked = drive(memory, events, checkpoints, questions(probes, items))
+    return answer(asked, reader, world=world, branch=branch, system=system, run=reader.profile.name)

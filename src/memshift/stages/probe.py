@@ -7,7 +7,7 @@ from pathlib import Path
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.memory.interface import SystemInputs
-from memshift.memory.reading import answer, drive, questions
+from memshift.memory.reading import answer_branch
 from memshift.memory.systems import system_for
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
@@ -39,15 +39,18 @@ def run(
         embedding_cache,
     )
     memory = system_for(inputs, spec)
-    asked = drive(
+    log = CallLog()
+    table = answer_branch(
         memory,
         load_public_events(world_dir, branch),
         world.timeline.checkpoints,
-        questions(probes, world.items),
+        probes,
+        world.items,
+        ModelClient(profile, cache_dir=cache_dir, log=log),
+        world=world.seed,
+        branch=branch,
+        system=system,
     )
-    log = CallLog()
-    reader = ModelClient(profile, cache_dir=cache_dir, log=log)
-    table = answer(asked, reader, world=world.seed, branch=branch, system=system, run=profile.name)
     out = layout.system_dir(run_world_dir, branch, system)
     write_table(table, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
     log.write(layout.table(out, layout.READER_CALLS))

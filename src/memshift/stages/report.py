@@ -87,6 +87,26 @@ def backend_label(profile: Profile) -> str:
     return f"{profile.name}: {profile.backend} backend, model {profile.model}{revision}{where}"
 
 
+def leaving_rows(
+    con: duckdb.DuckDBPyConnection, systems: Sequence[str], resampling: Resampling
+) -> list[dict[str, Any]]:
+    """The leaving test of every imported memory against the cell it was exported from."""
+    pairs = [
+        (parts[0], system)
+        for system in systems
+        if (parts := vocabulary.portable_parts(system)) is not None and parts[0] in systems
+    ]
+    if not pairs:
+        return [
+            diagnostics.not_applicable(
+                "leaving", diagnostics.LEAVING_MARGIN, "the study has no export and import"
+            )
+        ]
+    return [
+        diagnostics.leaving(con, original, imported, resampling) for original, imported in pairs
+    ]
+
+
 def roles_label(llm: str, profiles: Mapping[str, Profile]) -> str:
     """The backend of `llm`, then each role whose profile differs from it."""
     main = next((p for p in profiles.values() if p.name == llm), None)
@@ -178,9 +198,7 @@ def run(
                 )
             ]
         ),
-        diagnostics.not_applicable(
-            "leaving", diagnostics.LEAVING_MARGIN, "the study has no export and import"
-        ),
+        *leaving_rows(con, systems, resampling),
     ]
     tables: dict[str, pa.Table] = {
         "measures": measure_table,

@@ -1,0 +1,38 @@
+"""Stage `export`: a HoldMem cell's store at the fork as a Portable Memory bundle, in one arm
+(with or without the derivation extension), validated by the format's reference package."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from memshift import layout, schemas
+from memshift.artifacts import read_table
+from memshift.export.portable import export_bundle, served_at_fork
+from memshift.memory.write_tables import table_to_writes
+from memshift.models.client import ModelClient
+from memshift.models.profiles import Profile
+from memshift.world.stored import load, load_public_events
+
+
+def run(
+    world_dir: Path,
+    run_world_dir: Path,
+    detection: str,
+    repair: str,
+    arm: str,
+    writer: Profile,
+    out: Path,
+) -> tuple[int, Any]:
+    """(episodes, manifest); `writer` wrote the run's pre-fork store (its id is in the keys)."""
+    world = load(world_dir, with_events=False)
+    prefork = table_to_writes(read_table(layout.prefork(run_world_dir), schemas.WRITES))
+    served = served_at_fork(
+        world,
+        load_public_events(world_dir, "none"),
+        prefork,
+        detection,
+        repair,
+        ModelClient(writer),
+    )
+    return len(served), export_bundle(served, arm == "ext", out, world.timeline.fork)
