@@ -262,7 +262,7 @@ def switch_outputs(world="{world}", switch="{switch}", calls=True):
             for name in (layout.STORE, layout.SWITCH_CHECKS, layout.ANSWERS)
         ]
     if calls:
-        files.append(out / "calls.parquet")
+        files.append(layout.table(out, layout.CALLS))
     return sorted({str(f) for f in files})
 
 
@@ -287,24 +287,22 @@ def calibration_uses(profile):
     return (("writer", profile), ("reader", ROLE["reader"]))
 
 
-def calibration_answers():
+def calibrated_profiles():
+    """Every writer of a switch, each calibrated once."""
     if not SWITCH_PLAN:
         return []
-    used = sorted(
+    return sorted(
         {p for name in SWITCH_PLAN["switches"] for p in switch_profiles(name)}
     )
-    return [
-        str(layout.table(L.calibration(profile, world), layout.ANSWERS))
-        for profile in used
-        for world in SWITCH_PLAN["calibration"]
-    ]
 
 
 def calibration_outputs():
-    """The calibration stores and answers (no call logs: those hold latencies)."""
+    """The calibration stores and answers of every writer (no call logs: those hold latencies)."""
     return [
-        str(layout.prefork(Path(answers).parent)) for answers in calibration_answers()
-    ] + calibration_answers()
+        f
+        for profile in calibrated_profiles()
+        for f in calibration_files(profile, False)
+    ]
 
 
 def all_switch_outputs(calls=True):
@@ -318,11 +316,13 @@ def all_switch_outputs(calls=True):
     ]
 
 
-def calibration_files(profile):
-    """A writer's calibration stores and answers, every calibration world."""
+def calibration_files(profile, calls=True):
+    """A writer's calibration stores and answers (`calls`: and call logs), every calibration
+    world."""
     files = []
     for world in SWITCH_PLAN["calibration"]:
         directory = L.calibration(profile, world)
         files += [layout.prefork(directory), layout.table(directory, layout.ANSWERS)]
-        files.append(directory / "calls.parquet")
+        if calls:
+            files.append(layout.table(directory, layout.CALLS))
     return [str(f) for f in files]

@@ -94,7 +94,7 @@ if SWITCH_PLAN:
     rule switch_score:
         input:
             all_switch_outputs(),
-            calibration_answers(),
+            calibration_outputs(),
             expand(
                 str(layout.probes(WORLD, "none")),
                 world=[*SEEDS, *SWITCH_PLAN["calibration"]],

@@ -126,6 +126,15 @@ SWITCH_ARGS = "--worlds-dir w --runs-dir r --seeds 1000"
             "'holdmem-dq-source' is not a HoldMem cell",
         ),
         (
+            f"switch {SWITCH_ARGS} --switch s --from rules --to rules-copy --reader rules"
+            " --cell holdmem-d0-oracle",
+            "'holdmem-d0-oracle' is not a HoldMem cell a switch can take",
+        ),
+        (
+            "export --world-dir w --run-dir r --detection oracle --repair 1 --arm ext --out o",
+            "'oracle' is not one of",
+        ),
+        (
             f"switch-score {SWITCH_ARGS} --switch s=rules --calibration-seeds 900"
             " --cell holdmem-d0-source --scores-out a.parquet --agreement-out b.parquet",
             "'s=rules' is not NAME=FROM:TO",

@@ -24,6 +24,8 @@ def test_the_config_schema_lists_exactly_the_vocabularys_names():
     assert holdmem["repairs"]["items"]["enum"] == list(vocabulary.REPAIRS)
     assert systems["baselines"]["items"]["enum"] == list(vocabulary.BASELINES)
     assert props["branches"]["items"]["enum"] == list(vocabulary.BRANCHES)
+    arms = props["export"]["properties"]["arms"]
+    assert arms["items"]["enum"] == arms["default"] == list(vocabulary.EXPORT_ARMS)
 
 
 def test_every_default_name_is_a_known_one():
@@ -58,9 +60,14 @@ def test_the_system_name_grammar_round_trips():
             cell = vocabulary.cell_system(detection, repair)
             assert vocabulary.cell_parts(cell) == (repair, detection)
             assert vocabulary.audited_base(vocabulary.audited_system(cell)) == cell
+            for arm in vocabulary.EXPORT_ARMS:
+                imported = vocabulary.portable_system(cell, arm)
+                assert vocabulary.portable_parts(imported) == (cell, arm)
+                assert vocabulary.cell_parts(imported) is None
     assert vocabulary.cell_parts("bm25") is None
     assert vocabulary.audited_base("bm25") is None
     assert vocabulary.is_reserved("holdmem-mine") and vocabulary.is_reserved("rag")
+    assert vocabulary.is_reserved("pm-d1-source-ext") and vocabulary.portable_parts("bm25") is None
     assert not vocabulary.is_reserved("mine")
 
 

@@ -10,7 +10,7 @@ import click
 
 from memshift.config import MAX_SEED, parse_seeds
 from memshift.errors import ConfigError, MemshiftError
-from memshift.vocabulary import BRANCHES, DETECTIONS, REPAIRS
+from memshift.vocabulary import BRANCHES, DETECTIONS, EXPORT_ARMS, MOVABLE, REPAIRS
 from memshift.world.timeline import HISTORY_MONTHS
 
 
@@ -441,8 +441,12 @@ def _cells(cells: tuple[str, ...]) -> dict[str, list[str]]:
     grouped: dict[str, list[str]] = {}
     for cell in cells:
         parts = cell_parts(cell)
-        if parts is None or parts[0] not in REPAIRS or parts[1] not in DETECTIONS:
-            raise click.BadParameter(f"{cell!r} is not a HoldMem cell", param_hint="--cell")
+        if parts is None or parts[0] not in REPAIRS or parts[1] not in MOVABLE:
+            raise click.BadParameter(
+                f"{cell!r} is not a HoldMem cell a switch can take (holdmem-d<repair>-"
+                f"<detection>, detection one of {', '.join(MOVABLE)})",
+                param_hint="--cell",
+            )
         grouped.setdefault(parts[1], []).append(parts[0])
     return grouped
 
@@ -499,6 +503,7 @@ def switch(
     from memshift import layout
     from memshift.stages import switch as stage
 
+    grouped = _cells(cells)
     profiles = [_profile(p, models_file) for p in (old, new, reader)]
     for seed in seeds:
         run_world = runs_dir / f"w{seed}"
@@ -507,7 +512,7 @@ def switch(
             run_world,
             name,
             *profiles,
-            _cells(cells),
+            grouped,
             cache_dir,
             layout.prefork(run_world) if reuse_prefork else None,
         )
@@ -608,12 +613,17 @@ def switch_score(
 @cli.command()
 @WORLD_DIR
 @RUN_DIR
-@DETECTION
+@click.option(
+    "--detection",
+    required=True,
+    type=click.Choice(MOVABLE),
+    help="The cell's detection (not the oracle key: it is built from gold).",
+)
 @click.option("--repair", required=True, type=click.Choice(REPAIRS))
 @click.option(
     "--arm",
     required=True,
-    type=click.Choice(["ext", "noext"]),
+    type=click.Choice(EXPORT_ARMS),
     help="With the derivation extension (the keys) or without it.",
 )
 @LLM

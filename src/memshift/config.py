@@ -15,7 +15,7 @@ from memshift.errors import ConfigError
 from memshift.inputs import MAX_DEPTH, describe_error, load_yaml
 from memshift.layout import Study
 from memshift.vocabulary import (
-    DETECTIONS,
+    MOVABLE,
     REPAIRS,
     cell_parts,
     cell_system,
@@ -247,6 +247,11 @@ def study_systems(config: dict[str, Any]) -> dict[str, Any]:
     return plan
 
 
+def movable_cells(plan: Mapping[str, Any]) -> list[str]:
+    """The study's HoldMem cells a writer switch or an export can take (vocabulary.MOVABLE)."""
+    return [cell_system(d, r) for d in plan["detections"] if d in MOVABLE for r in plan["repairs"]]
+
+
 def switch_plan(config: dict[str, Any]) -> dict[str, Any] | None:
     """The writer switches of a checked study: every switch's `from` and `to` profiles, the
     cells that go through them and the calibration worlds; None without switches."""
@@ -254,19 +259,15 @@ def switch_plan(config: dict[str, Any]) -> dict[str, Any] | None:
     if spec is None:
         return None
     plan = config["system_plan"]
-    # the oracle key is a control built from gold: it holds no writer and has no gold at a switch
-    switchable = [d for d in DETECTIONS if d != "oracle"]
-    cells = [
-        cell_system(d, r) for d in plan["detections"] if d != "oracle" for r in plan["repairs"]
-    ]
+    cells = movable_cells(plan)
     chosen = list(spec.get("cells") or cells)
     for cell in chosen:
         parts = cell_parts(cell)
-        if parts is None or parts[0] not in REPAIRS or parts[1] not in switchable:
+        if parts is None or parts[0] not in REPAIRS or parts[1] not in MOVABLE:
             raise ConfigError(
                 f"writer_switch.cells: {cell!r} is not a HoldMem cell a switch can take: "
                 f"holdmem-d<repair>-<detection> with repair one of {', '.join(REPAIRS)} and "
-                f"detection one of {', '.join(switchable)} (the oracle key cannot)"
+                f"detection one of {', '.join(MOVABLE)} (the oracle key cannot)"
             )
     writer = config["role_profiles"]["writer"]
     switches = {
@@ -303,9 +304,7 @@ def export_plan(config: dict[str, Any]) -> dict[str, tuple[str, str]]:
     if spec is None:
         return {}
     plan = config["system_plan"]
-    cells = [
-        cell_system(d, r) for d in plan["detections"] if d != "oracle" for r in plan["repairs"]
-    ]
+    cells = movable_cells(plan)
     unknown = [c for c in spec["cells"] if c not in cells]
     if unknown:
         raise ConfigError(

@@ -112,7 +112,9 @@ MAINTENANCE = "maintenance"
 SERVED = "served"
 AUDITS = "audits"
 DETECTION_FILES = (WRITES, MAINTENANCE, SERVED, AUDITS)
-DETECTION_CALLS = "calls"
+# a job's model call log, where it has one (detections, writer switches, calibrations)
+CALLS = "calls"
+DETECTION_CALLS = CALLS
 # audit/repair, per cell (holdmem-d<repair>-<detection>)
 STORE = "store"
 PROGRAM_CALLS = "calls-programs"

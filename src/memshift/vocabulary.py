@@ -31,6 +31,9 @@ DETECTIONS: tuple[str, ...] = (
     "leaky",
     "audit",
 )
+# the detections a writer switch or an export can take: not the oracle key, a control built
+# from gold, which holds no writer and which neither a switch nor an import has gold to rebuild
+MOVABLE: tuple[str, ...] = tuple(d for d in DETECTIONS if d != "oracle")
 KEYED: tuple[str, ...] = ("source", "citation", "oracle", "scope", "audit", "leaky")
 # The leaky control: the source key, blind to a seeded share of the item slots of each world, so
 # its missed invalidation is known (a validation of m).
@@ -38,6 +41,12 @@ LEAKY_BLIND_SHARE = 0.25
 REPAIRS: tuple[str, ...] = ("0", "1", "m")
 BASELINES: tuple[str, ...] = tuple(name for name in SYSTEMS if name != HOLDMEM)
 ITEM_CLASSES: tuple[str, ...] = ("all", "definition", "other", "free text")
+
+
+def item_class(definition: bool, free_text: bool) -> str:
+    """The report's class of an item (as `analysis/sql/item_times.sql` assigns it)."""
+    return "definition" if definition else ("free text" if free_text else "other")
+
 
 # The model roles: each names a profile (`roles:` in a study, `llm` where it does not); a run's
 # folder is `llm` followed by `+role=profile` for every role whose profile differs from it.

@@ -99,14 +99,14 @@ def test_survival_is_paired_by_item_between_the_repair_arms():
 
 
 def test_predictors_are_oriented_so_that_higher_means_survival():
-    table = switch.prediction(scores(4), RESAMPLING).to_pylist()
+    table = switch.prediction(switch.prediction_rows(scores(4)), RESAMPLING).to_pylist()
     pooled = {r["predictor"]: r for r in table if r["scope"] == switch.POOLED}
     assert pooled["agreement"]["failures"] == 4 * len(WORLDS)
     # agreement is lower exactly on the types that fail: AUROC above one half
     assert pooled["agreement"]["auroc"] > 0.5 and pooled["not_definition"]["auroc"] > 0.5
     assert pooled["acc_from"]["auroc"] == pytest.approx(0.5)  # constant: no information
     assert pooled["agreement"]["usable"]
-    few = switch.prediction(scores(1), RESAMPLING).to_pylist()
+    few = switch.prediction(switch.prediction_rows(scores(1)), RESAMPLING).to_pylist()
     assert not any(r["usable"] for r in few)  # 8 failures, fewer than 10
 
 
@@ -116,9 +116,9 @@ def test_the_section_names_every_switch_cell_and_its_verdict():
     text = section(
         switch.retention(con, RESAMPLING).to_pylist(),
         switch.survival(con, RESAMPLING).to_pylist(),
-        switch.prediction(table, RESAMPLING).to_pylist(),
-        switch.failures_by_class(table),
-        switch.accuracy_over_agreement(table, RESAMPLING),
+        switch.prediction(switch.prediction_rows(table), RESAMPLING).to_pylist(),
+        switch.failures_by_class(switch.prediction_rows(table)),
+        switch.accuracy_over_agreement(switch.prediction_rows(table), RESAMPLING),
     )
     assert "## Writer switch" in text
     assert "passes by construction" in text and "| fail |" in text
@@ -127,7 +127,9 @@ def test_the_section_names_every_switch_cell_and_its_verdict():
 
 def test_a_pool_of_switches_is_its_own_scope():
     table = scores(4)
-    rows = switch.prediction(table, RESAMPLING, {"tiers": ["weak"]}).to_pylist()
+    rows = switch.prediction(
+        switch.prediction_rows(table), RESAMPLING, {"tiers": ["weak"]}
+    ).to_pylist()
     by_scope: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_scope.setdefault(r["scope"], []).append(r)

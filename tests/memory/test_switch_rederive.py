@@ -19,6 +19,7 @@ from memshift.models.requests import CallContext
 from memshift.probes import probes_to_table
 from memshift.scoring.scorer import score_answer
 from memshift.stages.switch_score import item_type
+from memshift.vocabulary import item_class
 
 COPY = Profile("rules-copy", "rules")
 
@@ -39,7 +40,6 @@ def switched(seed: int, detection: str, new: Profile, repairs=("0", "1")):
         ModelClient(RULES),
         writer,
         repairs,
-        writer,
         CallContext(world=seed),
     )
     return result, writer
@@ -165,11 +165,7 @@ def survival(seeds, new: Profile, repair: str) -> dict[str, list[int]]:
         for item_id, (right, probe) in before_switch(seed).items():
             if not right:
                 continue
-            group = (
-                probe["item_class"]
-                if probe["item_class"] == "definition"
-                else ("free text" if probe["free_text"] else "other")
-            )
+            group = item_class(probe["item_class"] == "definition", probe["free_text"])
             counts = found.setdefault(group, [0, 0])
             counts[0] += after[item_id][0]
             counts[1] += 1

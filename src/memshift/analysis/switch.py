@@ -213,12 +213,14 @@ def prediction_rows(scores: pa.Table) -> dict[str, np.ndarray]:
     return columns
 
 
+Rows = dict[str, np.ndarray]
+
+
 def prediction(
-    scores: pa.Table, resampling: Resampling, pools: Mapping[str, Sequence[str]] | None = None
+    columns: Rows, resampling: Resampling, pools: Mapping[str, Sequence[str]] | None = None
 ) -> pa.Table:
     """Slope and AUROC of each predictor, pooled over all switches, over each named pool of
-    switches and per switch (resampled by world)."""
-    columns = prediction_rows(scores)
+    switches and per switch (resampled by world); `columns` are `prediction_rows`."""
     level = replace(resampling, level=0.9)
     switches = sorted(set(columns["switch"].tolist()))
     scopes = {
@@ -242,9 +244,8 @@ def prediction(
     return table
 
 
-def accuracy_over_agreement(scores: pa.Table, resampling: Resampling) -> dict[str, Any]:
+def accuracy_over_agreement(columns: Rows, resampling: Resampling) -> dict[str, Any]:
     """Pooled AUROC(new writer's accuracy) - AUROC(agreement), worlds x item types resampled."""
-    columns = prediction_rows(scores)
     estimate, low, high = auroc_difference(
         columns["world"],
         columns["item_type"],
@@ -257,8 +258,7 @@ def accuracy_over_agreement(scores: pa.Table, resampling: Resampling) -> dict[st
     return {"estimate": estimate, "low": low, "high": high}
 
 
-def failures_by_class(scores: pa.Table) -> dict[str, int]:
+def failures_by_class(columns: Rows) -> dict[str, int]:
     """How many D=0, B=1 items correct before failed after, by item class."""
-    columns = prediction_rows(scores)
     failed = columns["item_class"][~columns["survived"]]
     return {str(c): int((failed == c).sum()) for c in sorted(set(failed.tolist()))}

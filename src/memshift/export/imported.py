@@ -25,7 +25,7 @@ from portable_memory import BundleImporter, PortableEpisode, PortableMemoryStore
 
 from memshift.errors import MemshiftError
 from memshift.export.portable import EXT_KEY, EXT_SCHEMA, bundle_issues
-from memshift.memory.interface import Blocked, Cost, Question
+from memshift.memory.interface import Blocked, Consents, Cost, Question
 from memshift.memory.keys import EventCounts, citation_key, scope_key, source_key
 from memshift.memory.programs import ProgramRunner
 from memshift.memory.repair import Repairer
@@ -131,10 +131,9 @@ class PortableHoldMem:
         self.state = LiveState()
         self.counts = EventCounts()
         self.checkpoint = -1
-        self.revoked: set[tuple[str, str]] = set()
+        self.consents = Consents()
         self.maintenance: list[MaintenanceRow] = []
         self.writes: list[WriteRecord] = []
-        self._now: datetime | None = None
 
     # ---- the seven methods --------------------------------------------------------------------
 
@@ -154,7 +153,7 @@ class PortableHoldMem:
         """Definition versions arrive as `define` events through `ingest`."""
 
     def consent(self, agent: str, scope: str, allowed: bool) -> None:
-        (self.revoked.discard if allowed else self.revoked.add)((agent, scope))
+        self.consents.set(agent, scope, allowed)
 
     def set_writer(self, writer: object) -> None:
         if not isinstance(writer, ModelClient):
@@ -162,8 +161,9 @@ class PortableHoldMem:
         self.client = writer
 
     def query(self, question: Question) -> list[str] | Blocked:
-        if any((question.agent, s) in self.revoked for s in question.item.sources):
-            return Blocked(f"agent {question.agent} may not read {question.item.sources}")
+        blocked = self.consents.blocked(question)
+        if blocked is not None:
+            return blocked
         slot = self.slots.get(question.item.item_id)
         return list(slot.texts) if slot else []
 
@@ -173,57 +173,44 @@ class PortableHoldMem:
         )
 
     def cost(self) -> Cost:
-        rows = self.client.log.rows
-        return Cost(
-            len(rows),
-            sum(int(r["tokens_in"]) for r in rows),
-            sum(int(r["tokens_out"]) for r in rows),
-        )
+        return Cost.of_calls(self.client.log.rows)
 
     # ---- its own maintenance ------------------------------------------------------------------
 
-    def key_now(self, item: Item, derivation: dict[str, Any], cited: Sequence[str]) -> str:
+    def key_now(self, item: Item, derivation: dict[str, Any], now: datetime) -> str:
+        """The slot's key as the records, definitions and writer stand now, of the kind and from
+        the cited records its derivation names."""
         version = self.state.definition_versions.get(item.item_id, 1)
         writer = writer_id(self.client)
         kind = derivation["key_kind"]
         if kind == "citation":
+            cited = [c["object_id"] for c in derivation["cited"]]
             return citation_key(cited, self.counts, version, writer)
-        if kind == "scope" and item.is_definition and self._now is not None:
-            return scope_key(item, self.state, self._now, version)
+        if kind == "scope" and item.is_definition:
+            return scope_key(item, self.state, now, version)
         return source_key(item, self.counts, version, writer)
 
     def _maintain(self, now: datetime) -> None:
-        self._now = now
-        stale = []
-        for item_id, slot in sorted(self.slots.items()):
-            if slot.derivation is None:
-                continue
-            cited = [c["object_id"] for c in slot.derivation["cited"]]
-            current = self.key_now(self.items[item_id], slot.derivation, cited)
-            if current != slot.key:
-                stale.append((item_id, slot.key))
+        stale = [
+            (item_id, slot.key)
+            for item_id, slot in sorted(self.slots.items())
+            if slot.derivation is not None
+            and self.key_now(self.items[item_id], slot.derivation, now) != slot.key
+        ]
         writes = self._rederive([self.items[i] for i, _ in stale], now)
+        repairers = self._repairers(writes)
         for (item_id, before), write in zip(stale, writes, strict=True):
             slot = self.slots[item_id]
             assert slot.derivation is not None
-            repair = slot.derivation["repair"]
-            runner = (
-                ProgramRunner(list(self.items.values()), self.client, self.context)
-                if repair == "m"
-                else None
-            )
-            if runner is not None:
-                runner.prepare([(write.item_id, write.version)])
-            stored = Repairer(list(self.items.values()), repair, runner).apply(write, self.state)
+            stored = repairers[slot.derivation["repair"]].apply(write, self.state)
             slot.texts = [stored.text] if stored.served else []
-            cited = [c["object_id"] for c in write.citations]
             slot.derivation = {
                 **slot.derivation,
                 "cited": [dict(c) for c in write.citations],
                 "writer": writer_id(self.client),
                 "definition_version": write.version,
             }
-            slot.key = self.key_now(self.items[item_id], slot.derivation, cited)
+            slot.key = self.key_now(self.items[item_id], slot.derivation, now)
             self.maintenance.append(
                 MaintenanceRow(
                     item_id,
@@ -236,6 +223,22 @@ class PortableHoldMem:
                     write.write_id,
                 )
             )
+
+    def _repairers(self, writes: Sequence[WriteRecord]) -> dict[str, Repairer]:
+        """One repairer per arm the re-derived slots name; D=m's programs prepared for them."""
+        items = list(self.items.values())
+        arms = {
+            w.item_id: self.slots[w.item_id].derivation["repair"]  # type: ignore[index]
+            for w in writes
+        }
+        repairers = {}
+        for repair in sorted(set(arms.values())):
+            runner = None
+            if repair == "m":
+                runner = ProgramRunner(items, self.client, self.context)
+                runner.prepare([(w.item_id, w.version) for w in writes if arms[w.item_id] == "m"])
+            repairers[repair] = Repairer(items, repair, runner)
+        return repairers
 
     def _rederive(self, items: Sequence[Item], now: datetime) -> list[WriteRecord]:
         requests = []

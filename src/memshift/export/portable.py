@@ -47,7 +47,6 @@ from memshift.world.records import PublicEvent
 
 EXT_KEY = "memshift.derivation"
 EXT_SCHEMA = "memshift-derivation-1"
-ARMS = ("ext", "noext")
 SOURCE_TYPE = "memshift.derived"
 
 

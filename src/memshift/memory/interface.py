@@ -9,11 +9,11 @@ subclass whose constructor takes no arguments and passes the backend to `SearchA
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from memshift.errors import MemshiftError
 from memshift.world.items import Item
@@ -58,6 +58,31 @@ class Cost:
     calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+
+    @classmethod
+    def of_calls(cls, rows: Sequence[Mapping[str, Any]]) -> Cost:
+        """The cost of the calls a call log holds (`CallLog.rows`)."""
+        return cls(
+            len(rows),
+            sum(int(r["tokens_in"]) for r in rows),
+            sum(int(r["tokens_out"]) for r in rows),
+        )
+
+
+class Consents:
+    """The (agent, scope) pairs whose consent was withdrawn, and the questions that blocks."""
+
+    def __init__(self) -> None:
+        self.revoked: set[tuple[str, str]] = set()
+
+    def set(self, agent: str, scope: str, allowed: bool) -> None:
+        (self.revoked.discard if allowed else self.revoked.add)((agent, scope))
+
+    def blocked(self, question: Question) -> Blocked | None:
+        """Blocked when the asking agent may not read one of the item's sources."""
+        if any((question.agent, s) in self.revoked for s in question.item.sources):
+            return Blocked(f"agent {question.agent} may not read {question.item.sources}")
+        return None
 
 
 @runtime_checkable

@@ -9,7 +9,7 @@ from datetime import datetime
 from memshift import layout, schemas
 from memshift.artifacts import read_table
 from memshift.errors import MemshiftError
-from memshift.memory.interface import Blocked, Cost, Question, SystemInputs
+from memshift.memory.interface import Blocked, Consents, Cost, Question, SystemInputs
 from memshift.memory.store_tables import table_to_evidence
 from memshift.world.records import PublicEvent
 
@@ -23,7 +23,7 @@ class StoreServer:
     ) -> None:
         self.evidence = evidence
         self.checkpoints = list(checkpoints)
-        self.revoked: set[tuple[str, str]] = set()
+        self.consents = Consents()
 
     def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         """The store was built by the ingest and audit/repair stages; nothing to do here."""
@@ -32,14 +32,15 @@ class StoreServer:
         """Definition changes were handled when the store was built."""
 
     def consent(self, agent: str, scope: str, allowed: bool) -> None:
-        (self.revoked.discard if allowed else self.revoked.add)((agent, scope))
+        self.consents.set(agent, scope, allowed)
 
     def set_writer(self, writer: object) -> None:
         """The writer only matters while the store is built."""
 
     def query(self, question: Question) -> list[str] | Blocked:
-        if any((question.agent, s) in self.revoked for s in question.item.sources):
-            return Blocked(f"agent {question.agent} may not read {question.item.sources}")
+        blocked = self.consents.blocked(question)
+        if blocked is not None:
+            return blocked
         k = self.checkpoints.index(question.time)
         return list(self.evidence.get((k, question.item.item_id), ()))
 

@@ -54,10 +54,10 @@ def switch_writer(
     old: ModelClient,
     new: ModelClient,
     repairs: Sequence[str],
-    programs: ModelClient,
     context: CallContext,
 ) -> Switched:
-    """Adopt `prefork` (written by `old`), switch to `new` at the fork, repair by each arm."""
+    """Adopt `prefork` (written by `old`), switch to `new` at the fork, repair by each arm (the
+    programs of D=m are `new`'s too)."""
     fork = world.timeline.fork
     detector = HoldMemDetector(world.items, detection, old, context)
     detector.ingest([e for e in events if e.time <= fork])
@@ -69,7 +69,7 @@ def switch_writer(
     for repair in repairs:
         runner = None
         if repair == "m":
-            runner = ProgramRunner(world.items, programs, context)
+            runner = ProgramRunner(world.items, new, context)
             runner.prepare([(w.item_id, w.version) for w in detector.writes if w.kind != "prefork"])
         repairer = Repairer(world.items, repair, runner)
         stored = {w.write_id: repairer.apply(w, detector.state) for w in detector.writes}

@@ -15,7 +15,7 @@ from pathlib import Path
 from memshift.errors import MemshiftError
 from memshift.inputs import load_json, shortened
 from memshift.memory.holdmem import HoldMemDetector
-from memshift.memory.interface import Blocked, Cost, Question
+from memshift.memory.interface import Blocked, Consents, Cost, Question
 from memshift.memory.programs import ProgramRunner
 from memshift.memory.repair import Repairer
 from memshift.memory.stored import StoredItem
@@ -67,7 +67,7 @@ class HoldMem:
         self.repairer = Repairer(items, repair, programs)
         self.stored: dict[str, StoredItem] = {}
         self.checkpoint = -1
-        self.revoked: set[tuple[str, str]] = set()
+        self.consents = Consents()
         self.imported: dict[str, list[str]] | None = None
         self.item_ids = frozenset(item.item_id for item in items)
 
@@ -87,7 +87,7 @@ class HoldMem:
         """Definition versions arrive as `define` events through `ingest`; keys carry them."""
 
     def consent(self, agent: str, scope: str, allowed: bool) -> None:
-        (self.revoked.discard if allowed else self.revoked.add)((agent, scope))
+        self.consents.set(agent, scope, allowed)
 
     def set_writer(self, writer: object) -> None:
         if not isinstance(writer, ModelClient):
@@ -96,8 +96,9 @@ class HoldMem:
         self.detector.switch_writer(writer)
 
     def query(self, question: Question) -> list[str] | Blocked:
-        if any((question.agent, s) in self.revoked for s in question.item.sources):
-            return Blocked(f"agent {question.agent} may not read {question.item.sources}")
+        blocked = self.consents.blocked(question)
+        if blocked is not None:
+            return blocked
         if self.imported is not None:
             return list(self.imported.get(question.item.item_id, ()))
         served = self.detector.served.get(self.checkpoint, {}).get(question.item.item_id, ())
@@ -123,9 +124,4 @@ class HoldMem:
         self.imported = read_bundle(Path(path), self.item_ids)
 
     def cost(self) -> Cost:
-        rows = self.client.log.rows
-        return Cost(
-            len(rows),
-            sum(int(r["tokens_in"]) for r in rows),
-            sum(int(r["tokens_out"]) for r in rows),
-        )
+        return Cost.of_calls(self.client.log.rows)

@@ -13,7 +13,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from memshift.analysis.prediction import MIN_FAILURES, calibration_slope
-from memshift.analysis.switch import POOLED, prediction_rows
+from memshift.analysis.switch import POOLED, Rows
 from memshift.layout import SWITCH_CALIBRATION
 from memshift.report.figures import DPI, save
 from memshift.report.markdown import interval, pct, points, table
@@ -166,10 +166,9 @@ def section(
     )
 
 
-def calibration_figure(scores: Any, backend: str) -> Figure:
+def calibration_figure(columns: Rows, backend: str) -> Figure:
     """Pooled D=0, B=1 survival by agreement bin (edges 50, 80, 90, 95%), with the logistic
-    fit on logit(agreement)."""
-    columns = prediction_rows(scores)
+    fit on logit(agreement); `columns` are `analysis.switch.prediction_rows`."""
     agreement, survived = columns["agreement"], columns["survived"]
     figure = Figure(figsize=(6.4, 4.4), dpi=DPI)
     FigureCanvasAgg(figure)
@@ -197,6 +196,6 @@ def calibration_figure(scores: Any, backend: str) -> Figure:
     return figure
 
 
-def write_figure(scores: Any, out_dir: Path, backend: str) -> Path:
+def write_figure(columns: Rows, out_dir: Path, backend: str) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
-    return save(calibration_figure(scores, backend), out_dir / SWITCH_CALIBRATION)
+    return save(calibration_figure(columns, backend), out_dir / SWITCH_CALIBRATION)

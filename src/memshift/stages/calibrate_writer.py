@@ -43,5 +43,5 @@ def run(
         run=reader.name,
     )
     write_table(answers, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
-    log.write(out / "calls.parquet")
+    log.write(layout.table(out, layout.CALLS))
     return answers.num_rows

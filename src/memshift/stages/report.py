@@ -48,7 +48,7 @@ TABLES = {
 
 @dataclass(frozen=True)
 class SwitchReport:
-    scores: pa.Table
+    predicted: switch.Rows  # the D=0, B=1 items the predictors are judged on
     tables: dict[str, pa.Table]
     diagnostics: list[dict[str, Any]]
     text: str
@@ -62,19 +62,20 @@ def writer_switch(
     scores = read_table(path, schemas.SWITCH_SCORES)
     _progress(f"writer switch: {scores.num_rows} switched items")
     con = switch.open_switches(scores, resampling)
+    predicted = switch.prediction_rows(scores)
     tables = {
         "retention": switch.retention(con, resampling),
         "switch_survival": switch.survival(con, resampling),
-        "switch_prediction": switch.prediction(scores, resampling, pools),
+        "switch_prediction": switch.prediction(predicted, resampling, pools),
     }
     text = switch_text.section(
         tables["retention"].to_pylist(),
         tables["switch_survival"].to_pylist(),
         tables["switch_prediction"].to_pylist(),
-        switch.failures_by_class(scores),
-        switch.accuracy_over_agreement(scores, resampling),
+        switch.failures_by_class(predicted),
+        switch.accuracy_over_agreement(predicted, resampling),
     )
-    return SwitchReport(scores, tables, switch.diagnostics_rows(tables["retention"]), text)
+    return SwitchReport(predicted, tables, switch.diagnostics_rows(tables["retention"]), text)
 
 
 def backend_label(profile: Profile) -> str:
@@ -214,7 +215,7 @@ def run(
     label = roles_label(llm, profiles)
     write_figures(measure_table, contrast_table, layout.report_figures(out), label)
     if switch_report is not None:
-        switch_text.write_figure(switch_report.scores, layout.report_figures(out), label)
+        switch_text.write_figure(switch_report.predicted, layout.report_figures(out), label)
     run_name = vocabulary.run_name(llm, {role: p.name for role, p in profiles.items()})
     header = Header(
         study, run_name, label, worlds, resampling.draws, resampling.seed, resampling.interval

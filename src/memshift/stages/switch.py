@@ -98,7 +98,6 @@ def run(
             old_writer,
             new_writer,
             repairs,
-            new_writer,
             context,
         )
         directory = out / detection_system(detection)
@@ -124,5 +123,5 @@ def run(
             )
             after = answer(asked_of(fork, store[AFTER], AFTER), reading, system=cell, **ask)
             write_table(after, schemas.ANSWERS, layout.table(out / cell, layout.ANSWERS))
-    log.write(out / "calls.parquet")
+    log.write(layout.table(out, layout.CALLS))
     return rederived

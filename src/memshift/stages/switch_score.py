@@ -21,18 +21,12 @@ from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.errors import MemshiftError
 from memshift.scoring.scorer import score_answer
-from memshift.vocabulary import cell_parts
+from memshift.vocabulary import cell_parts, item_class
 
 
 def item_type(item_id: str) -> str:
     """An item's type: its id without digits (`contact03.city` -> `contact.city`)."""
     return re.sub(r"\d+", "", item_id)
-
-
-def item_group(probe: Mapping[str, Any]) -> str:
-    if probe["item_class"] == "definition":
-        return "definition"
-    return "free text" if probe["free_text"] else "other"
 
 
 @dataclass(frozen=True)
@@ -67,13 +61,17 @@ def correctness(path: Path, probes: Probes) -> dict[tuple[int, str], tuple[bool,
     return found
 
 
-def agreement(
-    old: Iterable[Path], new: Iterable[Path], probes: Probes
-) -> dict[str, dict[str, float]]:
-    """Per item type: n, agreement, acc_from, acc_to over the calibration answers of two
-    writers (files of the same worlds)."""
-    before = {k: v for path in old for k, v in correctness(path, probes).items()}
-    after = {k: v for path in new for k, v in correctness(path, probes).items()}
+Scored = dict[tuple[int, str], tuple[bool, dict[str, Any]]]
+
+
+def scored_files(paths: Iterable[Path], probes: Probes) -> Scored:
+    """(world, item) -> (correct, probe) over the answers of several files."""
+    return {k: v for path in paths for k, v in correctness(path, probes).items()}
+
+
+def agreement(before: Scored, after: Scored) -> dict[str, dict[str, float]]:
+    """Per item type: n, agreement, acc_from, acc_to over two writers' scored calibration
+    answers (of the same worlds)."""
     if set(before) != set(after):
         raise MemshiftError("the two writers' calibration answers cover different items")
     sums: dict[str, list[float]] = {}
@@ -107,11 +105,17 @@ def run(
 ) -> int:
     """`calibration` maps each writer profile to its calibration answer files; `runs` is the
     run directory holding w<seed>/switch/."""
+    unknown = [cell for cell in cells if cell_parts(cell) is None]
+    if unknown:
+        raise MemshiftError(f"{unknown[0]!r} is not a HoldMem cell")
     probes = Probes(worlds_dir)
+    # each writer's calibration answers scored once, however many switches it is part of
+    profiles = sorted({p for s in switches for p in (s.old, s.new)})
+    writers = {p: scored_files(calibration[p], probes) for p in profiles}
     rows = schemas.empty_columns(schemas.SWITCH_SCORES)
     agreed = schemas.empty_columns(schemas.AGREEMENT)
     for switch in switches:
-        by_type = agreement(calibration[switch.old], calibration[switch.new], probes)
+        by_type = agreement(writers[switch.old], writers[switch.new])
         for kind, found in by_type.items():
             agreed["switch"].append(switch.name)
             agreed["item_type"].append(kind)
@@ -121,8 +125,6 @@ def run(
             out = layout.switch_dir(runs / f"w{world}", switch.name)
             before = correctness(layout.table(out / layout.BEFORE, layout.ANSWERS), probes)
             for cell in cells:
-                if cell_parts(cell) is None:
-                    raise MemshiftError(f"{cell!r} is not a HoldMem cell")
                 checked = checks(layout.table(out / cell, layout.SWITCH_CHECKS))
                 after = correctness(layout.table(out / cell, layout.ANSWERS), probes)
                 for (w, item_id), (was, probe) in sorted(before.items()):
@@ -137,7 +139,9 @@ def run(
                         "system": cell,
                         "item_id": item_id,
                         "item_type": kind,
-                        "item_class": item_group(probe),
+                        "item_class": item_class(
+                            probe["item_class"] == "definition", probe["free_text"]
+                        ),
                         "correct_before": was,
                         "correct_after": now,
                         "survived": now if was else None,

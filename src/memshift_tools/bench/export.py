@@ -9,11 +9,12 @@ from pathlib import Path
 
 from memshift.dataset import world_data
 from memshift.export.imported import PortableHoldMem
-from memshift.export.portable import ARMS, export_bundle, served_at_fork
+from memshift.export.portable import export_bundle, served_at_fork
 from memshift.memory.detection import prefork_writes
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.vocabulary import EXPORT_ARMS
 from memshift.world.generate import World, generate_world
 from memshift.world.records import PublicEvent, public_view
 from memshift_tools.bench.common import median, runs_text
@@ -28,7 +29,7 @@ def export_and_import(world: World, events: list[PublicEvent], prefork: list, ou
     made = 0
     for detection, repair in CELLS:
         served = served_at_fork(world, events, prefork, detection, repair, ModelClient(RULES))
-        for arm in ARMS:
+        for arm in EXPORT_ARMS:
             bundle = out / f"d{repair}-{detection}-{arm}.mem"
             export_bundle(served, arm == "ext", bundle, world.timeline.fork)
             PortableHoldMem(world.items).import_(bundle)
