@@ -107,6 +107,11 @@ def others():
     return [*SYSTEMS["baselines"], *SYSTEMS["custom"]]
 
 
+def silent_others():
+    """The systems of `others` that do not report their invalidations."""
+    return [s for s in others() if s not in SYSTEMS["reporting"]]
+
+
 def audited():
     return [audited_system(system) for system in SYSTEMS["answer_audit"]]
 
@@ -132,6 +137,16 @@ def answer_audit_logs(world):
         system_table(system, layout.ANSWER_AUDITS, world, branch)
         for branch in BRANCHES
         for system in audited()
+    ]
+
+
+def invalidation_logs(world):
+    """The invalidation logs of the systems other than HoldMem's cells that report them: the
+    custom systems with `invalidations` and the imported memories."""
+    return [
+        system_table(system, layout.INVALIDATIONS, world, branch)
+        for branch in BRANCHES
+        for system in [*SYSTEMS["reporting"], *EXPORTS]
     ]
 
 
@@ -199,9 +214,9 @@ def run_outputs(world):
                 for repair in SYSTEMS["repairs"]
             ]
     files += [
-        system_table(system, layout.MAINTENANCE, world, branch)
+        system_table(system, layout.INVALIDATIONS, world, branch)
         for branch in BRANCHES
-        for system in EXPORTS
+        for system in [*SYSTEMS["reporting"], *EXPORTS]
     ]
     files += [
         str(layout.bundle_dir(run, system) / name)

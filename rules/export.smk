@@ -45,7 +45,7 @@ rule import_pm:
         each_branch(branch_file(layout.events)),
     output:
         answers=each_branch(system_table("{system}", layout.ANSWERS)),
-        maintenance=each_branch(system_table("{system}", layout.MAINTENANCE)),
+        invalidations=each_branch(system_table("{system}", layout.INVALIDATIONS)),
         reads=each_branch(system_table("{system}", layout.READER_CALLS)),
         writes=each_branch(system_table("{system}", layout.DETECTION_CALLS)),
     log:

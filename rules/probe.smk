@@ -43,7 +43,7 @@ rule probe_system:
     benchmark:
         str(L.run_benchmark("probe", "w{world}-{system}"))
     wildcard_constraints:
-        system=choice(tuple(others())),
+        system=choice(tuple(silent_others())),
     conda:
         "../envs/memshift.yaml"
     resources:
@@ -72,6 +72,17 @@ rule probe_system:
         " {params.branches} --system {wildcards.system} {params.spec}"
         " --embedder {params.embedder} --embedding-cache {params.vectors}"
         " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+
+
+# a custom system with the optional `invalidations` method: the same job, which also writes
+# the system's invalidation log
+use rule probe_system as probe_reporting with:
+    output:
+        answers=each_branch(system_table("{system}", layout.ANSWERS)),
+        calls=each_branch(system_table("{system}", layout.READER_CALLS)),
+        invalidations=each_branch(system_table("{system}", layout.INVALIDATIONS)),
+    wildcard_constraints:
+        system=choice(tuple(SYSTEMS["reporting"])),
 
 
 rule answer_audit:

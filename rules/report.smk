@@ -14,6 +14,14 @@ REPORT_TABLES = {
         if SWITCH_PLAN
         else {}
     ),
+    **(
+        {
+            "export": "Export: imported memories beside their cells",
+            "bundles": "Export: the bundles",
+        }
+        if EXPORTS
+        else {}
+    ),
 }
 SWITCH_FIGURES = (
     {
@@ -34,10 +42,16 @@ rule report:
         scores=str(L.scores),
         maintenance=[m for world in SEEDS for m in maintenance_logs(world)],
         answer_audits=[a for world in SEEDS for a in answer_audit_logs(world)],
+        invalidations=[i for world in SEEDS for i in invalidation_logs(world)],
         calls=[c for world in SEEDS for c in call_logs(world)],
         probes=expand(branch_file(layout.probes), world=SEEDS, branch=BRANCHES),
         events=expand(branch_file(layout.events), world=SEEDS, branch=BRANCHES),
         switch_scores=[str(L.switch_scores)] if SWITCH_PLAN else [],
+        bundles=[
+            str(layout.bundle_dir(L.run_world(world), system) / "manifest.json")
+            for world in SEEDS
+            for system in EXPORTS
+        ],
     output:
         **SWITCH_FIGURES,
         html=report(
@@ -103,15 +117,19 @@ rule report:
         switch=lambda wc, input: (
             f"--switch-scores {input.switch_scores}" if input.switch_scores else ""
         ),
+        bundles=lambda wc, input: " ".join(
+            f"--bundle {Path(manifest).parent}" for manifest in input.bundles
+        ),
         pools=" ".join(
             f"--switch-pool {name}={','.join(members)}"
             for name, members in (SWITCH_PLAN or {}).get("pools", {}).items()
         ),
     shell:
         "memshift report --scores {input.scores} {input.maintenance} {input.answer_audits}"
-        " {input.calls}"
+        " {input.invalidations} {input.calls}"
         " --worlds-dir {params.worlds} --out {params.out} --llm {params.llm}"
         " {params.roles}"
         " --models-file {params.models} --study {params.study}"
         " --draws {params.draws} --seed {params.seed} {params.switch} {params.pools}"
+        " {params.bundles}"
         " 2> {log}"

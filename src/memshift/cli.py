@@ -783,6 +783,14 @@ def _pools(specs: tuple[str, ...]) -> dict[str, list[str]]:
     metavar="NAME=SWITCH,SWITCH",
     help="Switches whose items are also pooled in the prediction table; repeatable.",
 )
+@click.option(
+    "--bundle",
+    "bundles",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="An exported bundle (w<world>/export/pm-<cell>-<arm>.mem), validated again and listed "
+    "in the report; repeatable.",
+)
 def report(
     scores: Path,
     logs: tuple[Path, ...],
@@ -796,12 +804,15 @@ def report(
     seed: int,
     switch_scores: Path | None,
     pool_specs: tuple[str, ...],
+    bundles: tuple[Path, ...],
 ) -> None:
     """Measures, contrasts and diagnostic tests of a run, with world-bootstrap intervals.
 
-    LOGS are the run's holdmem-<detection>/maintenance.parquet and <system>+audit/
-    answer-audits.parquet files: every scored HoldMem cell needs the log of its detection, and
-    every audited system its answer-audit log."""
+    LOGS are the run's holdmem-<detection>/maintenance.parquet, <system>+audit/
+    answer-audits.parquet, <system>/invalidations.parquet and calls*.parquet files: every scored
+    HoldMem cell needs the log of its detection, every audited system its answer-audit log,
+    every imported memory its invalidation log, and a system that passes an invalidation log
+    for one branch needs one for every branch."""
     from memshift.analysis.bootstrap import Resampling
     from memshift.stages import report as stage
 
@@ -816,6 +827,7 @@ def report(
         Resampling(draws=draws, seed=seed),
         switch_scores,
         _pools(pool_specs),
+        list(bundles),
     )
     click.echo(f"report -> {path}", err=True)
 

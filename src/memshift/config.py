@@ -204,15 +204,19 @@ def load_config(path: Path) -> dict[str, Any]:
     return check_config(read_config_file(path))
 
 
-def check_custom_systems(custom: Mapping[str, str]) -> None:
-    """Import every custom system and check it is a class with the interface's methods."""
-    from memshift.memory.interface import system_class
+def check_custom_systems(custom: Mapping[str, str]) -> list[str]:
+    """Import every custom system and check it is a class with the interface's methods; the
+    names of those that also report their invalidations."""
+    from memshift.memory.interface import reports_invalidations, system_class
 
+    reporting = []
     for name, spec in custom.items():
         try:
-            system_class(spec)
+            if reports_invalidations(system_class(spec)):
+                reporting.append(name)
         except ConfigError as exc:
             raise ConfigError(f"systems.custom.{name}: {exc}") from None
+    return reporting
 
 
 def study_systems(config: dict[str, Any]) -> dict[str, Any]:
@@ -223,12 +227,13 @@ def study_systems(config: dict[str, Any]) -> dict[str, Any]:
     taken = [n for n in custom if is_reserved(n)]
     if taken:
         raise ConfigError(f"systems.custom: the name {taken[0]!r} is taken by a built-in system")
-    check_custom_systems(custom)
     plan = {
         "detections": list(holdmem["detections"]),
         "repairs": list(holdmem["repairs"]),
         "baselines": list(systems["baselines"]),
         "custom": custom,
+        # the custom systems with the optional `invalidations` method
+        "reporting": check_custom_systems(custom),
     }
     known = [
         *(cell_system(d, r) for d in plan["detections"] for r in plan["repairs"]),

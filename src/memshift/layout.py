@@ -121,6 +121,8 @@ PROGRAM_CALLS = "calls-programs"
 # probe, per system
 ANSWERS = "answers"
 READER_CALLS = "calls-reader"
+# probe (or import-run), per system with the optional `invalidations` method
+INVALIDATIONS = "invalidations"
 # answer audit, per audited system (<system>+audit)
 ANSWER_AUDITS = "answer-audits"
 AUDITOR_CALLS = "calls-auditor"

@@ -136,6 +136,17 @@ MAINTENANCE = pa.schema(
     ]
 )
 
+# What a system other than HoldMem reported invalidating (`MemorySystem.invalidations`): one row
+# per item and checkpoint at which it found the item stale.
+INVALIDATIONS = pa.schema(
+    [
+        ("item_id", pa.string()),
+        ("checkpoint", pa.int8()),
+        ("invalidated", pa.bool_()),
+        ("reason", pa.string()),
+    ]
+)
+
 # One proposed transition of an audit (or a failed reply) and the gate's decision; values are
 # JSON, times come from the matched records.
 AUDITS = pa.schema(
@@ -374,6 +385,44 @@ CALL_COSTS = pa.schema(
         ("cache_hits", pa.int64()),
         ("failures", pa.int64()),
         ("worlds", pa.int64()),
+    ]
+)
+
+# The export shift (report/tables/export.parquet): per imported memory, branch and measure
+# (update, stability, m, r, a; shares over every item class and cause), its estimate beside the
+# exported cell's and their difference with a 95% world-bootstrap interval.
+EXPORT = pa.schema(
+    [
+        ("cell", pa.string()),
+        ("arm", pa.string()),
+        ("system", pa.string()),
+        ("branch", pa.string()),
+        ("measure", pa.string()),
+        ("estimate", pa.float64()),
+        ("low", pa.float64()),
+        ("high", pa.float64()),
+        ("worlds", pa.int32()),
+        ("original_estimate", pa.float64()),
+        ("original_low", pa.float64()),
+        ("original_high", pa.float64()),
+        ("diff_vs_original", pa.float64()),
+        ("diff_low", pa.float64()),
+        ("diff_high", pa.float64()),
+    ]
+)
+
+# Every exported bundle (report/tables/bundles.parquet), as the format's reference package
+# validates it.
+BUNDLES = pa.schema(
+    [
+        ("world", pa.int32()),
+        ("cell", pa.string()),
+        ("arm", pa.string()),
+        ("ok", pa.bool_()),
+        ("issues", pa.string()),
+        ("bundle_digest", pa.string()),
+        ("episodes", pa.int32()),
+        ("bytes", pa.int64()),
     ]
 )
 

@@ -296,3 +296,68 @@ def test_the_delta_yield_counts_new_items_written_since_the_last_change(tmp_path
     }
     assert (rows[("all", "all")]["numerator"], rows[("all", "all")]["n"]) == (2, 4)
     assert (rows[("definition", "all")]["numerator"], rows[("definition", "all")]["n"]) == (1, 1)
+
+
+def _reported_log(path: Path, rows: list[tuple[str, int]]) -> Path:
+    table = pa.Table.from_pylist(
+        [
+            {"item_id": item, "checkpoint": k, "invalidated": True, "reason": "mine"}
+            for item, k in rows
+        ],
+        schema=schemas.INVALIDATIONS,
+    )
+    write_table(table, schemas.INVALIDATIONS, path)
+    return path
+
+
+def test_any_system_with_an_invalidation_log_gets_m_r_and_a(tmp_path: Path) -> None:
+    """A custom system's (or an imported memory's) own log decides its detections, with the
+    same window as HoldMem's: from the interval of the gold's last change to the probe."""
+    scores = [
+        score("a", 2, True, system="mine", last_change=2),  # reported at 2: detected
+        score("b", 2, False, system="mine", last_change=2),  # reported at 1 only: too early
+        score("c", 2, True, system="mine", last_change=1),  # not reported: missed
+        score("d", 2, False, system="mine", last_change=1),
+        score("a", 2, True, system="bm25", last_change=2),  # no log: Update only
+    ]
+    write_table(
+        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
+    )
+    log = _reported_log(tmp_path / "w1/src/mine/invalidations.parquet", [("a", 2), ("b", 1)])
+    con = open_study(tmp_path / "s.parquet", [log])
+    found = dict(con.execute("SELECT system || probe_id, detected FROM item_times").fetchall())
+    assert found == {
+        "mine" + "a-2": True,
+        "mine" + "b-2": False,
+        "mine" + "c-2": False,
+        "mine" + "d-2": False,
+        "bm25" + "a-2": None,
+    }
+    measures.compute(con, Resampling(draws=20))
+    rows = measures.measures_table(con).to_pylist()
+    mine = {
+        r["measure"]: r["estimate"]
+        for r in rows
+        if r["system"] == "mine" and r["item_class"] == "all" and r["cause"] == "all"
+    }
+    assert (mine["update"], mine["m"], mine["r"], mine["a"]) == (0.5, 0.75, 1.0, 1 / 3)
+    assert measures.check_identity(rows) > 0
+    assert not [r for r in rows if r["system"] == "bm25" and r["measure"] == "m"]
+
+
+def test_a_system_with_a_log_on_one_branch_needs_it_on_every_branch(tmp_path: Path) -> None:
+    scores = [score("a", 2, True, system="pm-d1-source-ext", branch=b) for b in ("src", "del")]
+    scores += [score("a", 2, True, system="mine", branch=b) for b in ("src", "del")]
+    write_table(
+        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
+    )
+    mine = _reported_log(tmp_path / "w1/src/mine/invalidations.parquet", [])
+    imported = [
+        _reported_log(tmp_path / f"w1/{b}/pm-d1-source-ext/invalidations.parquet", [])
+        for b in ("src", "del")
+    ]
+    with pytest.raises(MemshiftError, match=r"1 scored system\(s\) .*e.g. mine on branch del"):
+        open_study(tmp_path / "s.parquet", [mine, *imported])
+    # an imported memory always reports: without its log the report refuses it
+    with pytest.raises(MemshiftError, match=r"e.g. pm-d1-source-ext on branch del"):
+        open_study(tmp_path / "s.parquet", [imported[0]])

@@ -16,6 +16,7 @@ from memshift.export.imported import PortableHoldMem
 from memshift.export.portable import Served, export_bundle
 from memshift.memory.detection import prefork_writes as written_prefork
 from memshift.memory.detection import run_detection
+from memshift.memory.invalidation_log import invalidation_log
 from memshift.memory.reading import answer, drive, questions
 from memshift.memory.repair import run_repair
 from memshift.memory.served import StoreServer
@@ -48,15 +49,21 @@ def evidence(memory, branch: str) -> dict[str, str]:
 
 
 @cache
-def holdmem_evidence(branch: str) -> dict[str, str]:
-    """What HoldMem(1, source) shows the reader, run by HoldMem's own code."""
+def holdmem_run(branch: str) -> tuple[dict[str, str], set[tuple[str, int]]]:
+    """What HoldMem(1, source) shows the reader, and the (item, checkpoint) pairs it
+    invalidated, run by HoldMem's own code."""
     w = world(SEED)
     client = ModelClient(RULES)
     prefork = written_prefork(w, events("none"), client, CallContext(world=SEED))
     detector = run_detection(w, events(branch), "source", client, prefork, CallContext())
     store = run_repair(w, events(branch), detector.writes, detector.served, "1")
     texts = {(k, i): [s.text for s in v] for k, slots in store.items() for i, v in slots.items()}
-    return evidence(StoreServer(texts, w.timeline.checkpoints), branch)
+    invalidated = {(m.item_id, m.checkpoint) for m in detector.maintenance if m.invalidated}
+    return evidence(StoreServer(texts, w.timeline.checkpoints), branch), invalidated
+
+
+def holdmem_evidence(branch: str) -> dict[str, str]:
+    return holdmem_run(branch)[0]
 
 
 @pytest.mark.parametrize("branch", ["none", "src", "def", "del"])
@@ -65,6 +72,10 @@ def test_with_the_keys_the_import_shows_the_reader_what_holdmem_shows(tmp_path, 
     imported.import_(bundle(tmp_path))
     assert evidence(imported, branch) == holdmem_evidence(branch)
     assert imported.maintenance and all(m.reason == "key changed" for m in imported.maintenance)
+    # what it reports through the interface is what HoldMem's maintenance log holds
+    log = invalidation_log(imported, "pm", world(SEED).timeline.checkpoints, imported.items)
+    assert log is not None
+    assert {(r["item_id"], r["checkpoint"]) for r in log.to_pylist()} == holdmem_run(branch)[1]
 
 
 def test_without_the_keys_the_import_never_invalidates_and_calls_no_writer(tmp_path):

@@ -14,6 +14,7 @@ import pytest
 from portable_memory import BundleImporter, BundleValidator, PortableMemoryStore
 
 from conftest import data, world
+from memshift.analysis.export import bundles_table
 from memshift.export.portable import EXT_KEY, bundle_issues, export_bundle, served_at_fork
 from memshift.memory.detection import prefork_writes
 from memshift.models.client import ModelClient
@@ -130,3 +131,27 @@ def test_validate_bundle_exits_one_naming_each_issue(tmp_path):
     bad = subprocess.run(memshift, capture_output=True, text=True)
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
     assert all(line.startswith(f"{bundle}: ") for line in bad.stderr.splitlines())
+
+
+def test_the_reports_bundle_table_states_each_bundle_and_what_is_wrong(tmp_path):
+    good = exported(tmp_path / "w1000/export", arm="ext")
+    good = good.rename(good.with_name("pm-d1-source-ext.mem"))
+    bad = exported(tmp_path / "w1000/export", arm="noext")
+    bad = bad.rename(bad.with_name("pm-d1-source-noext.mem"))
+    (bad / "items/episode.jsonl").write_bytes(b"{}\n")
+    rows = bundles_table([bad, good]).to_pylist()
+    manifest = json.loads((good / "manifest.json").read_text())
+    assert rows[0] == {
+        "world": 1000,
+        "cell": "holdmem-d1-source",
+        "arm": "ext",
+        "ok": True,
+        "issues": "",
+        "bundle_digest": manifest["bundleDigest"],
+        "episodes": 48,
+        "bytes": sum(f.stat().st_size for f in good.rglob("*") if f.is_file()),
+    }
+    assert rows[1]["arm"] == "noext" and rows[1]["ok"] is False
+    assert "checksum mismatch: items/episode.jsonl" in rows[1]["issues"]
+    with pytest.raises(ValueError, match="not a bundle of w<world>/export"):
+        bundles_table([tmp_path / "elsewhere.mem"])

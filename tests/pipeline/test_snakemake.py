@@ -155,7 +155,7 @@ def rerun_by_edit(where: Path, package: Path, module: str) -> dict[str, list[str
         path.write_text(original)
 
 
-PROBING = {"probe_cell", "probe_system", "answer_audit"}
+PROBING = {"probe_cell", "probe_system", "probe_reporting", "answer_audit"}
 
 
 def check_writer_switch(where: Path) -> None:
@@ -211,6 +211,35 @@ def check_export(where: Path) -> None:
     assert leaving["pm-d1-source-noext"]["estimate"] < -0.5
 
 
+def overall(where: Path, system: str, branch: str) -> dict[str, float]:
+    """A system's measures on one branch over every item class and cause."""
+    measures = pq.read_table(where / RUN / "report/tables/measures.parquet").to_pylist()
+    return {
+        row["measure"]: row["estimate"]
+        for row in measures
+        if (row["system"], row["branch"], row["item_class"], row["cause"])
+        == (system, branch, "all", "all")
+    }
+
+
+def check_reported_invalidations(where: Path) -> None:
+    """Systems other than HoldMem's cells that log their invalidations get m, r and a: the
+    imported memory with the keys has HoldMem(1,1)'s, the one without never detects (m = 1 and
+    Update = a), and the custom system of the study, which logs them, gets them too."""
+    for branch in ("src", "del"):
+        original = overall(where, "holdmem-d1-source", branch)
+        with_keys = overall(where, "pm-d1-source-ext", branch)
+        assert {k: with_keys[k] for k in ("update", "m", "r", "a")} == {
+            k: original[k] for k in ("update", "m", "r", "a")
+        }
+        without = overall(where, "pm-d1-source-noext", branch)
+        assert without["m"] == 1.0 and without["update"] == without["a"]
+        mine = overall(where, "mine", branch)
+        logged = pq.read_table(where / RUN / f"w1000/{branch}/mine/invalidations.parquet")
+        assert logged.num_rows > 0 and mine["m"] is not None and mine["r"] is not None
+    assert "m" not in overall(where, "bm25", "src")  # a baseline reports no invalidations
+
+
 def check_code_reruns(where: Path, package: Path) -> None:
     """An edit to one room's code reruns that room's jobs and what reads their outputs, no
     other: the fingerprint of a job holds its stage, system, detection and model roles."""
@@ -228,8 +257,8 @@ def check_code_reruns(where: Path, package: Path) -> None:
     assert set(jobs) == {"probe_system"} | AGGREGATES
     assert jobs["probe_system"] == ["world=1000, system=rag"]
     jobs = rerun_by_edit(where, package, "custom_memory.py")
-    assert set(jobs) == {"probe_system"} | AGGREGATES
-    assert jobs["probe_system"] == ["world=1000, system=mine"]
+    assert set(jobs) == {"probe_reporting"} | AGGREGATES
+    assert jobs["probe_reporting"] == ["world=1000, system=mine"]
 
 
 def check_precise_reruns(where: Path, package: Path) -> None:
@@ -244,7 +273,7 @@ def check_precise_reruns(where: Path, package: Path) -> None:
     )
     jobs = planned(where, package=package)
     assert set(jobs) == (
-        {"probe_cell", "probe_system", "answer_audit", "import_pm"}
+        {"probe_cell", "probe_system", "probe_reporting", "answer_audit", "import_pm"}
         | ANSWERS_READ
         | AGGREGATES
         | SWITCHING
@@ -289,8 +318,8 @@ def check_precise_reruns(where: Path, package: Path) -> None:
     study = where / "study.yaml"
     original = edited(study, "custom_memory:NewestRecords", "custom_memory:NewestRecordsRenamed")
     jobs = planned(where, package=package)
-    assert set(jobs) == {"probe_system"} | AGGREGATES  # the fork check reads HoldMem cells only
-    assert jobs["probe_system"] == ["world=1000, system=mine"]  # one job: every branch
+    assert set(jobs) == {"probe_reporting"} | AGGREGATES  # the fork check reads cells only
+    assert jobs["probe_reporting"] == ["world=1000, system=mine"]  # one job: every branch
     study.write_text(original)
 
     original = edited(study, "- '1'\n", "- '1'\n    - m\n")
@@ -412,6 +441,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     assert "snakemake --configfile study.yaml --report study-report.html" in run.stderr
     check_writer_switch(first)
     check_export(first)
+    check_reported_invalidations(first)
     check_snakemake_report(first, package)
     dry = snakemake(first, "-n", package=package)
     assert dry.returncode == 0 and "Nothing to be done" in dry.stdout + dry.stderr

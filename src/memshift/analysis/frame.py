@@ -10,13 +10,16 @@ from pathlib import Path
 import duckdb
 
 from memshift import schemas
-from memshift.analysis.sqlfiles import path_list, path_literal, run
+from memshift.analysis.sqlfiles import path_list, path_literal, run, text_literal
 from memshift.errors import MemshiftError
 
 # results/runs/<run>/w<world>/<branch>/holdmem-<detection>/maintenance.parquet
 MAINTENANCE_PATH = re.compile(r"w(\d+)/([^/]+)/holdmem-([^/]+)/maintenance\.parquet$")
 # results/runs/<run>/w<world>/<branch>/<system>+audit/answer-audits.parquet
 ANSWER_AUDIT_PATH = re.compile(r"w(\d+)/([^/]+)/([^/]+\+audit)/answer-audits\.parquet$")
+# results/runs/<run>/w<world>/<branch>/<system>/invalidations.parquet: what a system other than
+# HoldMem's cells reported invalidating
+INVALIDATION_PATH = re.compile(r"w(\d+)/([^/]+)/([^/]+)/invalidations\.parquet$")
 
 
 # results/runs/<run>/w<world>/.../calls.parquet, calls-reader.parquet, ...: model call logs
@@ -27,36 +30,65 @@ CALL_LOG_NAME = re.compile(r"calls(-[a-z]+)?\.parquet$")
 class Logs:
     maintenance: list[tuple[int, str, str, Path]]  # world, branch, detection, path
     answer_audits: list[tuple[int, str, str, Path]]  # world, branch, audited system, path
+    reported: list[tuple[int, str, str, Path]]  # world, branch, system, path
     calls: list[Path]
 
 
 def log_sources(paths: Sequence[Path]) -> Logs:
-    """The maintenance logs, answer-audit logs and model call logs among `paths`."""
-    logs = Logs([], [], [])
+    """The maintenance logs, answer-audit logs, invalidation logs and model call logs among
+    `paths`."""
+    logs = Logs([], [], [], [])
     for path in paths:
         if match := MAINTENANCE_PATH.search(path.as_posix()):
             logs.maintenance.append((int(match[1]), match[2], match[3], path))
         elif match := ANSWER_AUDIT_PATH.search(path.as_posix()):
             logs.answer_audits.append((int(match[1]), match[2], match[3], path))
+        elif match := INVALIDATION_PATH.search(path.as_posix()):
+            logs.reported.append((int(match[1]), match[2], match[3], path))
         elif CALL_LOG_NAME.fullmatch(path.name):
             logs.calls.append(path)
         else:
             raise MemshiftError(
                 f"{path}: a log must be w<world>/<branch>/holdmem-<detection>/maintenance.parquet,"
-                " w<world>/<branch>/<system>+audit/answer-audits.parquet or a calls*.parquet"
+                " w<world>/<branch>/<system>+audit/answer-audits.parquet,"
+                " w<world>/<branch>/<system>/invalidations.parquet or a calls*.parquet"
             )
     return logs
 
 
-def _union(con: duckdb.DuckDBPyConnection, name: str, empty: str, selects: list[str]) -> None:
-    con.execute(f"CREATE TABLE {name} AS " + " UNION ALL ".join([empty, *selects]))
+_TYPES = {"checkpoint": "TINYINT", "probe_id": "VARCHAR"}
+
+
+def _union(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    logs: list[tuple[int, str, str, Path]],
+    name: str,
+    column: str,
+    where: str,
+) -> None:
+    """Table `table` (world, branch, `name`, `column`) of the rows of `logs` (world, branch,
+    name, path) that meet `where`."""
+    empty = (
+        f"SELECT NULL::INTEGER AS world, NULL::VARCHAR AS branch, NULL::VARCHAR AS {name}, "
+        f"NULL::VARCHAR AS item_id, NULL::{_TYPES[column]} AS {column} WHERE false"
+    )
+    selects = [
+        f"SELECT DISTINCT {world}::INTEGER AS world, {text_literal(branch)} AS branch, "
+        f"{text_literal(value)} AS {name}, item_id, {column} "
+        f"FROM read_parquet({path_literal(path)}) WHERE {where}"
+        for world, branch, value, path in logs
+    ]
+    con.execute(f"CREATE TABLE {table} AS " + " UNION ALL ".join([empty, *selects]))
 
 
 def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
     """A fresh in-memory database with the tables `scores`, `invalidations` and `derived` (the
     item-times where HoldMem invalidated, and where it wrote a new item, from the maintenance
-    logs), `flagged` (answers an answer-level audit found stale), `calls` (the model
-    call logs) and `item_times`."""
+    logs), `reported` (the item-times where another system reported invalidating, from its
+    invalidation log), `flagged` (answers an answer-level audit found stale), `calls` (the
+    model call logs), `log_files` (the world, branch and system of every log but the call logs)
+    and `item_times`."""
     if not scores.exists():
         raise MemshiftError(f"missing scores table {scores}")
     con = duckdb.connect(":memory:")
@@ -69,42 +101,13 @@ def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
     maintenance, answer_audits = found.maintenance, found.answer_audits
     con.execute("CREATE TABLE log_files (world INTEGER, branch VARCHAR, system VARCHAR)")
     files = [(w, b, f"holdmem-{d}") for w, b, d, _ in maintenance]
-    files += [(w, b, s) for w, b, s, _ in answer_audits]
+    files += [(w, b, s) for w, b, s, _ in [*answer_audits, *found.reported]]
     if files:
         con.executemany("INSERT INTO log_files VALUES (?, ?, ?)", files)
-    _union(
-        con,
-        "invalidations",
-        "SELECT NULL::INTEGER AS world, NULL::VARCHAR AS branch, NULL::VARCHAR AS detection, "
-        "NULL::VARCHAR AS item_id, NULL::TINYINT AS checkpoint WHERE false",
-        [
-            f"SELECT {world}::INTEGER AS world, '{branch}' AS branch, '{detection}' AS detection, "
-            f"item_id, checkpoint FROM read_parquet({path_literal(path)}) WHERE invalidated"
-            for world, branch, detection, path in maintenance
-        ],
-    )
-    _union(
-        con,
-        "derived",
-        "SELECT NULL::INTEGER AS world, NULL::VARCHAR AS branch, NULL::VARCHAR AS detection, "
-        "NULL::VARCHAR AS item_id, NULL::TINYINT AS checkpoint WHERE false",
-        [
-            f"SELECT {world}::INTEGER AS world, '{branch}' AS branch, '{detection}' AS detection, "
-            f"item_id, checkpoint FROM read_parquet({path_literal(path)}) WHERE rederived"
-            for world, branch, detection, path in maintenance
-        ],
-    )
-    _union(
-        con,
-        "flagged",
-        "SELECT NULL::INTEGER AS world, NULL::VARCHAR AS branch, NULL::VARCHAR AS system, "
-        "NULL::VARCHAR AS probe_id WHERE false",
-        [
-            f"SELECT DISTINCT {world}::INTEGER AS world, '{branch}' AS branch, '{system}' AS "
-            f"system, probe_id FROM read_parquet({path_literal(path)}) WHERE verdict = 'STALE'"
-            for world, branch, system, path in answer_audits
-        ],
-    )
+    _union(con, "invalidations", maintenance, "detection", "checkpoint", "invalidated")
+    _union(con, "derived", maintenance, "detection", "checkpoint", "rederived")
+    _union(con, "reported", found.reported, "system", "checkpoint", "invalidated")
+    _union(con, "flagged", answer_audits, "system", "probe_id", "verdict = 'STALE'")
     if found.calls:
         con.execute(
             f"CREATE TABLE calls AS SELECT * FROM read_parquet({path_list(found.calls)}, "
@@ -120,18 +123,24 @@ def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
 
 
 def _check_reports(con: duckdb.DuckDBPyConnection) -> None:
-    """Every HoldMem cell scored needs the maintenance log of its detection, and every audited
-    system its answer-audit log, or its m would silently read as 'never invalidated'."""
+    """Every HoldMem cell scored needs the maintenance log of its detection, every audited
+    system its answer-audit log, and every imported memory (pm-*) or system that reported its
+    invalidations on some branch its invalidation log on every branch scored, or its m would
+    silently read as 'never invalidated' or drop out of the m, r and a of some branches."""
     missing = con.execute(
         """
         WITH needed AS (
             SELECT DISTINCT world, branch, system,
                 CASE
-                    WHEN system LIKE '%+audit' THEN system
-                    ELSE 'holdmem-' || regexp_extract(system, '^holdmem-d[^-]+-([^+]+)$', 1)
+                    WHEN regexp_matches(system, '^holdmem-d[^-]+-[^+]+$')
+                        THEN 'holdmem-' || regexp_extract(system, '^holdmem-d[^-]+-([^+]+)$', 1)
+                    ELSE system
                 END AS log
             FROM scores
-            WHERE system LIKE '%+audit' OR regexp_matches(system, '^holdmem-d[^-]+-[^+]+$')
+            WHERE system LIKE '%+audit'
+                OR regexp_matches(system, '^holdmem-d[^-]+-[^+]+$')
+                OR system LIKE 'pm-%'
+                OR system IN (SELECT system FROM log_files)
         )
         SELECT world, branch, system FROM needed AS n
         WHERE NOT EXISTS (
@@ -146,5 +155,6 @@ def _check_reports(con: duckdb.DuckDBPyConnection) -> None:
         raise MemshiftError(
             f"{len(missing)} scored system(s) have no log of their invalidations, e.g. {system} "
             f"on branch {branch} of world {world}; pass every holdmem-<detection>/"
-            "maintenance.parquet and every <system>+audit/answer-audits.parquet"
+            "maintenance.parquet, every <system>+audit/answer-audits.parquet and every "
+            "<system>/invalidations.parquet"
         )

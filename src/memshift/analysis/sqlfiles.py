@@ -29,9 +29,14 @@ def identifiers(names: tuple[str, ...] | list[str]) -> str:
     return ", ".join(f'"{name}"' for name in names)
 
 
+def text_literal(value: str) -> str:
+    """A string as an SQL string literal."""
+    return "'" + value.replace("'", "''") + "'"
+
+
 def path_literal(path: Path) -> str:
     """A path as an SQL string literal."""
-    return "'" + str(path).replace("'", "''") + "'"
+    return text_literal(str(path))
 
 
 def path_list(paths: Sequence[Path]) -> str:

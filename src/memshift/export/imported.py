@@ -25,7 +25,7 @@ from portable_memory import BundleImporter, PortableEpisode, PortableMemoryStore
 
 from memshift.errors import MemshiftError
 from memshift.export.portable import EXT_KEY, EXT_SCHEMA, bundle_issues
-from memshift.memory.interface import Blocked, Consents, Cost, Question
+from memshift.memory.interface import Blocked, Consents, Cost, Invalidation, Question
 from memshift.memory.keys import EventCounts, citation_key, scope_key, source_key
 from memshift.memory.programs import ProgramRunner
 from memshift.memory.repair import Repairer
@@ -113,8 +113,8 @@ def _check_derivation(path: Path, episode: str, item_id: str, derivation: Any) -
 
 
 class PortableHoldMem:
-    """The second implementation, with the seven-method interface; `maintenance` logs what it
-    invalidated and re-derived at each checkpoint."""
+    """The second implementation, with the seven-method interface and `invalidations`;
+    `maintenance` logs what it invalidated and re-derived at each checkpoint."""
 
     def __init__(
         self,
@@ -131,6 +131,7 @@ class PortableHoldMem:
         self.state = LiveState()
         self.counts = EventCounts()
         self.checkpoint = -1
+        self.times: list[datetime] = []  # each checkpoint's `now`
         self.consents = Consents()
         self.maintenance: list[MaintenanceRow] = []
         self.writes: list[WriteRecord] = []
@@ -147,6 +148,7 @@ class PortableHoldMem:
             if e.op in ("insert", "update", "delete"):
                 self.counts.add(e.source, e.cluster, e.object_id)
         self.checkpoint += 1
+        self.times.append(now)
         self._maintain(now)
 
     def define(self, item_id: str, version: int, text: str) -> None:
@@ -174,6 +176,13 @@ class PortableHoldMem:
 
     def cost(self) -> Cost:
         return Cost.of_calls(self.client.log.rows)
+
+    def invalidations(self) -> list[Invalidation]:
+        return [
+            Invalidation(m.item_id, self.times[m.checkpoint], m.reason)
+            for m in self.maintenance
+            if m.invalidated
+        ]
 
     # ---- its own maintenance ------------------------------------------------------------------
 

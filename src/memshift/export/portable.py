@@ -162,6 +162,26 @@ def bundle_issues(bundle: Path) -> list[str]:
     return list(BundleValidator().validate(bundle).issues)
 
 
+def bundle_summary(bundle: Path) -> dict[str, Any]:
+    """What the report states of a bundle: whether the package's validator accepts it (and its
+    issues), its digest and episode count from the manifest, and its size on disk."""
+    issues = bundle_issues(bundle)
+    try:
+        manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+        digest = str(manifest.get("bundleDigest") or "")
+        episodes = int(manifest.get("counts", {}).get("episode", 0))
+    except (OSError, ValueError, AttributeError, TypeError):
+        digest, episodes = "", 0
+    size = sum(f.stat().st_size for f in bundle.rglob("*") if f.is_file()) if bundle.is_dir() else 0
+    return {
+        "ok": not issues,
+        "issues": "; ".join(issues),
+        "bundle_digest": digest,
+        "episodes": episodes,
+        "bytes": size,
+    }
+
+
 def export_bundle(served: Sequence[Served], with_ext: bool, out: Path, at: datetime) -> Any:
     """Write the bundle to `out` (a directory, conventionally `*.mem`) with its creation time
     set to `at`, validate it, and return its manifest; MemshiftError naming every issue."""

@@ -1,10 +1,11 @@
 """The interface every memory system implements, and what it is asked.
 
 Seven methods: `ingest`, `define`, `consent`, `set_writer`, `query`, `export` / `import_`
-(`import` is a Python keyword) and `cost`. A system that also reports which items it invalidated
-and re-derived gets the detection/repair decomposition; any other system gets Update and
-Stability. A system offering only add and search runs through `SearchAdapter`: a study names a
-subclass whose constructor takes no arguments and passes the backend to `SearchAdapter.__init__`.
+(`import` is a Python keyword) and `cost`. A system that also has the optional eighth,
+`invalidations`, reports which items it invalidated and when, and gets the detection/repair
+decomposition (m, r and a); any other system gets Update and Stability. A system offering only
+add and search runs through `SearchAdapter`: a study names a subclass whose constructor takes no
+arguments and passes the backend to `SearchAdapter.__init__`.
 """
 
 from __future__ import annotations
@@ -44,6 +45,16 @@ class SystemInputs:
     checkpoints: tuple[datetime, ...]
     embedder: str = "wordllama"
     embedding_cache: Path | None = None
+
+
+@dataclass(frozen=True)
+class Invalidation:
+    """One item a system found stale: `at` is the `now` of the `ingest` call in which it did
+    (a checkpoint); `reason` is free text for the reader of the log."""
+
+    item_id: str
+    at: datetime
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -107,6 +118,19 @@ class MemorySystem(Protocol):
 
 
 METHODS = ("ingest", "define", "consent", "set_writer", "query", "export", "import_", "cost")
+
+
+@runtime_checkable
+class ReportsInvalidations(Protocol):
+    """The optional method: every invalidation so far, in any order; read once, after the
+    system has followed a branch to its last checkpoint."""
+
+    def invalidations(self) -> Sequence[Invalidation]: ...
+
+
+def reports_invalidations(system: object) -> bool:
+    """Whether a system (or its class) has the optional `invalidations` method."""
+    return callable(getattr(system, "invalidations", None))
 
 
 def system_class(spec: str) -> type[MemorySystem]:

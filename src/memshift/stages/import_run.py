@@ -2,9 +2,8 @@
 follows one branch of the world; every probe of the branch is answered by the shared reader.
 
 Writes into the imported memory's system directory: answers, the reader's and the writer's call
-logs, and its maintenance (what it invalidated and re-derived), which stays beside it: the
-report reads maintenance logs of HoldMem's detections only, so an imported memory gets Update and
-Stability (and the leaving test), not m, r and a.
+logs, and its invalidation log (what it reported invalidating, through the interface's optional
+method like any system), from which the report takes its m, r and a.
 """
 
 from __future__ import annotations
@@ -14,8 +13,8 @@ from pathlib import Path
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.export.imported import PortableHoldMem
+from memshift.memory.invalidation_log import invalidation_log
 from memshift.memory.reading import answer_branch
-from memshift.memory.write_tables import maintenance_to_table
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
@@ -54,11 +53,9 @@ def run(
     )
     out = layout.system_dir(run_world_dir, branch, system)
     write_table(table, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
-    write_table(
-        maintenance_to_table(memory.maintenance),
-        schemas.MAINTENANCE,
-        layout.table(out, layout.MAINTENANCE),
-    )
+    reported = invalidation_log(memory, system, world.timeline.checkpoints, memory.items)
+    assert reported is not None  # the second implementation reports its invalidations
+    write_table(reported, schemas.INVALIDATIONS, layout.table(out, layout.INVALIDATIONS))
     reads.write(layout.table(out, layout.READER_CALLS))
     writes.write(layout.table(out, layout.DETECTION_CALLS))
     return memory

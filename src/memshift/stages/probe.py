@@ -1,4 +1,5 @@
-"""Stage `probe`: every probe of a branch asked of one system, answered by the shared reader."""
+"""Stage `probe`: every probe of a branch asked of one system, answered by the shared reader;
+a system with the optional `invalidations` method also gets its invalidation log."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.memory.interface import SystemInputs
+from memshift.memory.invalidation_log import invalidation_log
 from memshift.memory.reading import answer_branch
 from memshift.memory.systems import system_for
 from memshift.models.calllog import CallLog
@@ -54,4 +56,9 @@ def run(
     out = layout.system_dir(run_world_dir, branch, system)
     write_table(table, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
     log.write(layout.table(out, layout.READER_CALLS))
+    reported = invalidation_log(
+        memory, system, world.timeline.checkpoints, [i.item_id for i in world.items]
+    )
+    if reported is not None:
+        write_table(reported, schemas.INVALIDATIONS, layout.table(out, layout.INVALIDATIONS))
     return table.num_rows

@@ -1,9 +1,11 @@
 """Stage `report`: measures, contrasts and diagnostic tests of a run, as tables, figures and text.
 
 Reads the run's scores, the maintenance logs of its HoldMem detections, the logs of its
-answer-level audits and its model call logs, and from each world its probes' times, events and
-items (for the cost of a full re-read). Writes
-report/tables/{measures,measures_by_checkpoint,contrasts,diagnostics,calls}.parquet,
+answer-level audits, the invalidation logs of other systems that report them, its model call
+logs, its exported bundles, and from each world its probes' times, events and items (for the
+cost of a full re-read). Writes
+report/tables/{measures,measures_by_checkpoint,contrasts,diagnostics,calls}.parquet (with an
+export also export and bundles, with a writer switch its three tables),
 report/figures/*.png, report/report.md and report/report.html (the same text as one standalone
 page, its tables as tables and its figures embedded).
 """
@@ -20,13 +22,14 @@ import duckdb
 import pyarrow as pa
 
 from memshift import layout, schemas, vocabulary
-from memshift.analysis import contrasts, diagnostics, measures, switch
+from memshift.analysis import contrasts, diagnostics, export, measures, switch
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
 from memshift.analysis.costs import call_costs
 from memshift.analysis.frame import open_study
 from memshift.analysis.sqlfiles import path_list
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
 from memshift.models.profiles import Profile
+from memshift.report import export as export_text
 from memshift.report import switch as switch_text
 from memshift.report.figures import write_figures
 from memshift.report.html import standalone
@@ -39,6 +42,9 @@ TABLES = {
     "contrasts": schemas.CONTRASTS,
     "diagnostics": schemas.DIAGNOSTICS,
     "calls": schemas.CALL_COSTS,
+    # with an export
+    "export": schemas.EXPORT,
+    "bundles": schemas.BUNDLES,
     # with a writer switch
     "retention": schemas.RETENTION,
     "switch_survival": schemas.SWITCH_SURVIVAL,
@@ -89,14 +95,9 @@ def backend_label(profile: Profile) -> str:
 
 
 def leaving_rows(
-    con: duckdb.DuckDBPyConnection, systems: Sequence[str], resampling: Resampling
+    con: duckdb.DuckDBPyConnection, pairs: Sequence[tuple[str, str]], resampling: Resampling
 ) -> list[dict[str, Any]]:
     """The leaving test of every imported memory against the cell it was exported from."""
-    pairs = [
-        (parts[0], system)
-        for system in systems
-        if (parts := vocabulary.portable_parts(system)) is not None and parts[0] in systems
-    ]
     if not pairs:
         return [
             diagnostics.not_applicable(
@@ -163,6 +164,7 @@ def run(
     resampling: Resampling,
     switch_scores: Path | None = None,
     switch_pools: Mapping[str, Sequence[str]] | None = None,
+    bundles: Sequence[Path] = (),
 ) -> Path:
     """The report of a run of profile `llm` whose roles used `profiles` (role -> profile)."""
     con = open_study(scores, logs)
@@ -187,6 +189,8 @@ def run(
         if switch_scores is None
         else writer_switch(switch_scores, resampling, switch_pools or {})
     )
+    exported = export.pairs(systems)
+    leaving = leaving_rows(con, exported, resampling)
     rows = [
         *diagnostics.utility_floor(con, systems, resampling),
         *diagnostics.cost_ceiling(con, resampling),
@@ -199,7 +203,7 @@ def run(
                 )
             ]
         ),
-        *leaving_rows(con, systems, resampling),
+        *leaving,
     ]
     tables: dict[str, pa.Table] = {
         "measures": measure_table,
@@ -210,6 +214,18 @@ def run(
     }
     if switch_report is not None:
         tables.update(switch_report.tables)
+    sections = [switch_report.text] if switch_report is not None else []
+    if exported or bundles:
+        tables["export"] = export.export_table(con, exported, resampling)
+        tables["bundles"] = export.bundles_table(bundles)
+        _progress(f"export: {len(exported)} imported memories, {len(bundles)} bundles")
+        sections.append(
+            export_text.section(
+                tables["export"].to_pylist(),
+                [r for r in leaving if r["system"]],
+                tables["bundles"].to_pylist(),
+            )
+        )
     for name, table in tables.items():
         write_table(table, TABLES[name], layout.report_table(out, name))
     label = roles_label(llm, profiles)
@@ -227,7 +243,7 @@ def run(
         tables["diagnostics"].to_pylist(),
         checked,
         tables["calls"].to_pylist(),
-        [switch_report.text] if switch_report is not None else [],
+        sections,
     )
     report = layout.report_page(out, "md")
     write_text(text, report)

@@ -2,6 +2,8 @@
 -- that report invalidations whether the item counts as detected: invalidated at a checkpoint
 -- no earlier than the interval in which its gold last changed (the fork, for unchanged items);
 -- for a system audited at answer level (<system>+audit), whether the audit found the answer stale;
+-- for any other system with an invalidation log, whether it reported the item invalidated in
+-- that span;
 -- for a cell that writes from the delta (append-only, upsert), whether the delta yielded a new
 -- item in that same span.
 -- Premise probes (asked as if the fork's value still held) count in the premise measures only.
@@ -11,7 +13,12 @@ WITH cells AS (
         s.*,
         regexp_extract(s.system, '^holdmem-d([^-]+)-([^+]+)$', 1) AS repair,
         regexp_extract(s.system, '^holdmem-d([^-]+)-([^+]+)$', 2) AS detection,
-        s.system LIKE '%+audit' AS answer_audited
+        s.system LIKE '%+audit' AS answer_audited,
+        EXISTS (
+            SELECT 1
+            FROM log_files AS f
+            WHERE f.world = s.world AND f.branch = s.branch AND f.system = s.system
+        ) AND s.system NOT LIKE '%+audit' AS logged
     FROM scores AS s
 )
 SELECT
@@ -43,7 +50,7 @@ SELECT
     c.accepted_premise,
     c.correct,
     c.evidence_tokens,
-    c.detection <> '' OR c.answer_audited AS reports,
+    c.detection <> '' OR c.answer_audited OR c.logged AS reports,
     CASE
         -- an answer-level audit invalidates when it answers: its verdict on this very probe
         WHEN c.answer_audited THEN EXISTS (
@@ -53,6 +60,15 @@ SELECT
                 AND f.branch = c.branch
                 AND f.system = c.system
                 AND f.probe_id = c.probe_id
+        )
+        WHEN c.logged THEN EXISTS (
+            SELECT 1
+            FROM reported AS i
+            WHERE i.world = c.world
+                AND i.branch = c.branch
+                AND i.system = c.system
+                AND i.item_id = c.item_id
+                AND i.checkpoint BETWEEN greatest(c.last_change, 1) AND c.checkpoint
         )
         WHEN c.detection = '' THEN NULL
         ELSE EXISTS (
