@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memshift.analysis.contrasts import _correct
+from memshift.analysis.contrasts import _correct, declare
 
 
 def columns(p_values: list[float | None], in_family: list[bool]) -> dict[str, list[object]]:
@@ -21,3 +21,11 @@ def test_a_family_member_without_a_p_value_leaves_the_family_undecided() -> None
     _correct(found)
     assert found["holm"] == [None, None, False]
     assert found["bh"] == [None, None, False]
+
+
+def test_imported_memories_and_custom_systems_never_enter_the_family() -> None:
+    cells = [f"holdmem-d{d}-{b}" for d in ("0", "1") for b in ("append", "source")]
+    declared = declare(cells)
+    assert {c.contrast for c in declared} == {"B", "D", "BxD"}
+    others = ["pm-d1-source-ext", "pm-d0-append-noext", "mine", "holdmem-d1-source+audit"]
+    assert declare([*cells, *others]) == declared

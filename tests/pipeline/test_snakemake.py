@@ -209,6 +209,11 @@ def check_export(where: Path) -> None:
     leaving = {d["system"]: d for d in diagnostics if d["test"] == "leaving"}
     assert leaving["pm-d1-source-ext"]["estimate"] == 0.0
     assert leaving["pm-d1-source-noext"]["estimate"] < -0.5
+    bundles = pq.read_table(where / RUN / "report/tables/bundles.parquet").to_pylist()
+    assert [(b["arm"], b["ok"], b["episodes"]) for b in bundles] == [
+        ("ext", True, 48),
+        ("noext", True, 48),
+    ]
 
 
 def overall(where: Path, system: str, branch: str) -> dict[str, float]:

@@ -251,18 +251,22 @@ class PortableHoldMem:
 
     def _rederive(self, items: Sequence[Item], now: datetime) -> list[WriteRecord]:
         requests = []
+        # one index per set of sources: items reading the same sources now rank the same records
+        selectors: dict[tuple[str, ...], Selector] = {}
         for item in items:
             version = self.state.definition_versions.get(item.item_id, 1)
-            live = sorted(
-                (r for r in self.state.records.values() if r.source in item.sources),
-                key=lambda r: (r.updated, r.object_id),
-            )
+            if item.sources not in selectors:
+                live = sorted(
+                    (r for r in self.state.records.values() if r.source in item.sources),
+                    key=lambda r: (r.updated, r.object_id),
+                )
+                selectors[item.sources] = Selector(live)
             requests.append(
                 WriterRequest(
                     item,
                     version,
                     now,
-                    Selector(live).select(item_query(item, version)),
+                    selectors[item.sources].select(item_query(item, version)),
                     None,
                     replace(self.context, item=item.item_id, checkpoint=self.checkpoint),
                 )
