@@ -30,6 +30,14 @@ from memshift.vocabulary import cell_parts, cell_system
 NO_KEY = "append"
 FAMILY_BRANCHES = ("src", "def", "del")
 ONE_SIDED_LEVEL = 0.025
+# Each measure a contrast is taken on (MemShift Table 18): the item-times it pairs (a boolean
+# expression over item_times, met by every system of the contrast) and what it counts of them.
+# Only Update's contrasts form the family.
+CONTRAST_MEASURES = {
+    "update": ("changed", "correct"),
+    "detection": ("changed", "detected"),
+    "rederived_accuracy": ("changed AND detected", "correct"),
+}
 
 
 @dataclass(frozen=True)
@@ -90,10 +98,11 @@ def paired(
     contrasts: list[Contrast],
     resampling: Resampling,
     population: str = "changed",
+    value: str = "correct",
 ) -> list[dict[str, Any]]:
-    """Per contrast, branch and item class: the paired difference over the item-times of
-    `population` (a boolean column of item_times), with interval and one-sided p-value.
-    Needs item_times and the weight tables."""
+    """Per contrast, branch and item class: the paired difference of `value` over the item-times
+    of `population` (a boolean column of item_times, or one of CONTRAST_MEASURES' expressions),
+    with interval and one-sided p-value. Needs item_times and the weight tables."""
     con.execute(
         "CREATE OR REPLACE TABLE contrast_terms (contrast_id INTEGER, system VARCHAR, sign INTEGER)"
     )
@@ -111,7 +120,17 @@ def paired(
             "INSERT INTO contrast_meta VALUES (?, ?, ?, ?)",
             (index, len(signs), sum(min(s, 0) for s in signs), sum(max(s, 0) for s in signs)),
         )
-    run(con, "contrast_ratios", out="contrast_ratios", population=identifiers([population]))
+    known = {p for p, _ in CONTRAST_MEASURES.values()} | {v for _, v in CONTRAST_MEASURES.values()}
+    for expression in (population, value):
+        if expression not in known:
+            identifiers([expression])  # a plain column name, or ValueError
+    run(
+        con,
+        "contrast_ratios",
+        out="contrast_ratios",
+        population=population,
+        value=value,
+    )
     keys = ("contrast_id", "branch", "item_class")
     summarize(con, "contrast_ratios", keys, "contrast_summary", resampling)
     return records(con, "SELECT * FROM contrast_summary ORDER BY contrast_id, branch, item_class")
@@ -126,23 +145,26 @@ def records(con: duckdb.DuckDBPyConnection, query: str) -> list[dict[str, Any]]:
 def compute(
     con: duckdb.DuckDBPyConnection, contrasts: list[Contrast], resampling: Resampling
 ) -> pa.Table:
-    """The CONTRASTS table of Update on the changed item-times."""
+    """The CONTRASTS table: every contrast on each of CONTRAST_MEASURES; the family is Update's
+    over all item classes on FAMILY_BRANCHES."""
     columns = schemas.empty_columns(schemas.CONTRASTS)
-    for record in paired(con, contrasts, resampling):
-        contrast = contrasts[record["contrast_id"]]
-        columns["contrast"].append(contrast.contrast)
-        columns["detection"].append(contrast.detection)
-        columns["setting"].append(contrast.setting)
-        columns["branch"].append(record["branch"])
-        columns["item_class"].append(record["item_class"])
-        columns["measure"].append("update")
-        for name in ("estimate", "low", "high", "p_one_sided", "n", "worlds"):
-            columns[name].append(record[name])
-        columns["in_family"].append(
-            record["branch"] in FAMILY_BRANCHES
-            and record["item_class"] == "all"
-            and record["estimate"] is not None
-        )
+    for measure, (population, value) in CONTRAST_MEASURES.items():
+        for record in paired(con, contrasts, resampling, population, value):
+            contrast = contrasts[record["contrast_id"]]
+            columns["contrast"].append(contrast.contrast)
+            columns["detection"].append(contrast.detection)
+            columns["setting"].append(contrast.setting)
+            columns["branch"].append(record["branch"])
+            columns["item_class"].append(record["item_class"])
+            columns["measure"].append(measure)
+            for name in ("estimate", "low", "high", "p_one_sided", "n", "worlds"):
+                columns[name].append(record[name])
+            columns["in_family"].append(
+                measure == "update"
+                and record["branch"] in FAMILY_BRANCHES
+                and record["item_class"] == "all"
+                and record["estimate"] is not None
+            )
     _correct(columns)
     return pa.Table.from_pydict(columns, schema=schemas.CONTRASTS)
 

@@ -109,6 +109,7 @@ def decomposition(index: Index, branch: str) -> str:
         "n",
         "Update",
         "m",
+        "m from the fork",
         "r",
         "a",
         "(1−m)·r + m·a",
@@ -126,6 +127,7 @@ def decomposition(index: Index, branch: str) -> str:
                 str(update["n"]),
                 interval(update),
                 interval(m),
+                interval(index.get(system, branch, "m_from_fork")),
                 interval(r),
                 interval(a),
                 pct(decomposed(m["estimate"], r["estimate"], a["estimate"])),
@@ -183,7 +185,7 @@ def yield_table(index: Index) -> str:
 
 
 def contrast_table(rows: Sequence[Row], branch: str) -> str:
-    picked = [r for r in rows if r["branch"] == branch]
+    picked = [r for r in rows if r["branch"] == branch and r["measure"] == "update"]
     if not picked:
         return "_No contrasts: the study has no pair of HoldMem cells that differ in B or D._"
     header = ["contrast", "key", "at", *CLASSES, "all", "Holm", "BH"]
@@ -205,6 +207,41 @@ def contrast_table(rows: Sequence[Row], branch: str) -> str:
             ]
         )
     return table(header, body)
+
+
+OTHER_CONTRAST_MEASURES = {
+    "detection": "detection (share of changed item-times detected)",
+    "rederived_accuracy": "accuracy on re-derived items (changed item-times detected by both)",
+}
+
+
+def measure_contrast_table(rows: Sequence[Row], branch: str) -> str:
+    """Contrasts on detection and on re-derived accuracy, over all item classes (outside the
+    family: no decision)."""
+    picked = [
+        r
+        for r in rows
+        if r["branch"] == branch
+        and r["item_class"] == "all"
+        and r["measure"] in OTHER_CONTRAST_MEASURES
+    ]
+    if not picked:
+        return "_No contrasts on other measures._"
+    settings = list(dict.fromkeys((r["contrast"], r["detection"], r["setting"]) for r in picked))
+    index = {(r["contrast"], r["detection"], r["setting"], r["measure"]): r for r in picked}
+    body = [
+        [
+            contrast.replace("BxD", "B×D"),
+            detection,
+            setting,
+            *[
+                points(index.get((contrast, detection, setting, measure)))
+                for measure in OTHER_CONTRAST_MEASURES
+            ],
+        ]
+        for contrast, detection, setting in settings
+    ]
+    return table(["contrast", "key", "at", *OTHER_CONTRAST_MEASURES.values()], body)
 
 
 def diagnostics_table(rows: Sequence[Row]) -> str:
@@ -314,7 +351,8 @@ def render(
         "",
         "Update is the share of changed item-times answered correctly; Stability the share of "
         "sampled unchanged item-times. m: share of changed item-times not invalidated after the "
-        "gold's last change; r: share of invalidated and re-derived ones answered correctly; "
+        "gold's last change (m from the fork: not invalidated at any checkpoint since the "
+        "fork); r: share of invalidated and re-derived ones answered correctly; "
         "a: share answered correctly among those not invalidated. All values in percent.",
         "",
         "## Update",
@@ -373,6 +411,10 @@ def render(
             "### Contrasts (Update, percentage points)",
             "",
             contrast_table(contrasts, branch),
+            "",
+            "### Contrasts on detection and re-derived accuracy (percentage points)",
+            "",
+            measure_contrast_table(contrasts, branch),
             "",
         ]
     parts += [

@@ -208,6 +208,10 @@ def item_times(outcomes: Outcomes) -> pa.Table:
                 "detected": pa.nulls(rows, pa.bool_())
                 if detected is None
                 else pa.array(detected[study, world, item]),
+                # every item-time changed at checkpoint 1: the two countings agree
+                "detected_since_fork": pa.nulls(rows, pa.bool_())
+                if detected is None
+                else pa.array(detected[study, world, item]),
                 "yielded": pa.nulls(rows, pa.bool_()),
             }
         )

@@ -1,6 +1,6 @@
 -- Per contrast, branch, world and item class: the sum over the item-times of {population} of the
--- signed correctness of the contrast's systems, and how many item-times every one of them
--- answered. Pairing is by probe, so each difference compares one item at one checkpoint; it lies
+-- signed {value} of the contrast's systems, and how many item-times every one of them has in that
+-- population. Pairing is by probe, so each difference compares one item at one checkpoint; it lies
 -- between minus the number of terms taken away and the number of terms added.
 CREATE OR REPLACE TABLE {out} AS
 WITH paired AS (
@@ -11,11 +11,11 @@ WITH paired AS (
         i.probe_id,
         any_value(i.item_class) AS item_class,
         max(i.unit) AS unit,
-        sum(t.sign * i.correct::INTEGER) AS diff,
+        sum(t.sign * ({value})::INTEGER) AS diff,
         count(*) AS terms
     FROM item_times AS i
     JOIN contrast_terms AS t USING (system)
-    WHERE i.{population}
+    WHERE ({population})
     GROUP BY t.contrast_id, i.branch, i.world, i.probe_id
 )
 SELECT

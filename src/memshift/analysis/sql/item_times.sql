@@ -1,6 +1,7 @@
 -- One row per scored answer, with its item class, the cause of its change, and for systems
 -- that report invalidations whether the item counts as detected: invalidated at a checkpoint
--- no earlier than the interval in which its gold last changed (the fork, for unchanged items);
+-- no earlier than the interval in which its gold last changed (the fork, for unchanged items),
+-- and whether it was invalidated at any checkpoint since the fork;
 -- for a system audited at answer level (<system>+audit), whether the audit found the answer stale;
 -- for any other system with an invalidation log, whether it reported the item invalidated in
 -- that span;
@@ -20,6 +21,42 @@ WITH cells AS (
             WHERE f.world = s.world AND f.branch = s.branch AND f.system = s.system
         ) AND s.system NOT LIKE '%+audit' AS logged
     FROM scores AS s
+),
+-- the last checkpoint after the fork, up to the probe's, at which the system invalidated the
+-- item (from its own log, or from its detection's maintenance log for a HoldMem cell); and for
+-- a system audited at answer level, whether the audit found this very answer stale
+invalidated AS (
+    SELECT
+        c.*,
+        CASE
+            WHEN c.logged THEN (
+                SELECT max(i.checkpoint)
+                FROM reported AS i
+                WHERE i.world = c.world
+                    AND i.branch = c.branch
+                    AND i.system = c.system
+                    AND i.item_id = c.item_id
+                    AND i.checkpoint BETWEEN 1 AND c.checkpoint
+            )
+            WHEN c.detection <> '' THEN (
+                SELECT max(i.checkpoint)
+                FROM invalidations AS i
+                WHERE i.world = c.world
+                    AND i.branch = c.branch
+                    AND i.detection = c.detection
+                    AND i.item_id = c.item_id
+                    AND i.checkpoint BETWEEN 1 AND c.checkpoint
+            )
+        END AS last_invalidated,
+        c.answer_audited AND EXISTS (
+            SELECT 1
+            FROM flagged AS f
+            WHERE f.world = c.world
+                AND f.branch = c.branch
+                AND f.system = c.system
+                AND f.probe_id = c.probe_id
+        ) AS flagged_stale
+    FROM cells AS c
 )
 SELECT
     c.world,
@@ -53,34 +90,15 @@ SELECT
     c.detection <> '' OR c.answer_audited OR c.logged AS reports,
     CASE
         -- an answer-level audit invalidates when it answers: its verdict on this very probe
-        WHEN c.answer_audited THEN EXISTS (
-            SELECT 1
-            FROM flagged AS f
-            WHERE f.world = c.world
-                AND f.branch = c.branch
-                AND f.system = c.system
-                AND f.probe_id = c.probe_id
-        )
-        WHEN c.logged THEN EXISTS (
-            SELECT 1
-            FROM reported AS i
-            WHERE i.world = c.world
-                AND i.branch = c.branch
-                AND i.system = c.system
-                AND i.item_id = c.item_id
-                AND i.checkpoint BETWEEN greatest(c.last_change, 1) AND c.checkpoint
-        )
-        WHEN c.detection = '' THEN NULL
-        ELSE EXISTS (
-            SELECT 1
-            FROM invalidations AS i
-            WHERE i.world = c.world
-                AND i.branch = c.branch
-                AND i.detection = c.detection
-                AND i.item_id = c.item_id
-                AND i.checkpoint BETWEEN greatest(c.last_change, 1) AND c.checkpoint
-        )
+        WHEN c.answer_audited THEN c.flagged_stale
+        WHEN c.logged OR c.detection <> '' THEN
+            coalesce(c.last_invalidated >= greatest(c.last_change, 1), false)
     END AS detected,
+    -- counted from the fork instead of from the interval of the last change
+    CASE
+        WHEN c.answer_audited THEN c.flagged_stale
+        WHEN c.logged OR c.detection <> '' THEN c.last_invalidated IS NOT NULL
+    END AS detected_since_fork,
     CASE
         WHEN c.detection IN ('append', 'upsert') THEN EXISTS (
             SELECT 1
@@ -92,4 +110,4 @@ SELECT
                 AND d.checkpoint BETWEEN greatest(c.last_change, 1) AND c.checkpoint
         )
     END AS yielded
-FROM cells AS c;
+FROM invalidated AS c;

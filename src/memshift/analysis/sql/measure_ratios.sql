@@ -8,6 +8,7 @@ WITH measures(measure, needs_reports, all_causes_only) AS (
     VALUES
         ('update', NULL, false),
         ('m', true, false),
+        ('m_from_fork', true, false),
         ('r', true, false),
         ('a', true, false),
         ('right', NULL, false),
@@ -34,6 +35,7 @@ SELECT
     CASE m.measure
         WHEN 'update' THEN c.changed_right
         WHEN 'm' THEN c.missed_n
+        WHEN 'm_from_fork' THEN c.missed_since_fork_n
         WHEN 'r' THEN c.detected_right
         WHEN 'a' THEN c.missed_right
         WHEN 'right' THEN c.changed_right
