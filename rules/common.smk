@@ -124,6 +124,15 @@ def cell_answers(world):
     ]
 
 
+def cell_stores(world):
+    """What each HoldMem cell stored: the score stage also scores it without the reader."""
+    return [
+        system_table(cell, layout.STORE, world, branch)
+        for branch in BRANCHES
+        for cell in cells()
+    ]
+
+
 def all_answers(world):
     return cell_answers(world) + [
         system_table(system, layout.ANSWERS, world, branch)

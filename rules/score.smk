@@ -1,6 +1,7 @@
 rule score:
     input:
         answers=[a for world in SEEDS for a in all_answers(world)],
+        stores=[s for world in SEEDS for s in cell_stores(world)],
         probes=expand(branch_file(layout.probes), world=SEEDS, branch=BRANCHES),
     output:
         str(L.scores),

@@ -240,6 +240,10 @@ SCORES = pa.schema(
         ("reason", pa.string()),
         # a premise probe answered with the value it presupposed
         ("accepted_premise", pa.bool_()),
+        # for a HoldMem cell's direct probe: whether what the cell stored for the item at that
+        # checkpoint (its newest served row: status and typed value; none served is no value)
+        # is the gold, scored without the reader; null for every other answer
+        ("store_correct", pa.bool_()),
     ]
 )
 

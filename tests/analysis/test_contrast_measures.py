@@ -15,6 +15,7 @@ from memshift.analysis import contrasts, measures
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.frame import open_study
 from memshift.artifacts import write_table
+from memshift.errors import MemshiftError
 
 WORLDS = range(1, 7)
 ITEMS = "abcdefgh"
@@ -32,9 +33,12 @@ def cells_study(tmp_path: Path, seed: int) -> Any:
             for detection in ("append", "source"):
                 detected = detection == "source" and item in found
                 for repair in ("0", "1"):
-                    right = (repair == "1" and detected) or (n * world + seed) % 3 == 0
+                    stored = (repair == "1" and detected) or (n * world + seed) % 3 == 0
+                    # the reader misreads some right stores and guesses some wrong ones right
+                    right = stored != ((n + world + int(repair)) % 5 == 0)
+                    system = f"holdmem-d{repair}-{detection}"
                     scores.append(
-                        score(item, 2, right, system=f"holdmem-d{repair}-{detection}", world=world)
+                        score(item, 2, right, system=system, world=world, store_correct=stored)
                     )
         for detection, rows in (
             ("source", [(i, 2, True) for i in sorted(found)]),
@@ -83,7 +87,6 @@ def test_d_on_rederived_accuracy_pairs_the_items_both_cells_rederived(
         if (r["contrast"], r["detection"], r["measure"], r["item_class"])
         == ("B", "source", "detection", "all")
     )
-    # D=1 answers every re-derived item right: the gain is D=0's share wrong among them
     assert d["n"] == round(detected["estimate"] * detected["n"])
     assert 0 < d["estimate"] <= 1 and d["low"] <= d["estimate"] <= d["high"]
     # append re-derives nothing, so it has no such pairs
@@ -121,3 +124,46 @@ def test_m_from_the_fork_counts_an_invalidation_before_the_last_change(tmp_path:
         if (r["item_class"], r["cause"]) == ("all", "all")
     }
     assert (by_name["m"], by_name["m_from_fork"]) == (2 / 3, 1 / 3)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_store_and_reader_parts_add_up_to_the_update_contrast(
+    tmp_path: Path, seed: int
+) -> None:
+    rows = cells_study(tmp_path, seed)
+    by = {
+        (r["contrast"], r["detection"], r["setting"], r["measure"]): r
+        for r in rows
+        if r["item_class"] == "all"
+    }
+    contrasts_seen = {key[:3] for key in by}
+    assert ("BxD", "source", "D=1") in contrasts_seen
+    for key in contrasts_seen:
+        update, store, reader = (by[(*key, m)] for m in ("update", "store", "reader"))
+        assert store["estimate"] + reader["estimate"] == pytest.approx(
+            update["estimate"], abs=1e-12
+        )
+        assert store["n"] == reader["n"] == update["n"]
+        assert reader["low"] <= reader["estimate"] <= reader["high"]
+
+
+def test_r_splits_into_the_stored_state_and_the_reader_on_every_group(tmp_path: Path) -> None:
+    cells_study(tmp_path, 0)  # the report's identity checks run inside measures.check_identity
+    con_rows = _measure_rows(tmp_path)
+    groups = {
+        (r["system"], r["item_class"], r["cause"]) for r in con_rows if r["measure"] == "r_store"
+    }
+    assert ("holdmem-d1-source", "all", "all") in groups
+    assert measures.check_identity(con_rows) > 0
+    broken = [
+        {**r, "numerator": r["numerator"] + 1} if r["measure"] == "u" else r for r in con_rows
+    ]
+    with pytest.raises(MemshiftError, match="store/reader counts do not add up"):
+        measures.check_identity(broken)
+
+
+def _measure_rows(tmp_path: Path) -> list[dict[str, Any]]:
+    logs = sorted(tmp_path.glob("w*/src/*/maintenance.parquet"))
+    con = open_study(tmp_path / "s.parquet", logs)
+    measures.compute(con, Resampling(draws=20))
+    return measures.measures_table(con).to_pylist()

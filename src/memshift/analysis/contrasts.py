@@ -30,14 +30,21 @@ from memshift.vocabulary import cell_parts, cell_system
 NO_KEY = "append"
 FAMILY_BRANCHES = ("src", "def", "del")
 ONE_SIDED_LEVEL = 0.025
-# Each measure a contrast is taken on (MemShift Table 18): the item-times it pairs (a boolean
-# expression over item_times, met by every system of the contrast) and what it counts of them.
+# Each measure a contrast is taken on: the item-times it pairs (a boolean expression over
+# item_times, met by every system of the contrast) and what it counts of them (0 or 1, or -1 to 1
+# for `reader`). MemShift Table 18: detection, accuracy on re-derived items, re-derived value
+# equals gold; Table 22: Update's contrast split into the stored state's part (`store`, the
+# changed item-times whose stored state is the gold) and the reader's (`reader`, the rest).
 # Only Update's contrasts form the family.
 CONTRAST_MEASURES = {
     "update": ("changed", "correct"),
     "detection": ("changed", "detected"),
     "rederived_accuracy": ("changed AND detected", "correct"),
+    "value_equals_gold": ("changed AND detected", "store_correct"),
+    "store": ("changed", "store_correct"),
+    "reader": ("changed", "correct::INTEGER - store_correct::INTEGER"),
 }
+SIGNED_VALUES = {"correct::INTEGER - store_correct::INTEGER"}
 
 
 @dataclass(frozen=True)
@@ -116,9 +123,12 @@ def paired(
             [(index, system, sign) for system, sign in contrast.terms],
         )
         signs = [sign for _, sign in contrast.terms]
+        lowest = sum(min(s, 0) for s in signs)
+        highest = sum(max(s, 0) for s in signs)
+        if value in SIGNED_VALUES:  # each term's value lies in [-1, 1]
+            lowest, highest = lowest - highest, highest - lowest
         con.execute(
-            "INSERT INTO contrast_meta VALUES (?, ?, ?, ?)",
-            (index, len(signs), sum(min(s, 0) for s in signs), sum(max(s, 0) for s in signs)),
+            "INSERT INTO contrast_meta VALUES (?, ?, ?, ?)", (index, len(signs), lowest, highest)
         )
     known = {p for p, _ in CONTRAST_MEASURES.values()} | {v for _, v in CONTRAST_MEASURES.values()}
     for expression in (population, value):

@@ -2,7 +2,8 @@
 
 Every measure is a ratio of item-time counts pooled over worlds. On the changed item-times of a
 system that reports invalidations, Update = (1 - m) r + m a holds by construction; `check_identity`
-verifies it on every printed row all the same, since the report's claim rests on it.
+verifies it on every printed row all the same, since the report's claim rests on it; and, for a
+HoldMem cell, the split of r into its stored state and the reader, r = r_store u + (1 - r_store) l.
 """
 
 from __future__ import annotations
@@ -104,5 +105,28 @@ def check_identity(rows: Iterable[Mapping[str, object]]) -> int:
             raise MemshiftError(
                 f"Update = (1 - m) r + m a fails for {key}: {update!r} against {right!r}"
             )
+        if "r_store" in found:
+            _check_store_split(key, found)
         checked += 1
     return checked
+
+
+def _check_store_split(key: tuple[object, ...], found: Mapping[str, Mapping[str, object]]) -> None:
+    """r = r_store u + (1 - r_store) l, in counts and in shares: the stored state and the reader
+    behind r."""
+    r, r_store, u, lower = (found[name] for name in ("r", "r_store", "u", "l"))
+    if (
+        r["numerator"] != u["numerator"] + lower["numerator"]  # type: ignore[operator]
+        or r_store["numerator"] != u["n"]
+        or r["n"] != r_store["n"]
+        or lower["n"] != r["n"] - r_store["numerator"]  # type: ignore[operator]
+    ):
+        raise MemshiftError(f"store/reader counts do not add up for {key}")
+    if r["estimate"] is None:
+        return
+    share = float(r_store["estimate"])  # type: ignore[arg-type]
+    right = decomposed(1 - share, u["estimate"], lower["estimate"])  # type: ignore[arg-type]
+    if abs(float(r["estimate"]) - right) > IDENTITY_TOLERANCE:  # type: ignore[arg-type]
+        raise MemshiftError(
+            f"r = r_store u + (1 - r_store) l fails for {key}: {r['estimate']!r} against {right!r}"
+        )

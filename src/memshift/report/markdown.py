@@ -138,6 +138,30 @@ def decomposition(index: Index, branch: str) -> str:
     return table(header, rows) if rows else "_No system here reports invalidations._"
 
 
+def store_split(index: Index, branch: str) -> str:
+    """r = r_store·u + (1 − r_store)·l per cell, and a_store beside a (MemShift Table 13)."""
+    header = ["system", "r", "r_store", "u", "l", "r_store·u + (1−r_store)·l", "a", "a_store"]
+    rows = []
+    for system in index.systems:
+        r, r_store, u, lower = (index.get(system, branch, n) for n in ("r", "r_store", "u", "l"))
+        if r_store is None or r is None or r["estimate"] is None:
+            continue
+        share = r_store["estimate"]
+        rows.append(
+            [
+                system,
+                interval(r),
+                interval(r_store),
+                interval(u),
+                interval(lower),
+                pct(decomposed(1 - share, u and u["estimate"], lower and lower["estimate"])),
+                interval(index.get(system, branch, "a")),
+                interval(index.get(system, branch, "a_store")),
+            ]
+        )
+    return table(header, rows) if rows else "_No cell here re-derived a changed item._"
+
+
 def breakdown(index: Index, branch: str, dimension: str, values: Sequence[str]) -> str:
     header = ["system", *[f"{value} (n)" for value in values]]
     rows = []
@@ -210,8 +234,11 @@ def contrast_table(rows: Sequence[Row], branch: str) -> str:
 
 
 OTHER_CONTRAST_MEASURES = {
-    "detection": "detection (share of changed item-times detected)",
-    "rederived_accuracy": "accuracy on re-derived items (changed item-times detected by both)",
+    "detection": "detection",
+    "rederived_accuracy": "accuracy on re-derived items",
+    "value_equals_gold": "re-derived value equals gold",
+    "store": "Update: store part",
+    "reader": "Update: reader part",
 }
 
 
@@ -353,7 +380,13 @@ def render(
         "sampled unchanged item-times. m: share of changed item-times not invalidated after the "
         "gold's last change (m from the fork: not invalidated at any checkpoint since the "
         "fork); r: share of invalidated and re-derived ones answered correctly; "
-        "a: share answered correctly among those not invalidated. All values in percent.",
+        "a: share answered correctly among those not invalidated. For HoldMem cells, r_store: "
+        "share of the re-derived ones whose stored state (status and typed value) is the gold, "
+        "scored without the reader; u and l: share answered correctly given a right or a wrong "
+        "stored state, so r = r_store·u + (1−r_store)·l (verified on every group); a_store: "
+        "r_store's share among those not invalidated. A contrast's store part is the same "
+        "contrast of the share whose stored state is the gold, its reader part the rest. All "
+        "values in percent.",
         "",
         "## Update",
         "",
@@ -400,6 +433,10 @@ def render(
             "",
             decomposition(index, branch),
             "",
+            "### Stored value and reader",
+            "",
+            store_split(index, branch),
+            "",
             "### Update by item class",
             "",
             breakdown(index, branch, "item_class", CLASSES),
@@ -412,7 +449,7 @@ def render(
             "",
             contrast_table(contrasts, branch),
             "",
-            "### Contrasts on detection and re-derived accuracy (percentage points)",
+            "### Contrasts on other measures (all item classes, percentage points)",
             "",
             measure_contrast_table(contrasts, branch),
             "",

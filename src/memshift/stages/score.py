@@ -1,4 +1,5 @@
-"""Stage `score`: every answer of a run scored against its probe's gold, deterministically."""
+"""Stage `score`: every answer of a run scored against its probe's gold, deterministically; for
+a HoldMem cell also what it stored, scored without the reader (the store/reader split)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,43 @@ from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.errors import MemshiftError
 from memshift.scoring.scorer import accepted_premise, score_answer
+from memshift.vocabulary import cell_parts
+
+Stored = dict[tuple[int, str], str | None]  # (checkpoint, item) -> the newest served value
+
+
+def stored_values(store: pa.Table) -> Stored:
+    """What a cell's store serves per checkpoint and item: the value (typed JSON, None for no
+    value) of its newest served row."""
+    newest: dict[tuple[int, str], tuple[int, str | None]] = {}
+    for row in store.select(["checkpoint", "item_id", "position", "value"]).to_pylist():
+        key = (row["checkpoint"], row["item_id"])
+        if key not in newest or row["position"] > newest[key][0]:
+            newest[key] = (row["position"], row["value"])
+    return {key: value for key, (_, value) in newest.items()}
+
+
+def store_correct(probe: dict[str, Any], stored: Stored) -> bool | None:
+    """Whether the stored state of a direct probe's item at its checkpoint is the gold."""
+    if probe["kind"] != "direct":
+        return None
+    value = stored.get((probe["checkpoint"], probe["item_id"]))
+    state = {"status": "abstain" if value is None else "answer", "value": value}
+    return score_answer(probe, state).correct
 
 
 def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
     probes: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}
     rows = schemas.empty_columns(schemas.SCORES)
     for path in sorted(answer_files):
-        for answer in read_table(path, schemas.ANSWERS).to_pylist():
+        answers = read_table(path, schemas.ANSWERS)
+        systems = set(answers.column("system").to_pylist())
+        stored = None
+        if len(systems) == 1 and cell_parts(next(iter(systems))) is not None:
+            stored = stored_values(
+                read_table(layout.table(path.parent, layout.STORE), schemas.STORE)
+            )
+        for answer in answers.to_pylist():
             key = (answer["world"], answer["branch"])
             if key not in probes:
                 table = read_table(layout.probes(worlds_dir / f"w{key[0]}", key[1]), schemas.PROBES)
@@ -34,5 +65,6 @@ def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
             rows["correct"].append(result.correct)
             rows["reason"].append(result.reason)
             rows["accepted_premise"].append(accepted_premise(probe, answer))
+            rows["store_correct"].append(None if stored is None else store_correct(probe, stored))
     write_table(pa.Table.from_pydict(rows, schema=schemas.SCORES), schemas.SCORES, out)
     return len(rows["probe_id"])

@@ -213,6 +213,7 @@ def item_times(outcomes: Outcomes) -> pa.Table:
                 if detected is None
                 else pa.array(detected[study, world, item]),
                 "yielded": pa.nulls(rows, pa.bool_()),
+                "store_correct": pa.nulls(rows, pa.bool_()),
             }
         )
 

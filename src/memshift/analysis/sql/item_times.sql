@@ -86,6 +86,7 @@ SELECT
     c.kind = 'premise' AS premise,
     c.accepted_premise,
     c.correct,
+    c.store_correct,
     c.evidence_tokens,
     c.detection <> '' OR c.answer_audited OR c.logged AS reports,
     CASE

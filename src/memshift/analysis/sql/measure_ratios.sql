@@ -2,26 +2,32 @@
 -- exist only for systems that report invalidations; measures of unchanged items and of the
 -- state before any shift only for all causes together; the delta yield (the share of changed
 -- item-times for which the delta produced a new item since the gold last changed) only for cells
--- that write from the delta.
+-- that write from the delta; the store/reader split of r (r_store: re-derived item-times whose
+-- stored state is the gold; u and l: answered right given a right or a wrong store; a_store: the
+-- same share among the missed ones) only for HoldMem cells, whose stores are scored.
 CREATE OR REPLACE TABLE measure_ratios AS
-WITH measures(measure, needs_reports, all_causes_only) AS (
+WITH measures(measure, needs_reports, all_causes_only, needs_store) AS (
     VALUES
-        ('update', NULL, false),
-        ('m', true, false),
-        ('m_from_fork', true, false),
-        ('r', true, false),
-        ('a', true, false),
-        ('right', NULL, false),
-        ('wrong_rederived', true, false),
-        ('wrong_missed', true, false),
-        ('wrong', false, false),
-        ('stability', NULL, true),
-        ('unchanged_invalidated', true, true),
-        ('rederived_accuracy', true, true),
-        ('before_shift', NULL, true),
-        ('premise_resistance', NULL, false),
-        ('premise_accepted', NULL, false),
-        ('delta_yield', NULL, false)
+        ('update', NULL, false, false),
+        ('m', true, false, false),
+        ('m_from_fork', true, false, false),
+        ('r', true, false, false),
+        ('a', true, false, false),
+        ('right', NULL, false, false),
+        ('wrong_rederived', true, false, false),
+        ('wrong_missed', true, false, false),
+        ('wrong', false, false, false),
+        ('stability', NULL, true, false),
+        ('unchanged_invalidated', true, true, false),
+        ('rederived_accuracy', true, true, false),
+        ('before_shift', NULL, true, false),
+        ('premise_resistance', NULL, false, false),
+        ('premise_accepted', NULL, false, false),
+        ('delta_yield', NULL, false, false),
+        ('r_store', true, false, true),
+        ('u', true, false, true),
+        ('l', true, false, true),
+        ('a_store', true, false, true)
 )
 SELECT
     c.system,
@@ -49,9 +55,17 @@ SELECT
         WHEN 'premise_resistance' THEN c.premise_right
         WHEN 'premise_accepted' THEN c.premise_accepted
         WHEN 'delta_yield' THEN c.yielded_n
+        WHEN 'r_store' THEN c.detected_stored_right
+        WHEN 'u' THEN c.store_right_read_right
+        WHEN 'l' THEN c.store_wrong_read_right
+        WHEN 'a_store' THEN c.missed_stored_right
     END AS num,
     CASE m.measure
         WHEN 'r' THEN c.detected_n
+        WHEN 'r_store' THEN c.detected_n
+        WHEN 'u' THEN c.detected_stored_right
+        WHEN 'l' THEN c.detected_n - c.detected_stored_right
+        WHEN 'a_store' THEN c.missed_n
         WHEN 'a' THEN c.missed_n
         WHEN 'stability' THEN c.unchanged_n
         WHEN 'unchanged_invalidated' THEN c.unchanged_n
@@ -67,4 +81,5 @@ FROM world_counts AS c
 CROSS JOIN measures AS m
 WHERE (m.needs_reports IS NULL OR m.needs_reports = c.reports)
     AND (NOT m.all_causes_only OR c.cause = 'all')
-    AND (m.measure <> 'delta_yield' OR c.from_delta);
+    AND (m.measure <> 'delta_yield' OR c.from_delta)
+    AND (NOT m.needs_store OR c.stored);
