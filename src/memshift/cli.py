@@ -700,7 +700,7 @@ def import_run(
 def validate_bundle(bundle: Path) -> None:
     """Check a Portable Memory bundle with the format's reference validator: exit 0 when it is
     valid, 1 with one line per issue."""
-    from memshift.export.portable import bundle_issues
+    from memshift.export.bundles import bundle_issues
 
     issues = bundle_issues(bundle)
     for issue in issues:

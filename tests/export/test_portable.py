@@ -15,7 +15,8 @@ from portable_memory import BundleImporter, BundleValidator, PortableMemoryStore
 
 from conftest import data, world
 from memshift.analysis.export import bundles_table
-from memshift.export.portable import EXT_KEY, bundle_issues, export_bundle, served_at_fork
+from memshift.export.bundles import bundle_issues
+from memshift.export.portable import EXT_KEY, export_bundle, served_at_fork
 from memshift.memory.detection import prefork_writes
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile

@@ -14,7 +14,7 @@ import pyarrow as pa
 from memshift import schemas
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
 from memshift.analysis.sqlfiles import run
-from memshift.export.portable import bundle_summary
+from memshift.export.bundles import bundle_summary
 from memshift.vocabulary import portable_parts
 
 EXPORT_MEASURES = ("update", "stability", "m", "r", "a")

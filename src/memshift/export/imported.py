@@ -24,7 +24,8 @@ from typing import Any
 from portable_memory import BundleImporter, PortableEpisode, PortableMemoryStore
 
 from memshift.errors import MemshiftError
-from memshift.export.portable import EXT_KEY, EXT_SCHEMA, bundle_issues
+from memshift.export.bundles import bundle_issues
+from memshift.export.portable import EXT_KEY, EXT_SCHEMA
 from memshift.memory.interface import Blocked, Consents, Cost, Invalidation, Question
 from memshift.memory.keys import EventCounts, citation_key, scope_key, source_key
 from memshift.memory.programs import ProgramRunner

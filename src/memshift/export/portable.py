@@ -27,7 +27,6 @@ from typing import Any
 
 from portable_memory import (
     BundleExporter,
-    BundleValidator,
     PortableEpisode,
     PortableMemoryStore,
     StoreInfo,
@@ -36,6 +35,7 @@ from portable_memory import (
 )
 
 from memshift.errors import MemshiftError
+from memshift.export.bundles import bundle_issues
 from memshift.memory.holdmem import HoldMemDetector
 from memshift.memory.repair import Repairer
 from memshift.memory.writes import WriteRecord
@@ -153,33 +153,6 @@ class HoldMemPortableStore(PortableMemoryStore):
         if not self.with_ext:
             return {}
         return {s.episode.id: canonical_json({EXT_KEY: s.derivation}) for s in self.served}
-
-
-def bundle_issues(bundle: Path) -> list[str]:
-    """What the package's validator finds wrong with a bundle (empty: it is valid)."""
-    if not bundle.is_dir():
-        return [f"{bundle} is not a bundle directory"]
-    return list(BundleValidator().validate(bundle).issues)
-
-
-def bundle_summary(bundle: Path) -> dict[str, Any]:
-    """What the report states of a bundle: whether the package's validator accepts it (and its
-    issues), its digest and episode count from the manifest, and its size on disk."""
-    issues = bundle_issues(bundle)
-    try:
-        manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
-        digest = str(manifest.get("bundleDigest") or "")
-        episodes = int(manifest.get("counts", {}).get("episode", 0))
-    except (OSError, ValueError, AttributeError, TypeError):
-        digest, episodes = "", 0
-    size = sum(f.stat().st_size for f in bundle.rglob("*") if f.is_file()) if bundle.is_dir() else 0
-    return {
-        "ok": not issues,
-        "issues": "; ".join(issues),
-        "bundle_digest": digest,
-        "episodes": episodes,
-        "bytes": size,
-    }
 
 
 def export_bundle(served: Sequence[Served], with_ext: bool, out: Path, at: datetime) -> Any:
