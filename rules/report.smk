@@ -5,6 +5,7 @@ REPORT_TABLES = {
     "contrasts": "Contrasts",
     "diagnostics": "Diagnostic tests",
     "calls": "Model calls",
+    "key_audit": "Key audit",
     **(
         {
             "retention": "Writer switch: retention",

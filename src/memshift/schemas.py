@@ -392,6 +392,25 @@ CALL_COSTS = pa.schema(
     ]
 )
 
+# The key audit (report/tables/key_audit.parquet): per detection key, branch and item class,
+# pooled over worlds: the shares of unchanged item-times it invalidated and of changed ones it
+# never invalidated since the fork, and its re-derivations after the fork (a count, and a share
+# of every item of the class at every checkpoint after the fork).
+KEY_AUDIT = pa.schema(
+    [
+        ("detection", pa.string()),
+        ("branch", pa.string()),
+        ("item_class", pa.string()),
+        ("unchanged", pa.int64()),
+        ("unchanged_invalidated", pa.float64()),
+        ("changed", pa.int64()),
+        ("changed_missed_since_fork", pa.float64()),
+        ("rederivations", pa.int64()),
+        ("item_times_after_fork", pa.int64()),
+        ("rederived_share", pa.float64()),
+    ]
+)
+
 # The export shift (report/tables/export.parquet): per imported memory, branch and measure
 # (update, stability, m, r, a; shares over every item class and cause), its estimate beside the
 # exported cell's and their difference with a 95% world-bootstrap interval.

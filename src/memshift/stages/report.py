@@ -22,7 +22,7 @@ import duckdb
 import pyarrow as pa
 
 from memshift import layout, schemas, vocabulary
-from memshift.analysis import contrasts, diagnostics, export, measures, switch
+from memshift.analysis import contrasts, diagnostics, export, keys, measures, switch
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
 from memshift.analysis.costs import call_costs
 from memshift.analysis.frame import open_study
@@ -30,6 +30,7 @@ from memshift.analysis.sqlfiles import path_list
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
 from memshift.models.profiles import Profile
 from memshift.report import export as export_text
+from memshift.report import keys as keys_text
 from memshift.report import switch as switch_text
 from memshift.report.figures import write_figures
 from memshift.report.html import standalone
@@ -42,6 +43,7 @@ TABLES = {
     "contrasts": schemas.CONTRASTS,
     "diagnostics": schemas.DIAGNOSTICS,
     "calls": schemas.CALL_COSTS,
+    "key_audit": schemas.KEY_AUDIT,
     # with an export
     "export": schemas.EXPORT,
     "bundles": schemas.BUNDLES,
@@ -142,15 +144,23 @@ def _load_world_tables(con: duckdb.DuckDBPyConnection, worlds_dir: Path) -> None
         "CREATE OR REPLACE TABLE checkpoint_times AS SELECT DISTINCT world, branch, checkpoint, "
         f"time FROM read_parquet({path_list(probe_files)})"
     )
-    rows = []
+    rows, items = [], []
     for world in sorted({w for w, _ in scored}):
         for item in load(worlds_dir / f"w{world}", with_events=False).items:
             rows += [(world, item.item_id, source) for source in item.sources]
+            items.append(
+                (world, item.item_id, vocabulary.item_class(item.is_definition, item.free_text))
+            )
     con.execute(
         "CREATE OR REPLACE TABLE item_sources (world INTEGER, item_id VARCHAR, source VARCHAR)"
     )
+    con.execute(
+        "CREATE OR REPLACE TABLE world_items (world INTEGER, item_id VARCHAR, item_class VARCHAR)"
+    )
     if rows:
         con.executemany("INSERT INTO item_sources VALUES (?, ?, ?)", rows)
+    if items:
+        con.executemany("INSERT INTO world_items VALUES (?, ?, ?)", items)
 
 
 def run(
@@ -211,10 +221,13 @@ def run(
         "contrasts": contrast_table,
         "diagnostics": diagnostics.table(rows),
         "calls": call_costs(con),
+        "key_audit": keys.key_audit(con),
     }
     if switch_report is not None:
         tables.update(switch_report.tables)
-    sections = [switch_report.text] if switch_report is not None else []
+    sections = [text] if (text := keys_text.section(tables["key_audit"].to_pylist())) else []
+    if switch_report is not None:
+        sections.append(switch_report.text)
     if exported or bundles:
         tables["export"] = export.export_table(con, exported, resampling)
         tables["bundles"] = export.bundles_table(bundles)

@@ -1,0 +1,63 @@
+"""The key audit: what a detection key invalidated, counted from its maintenance log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+from test_measures import maintenance, score
+
+from memshift import schemas
+from memshift.analysis.frame import open_study
+from memshift.analysis.keys import key_audit
+from memshift.artifacts import write_table
+
+
+def test_a_keys_invalidations_are_counted_once_per_detection(tmp_path: Path) -> None:
+    items = {"a": "other", "b": "other", "d": "definition"}
+    scores = []
+    for repair in ("0", "1"):  # two cells of one detection: counted once
+        system = f"holdmem-d{repair}-source"
+        scores += [
+            score("a", 2, True, system=system, last_change=2),  # invalidated at 2: found
+            score("b", 2, True, system=system, last_change=2),  # never invalidated: missed
+            score(
+                "d",
+                2,
+                True,
+                system=system,
+                changed=False,
+                sampled=True,
+                last_change=0,
+                item_class="definition",
+            ),  # unchanged, invalidated at 1
+        ]
+    scores.append(score("a", 2, True, system="holdmem-d0-append", last_change=2))
+    write_table(
+        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
+    )
+    logs = []
+    for detection, rows in (
+        ("source", [("a", 2, True), ("d", 1, True), ("d", 2, True), ("a", 0, True)]),
+        ("append", []),
+    ):
+        log = tmp_path / f"w1/src/holdmem-{detection}/maintenance.parquet"
+        write_table(maintenance(rows), schemas.MAINTENANCE, log)
+        logs.append(log)
+    con = open_study(tmp_path / "s.parquet", logs)
+    con.execute(
+        "CREATE TABLE checkpoint_times AS SELECT * FROM (VALUES (1, 'src', 0), (1, 'src', 1), "
+        "(1, 'src', 2)) AS t(world, branch, checkpoint)"
+    )
+    con.execute("CREATE TABLE world_items (world INTEGER, item_id VARCHAR, item_class VARCHAR)")
+    con.executemany("INSERT INTO world_items VALUES (1, ?, ?)", list(items.items()))
+    rows = {(r["detection"], r["item_class"]): r for r in key_audit(con).to_pylist()}
+    assert set(rows) == {("source", "all"), ("source", "other"), ("source", "definition")}
+    overall = rows[("source", "all")]
+    assert (overall["changed"], overall["changed_missed_since_fork"]) == (2, 0.5)
+    assert (overall["unchanged"], overall["unchanged_invalidated"]) == (1, 1.0)
+    # three re-derivations after the fork (the one at the fork does not count), over
+    # 3 items x 2 checkpoints after the fork
+    assert (overall["rederivations"], overall["item_times_after_fork"]) == (3, 6)
+    assert rows[("source", "definition")]["rederived_share"] == 1.0
+    assert rows[("source", "other")]["rederived_share"] == 0.25
