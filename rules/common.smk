@@ -95,11 +95,8 @@ def run_dir(wildcards):
 
 
 def cells():
-    return [
-        cell_system(detection, repair)
-        for detection in SYSTEMS["detections"]
-        for repair in SYSTEMS["repairs"]
-    ]
+    """HoldMem's cells: every detection crossed with every repair, then `extra_cells`."""
+    return SYSTEMS["cells"]
 
 
 def others():
@@ -185,11 +182,11 @@ def call_logs(world):
                     detection_system(detection), layout.DETECTION_CALLS, world, branch
                 )
             )
-            files += [
-                system_table(cell_system(detection, repair), name, world, branch)
-                for repair in SYSTEMS["repairs"]
-                for name in (layout.PROGRAM_CALLS, layout.READER_CALLS)
-            ]
+        files += [
+            system_table(cell, name, world, branch)
+            for cell in cells()
+            for name in (layout.PROGRAM_CALLS, layout.READER_CALLS)
+        ]
         files += [
             system_table(system, layout.READER_CALLS, world, branch)
             for system in others()
@@ -216,12 +213,7 @@ def run_outputs(world):
                 system_table(detection_system(detection), name, world, branch)
                 for name in layout.DETECTION_FILES
             ]
-            files += [
-                system_table(
-                    cell_system(detection, repair), layout.STORE, world, branch
-                )
-                for repair in SYSTEMS["repairs"]
-            ]
+        files += [system_table(cell, layout.STORE, world, branch) for cell in cells()]
     files += [
         system_table(system, layout.INVALIDATIONS, world, branch)
         for branch in BRANCHES

@@ -149,6 +149,30 @@ def test_answer_audited_systems_are_planned():
     assert check_config(base_config())["system_plan"]["answer_audit"] == []
 
 
+def test_extra_cells_join_the_grid_once_and_need_a_detection_of_the_study():
+    holdmem = {"detections": ["append", "source"], "repairs": ["0", "1"]}
+    config = {
+        **base_config(),
+        "systems": {
+            "holdmem": {**holdmem, "extra_cells": ["holdmem-dcheck-source", "holdmem-d1-source"]},
+            "answer_audit": ["holdmem-dcheck-source"],
+        },
+    }
+    cells = check_config(config)["system_plan"]["cells"]
+    assert cells == [
+        "holdmem-d0-append",
+        "holdmem-d1-append",
+        "holdmem-d0-source",
+        "holdmem-d1-source",
+        "holdmem-dcheck-source",
+    ]
+    for bad in ("holdmem-dcheck-citation", "holdmem-d2-source"):
+        config["systems"]["holdmem"]["extra_cells"] = [bad]
+        config["systems"]["answer_audit"] = []
+        with pytest.raises(ConfigError, match=f"extra_cells: '{bad}' is not holdmem-d<repair>"):
+            check_config(config)
+
+
 def test_an_unreadable_config_file_is_named(tmp_path):
     bad = tmp_path / "c.yaml"
     bad.write_text(yaml.safe_dump(["not", "a", "mapping"]))

@@ -235,11 +235,8 @@ def study_systems(config: dict[str, Any]) -> dict[str, Any]:
         # the custom systems with the optional `invalidations` method
         "reporting": check_custom_systems(custom),
     }
-    known = [
-        *(cell_system(d, r) for d in plan["detections"] for r in plan["repairs"]),
-        *plan["baselines"],
-        *custom,
-    ]
+    plan["cells"] = study_cells(plan, list(holdmem["extra_cells"]))
+    known = [*plan["cells"], *plan["baselines"], *custom]
     audited = list(systems["answer_audit"])
     unknown = [s for s in audited if s not in known]
     if unknown:
@@ -252,9 +249,24 @@ def study_systems(config: dict[str, Any]) -> dict[str, Any]:
     return plan
 
 
+def study_cells(plan: Mapping[str, Any], extra: Sequence[str]) -> list[str]:
+    """Every detection crossed with every repair, then the extra cells (a detection of the study
+    with any repair: the check-only control, say), each once."""
+    grid = [cell_system(d, r) for d in plan["detections"] for r in plan["repairs"]]
+    for cell in extra:
+        parts = cell_parts(cell)
+        if parts is None or parts[0] not in REPAIRS or parts[1] not in plan["detections"]:
+            raise ConfigError(
+                f"systems.holdmem.extra_cells: {cell!r} is not holdmem-d<repair>-<detection> "
+                f"with repair one of {', '.join(REPAIRS)} and one of the study's detections "
+                f"({', '.join(plan['detections'])})"
+            )
+    return list(dict.fromkeys([*grid, *extra]))
+
+
 def movable_cells(plan: Mapping[str, Any]) -> list[str]:
     """The study's HoldMem cells a writer switch or an export can take (vocabulary.MOVABLE)."""
-    return [cell_system(d, r) for d in plan["detections"] if d in MOVABLE for r in plan["repairs"]]
+    return [c for c in plan["cells"] if (parts := cell_parts(c)) and parts[1] in MOVABLE]
 
 
 def switch_plan(config: dict[str, Any]) -> dict[str, Any] | None:

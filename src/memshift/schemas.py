@@ -405,6 +405,7 @@ KEY_AUDIT = pa.schema(
         ("unchanged_invalidated", pa.float64()),
         ("changed", pa.int64()),
         ("changed_missed_since_fork", pa.float64()),
+        ("worlds", pa.int32()),
         ("rederivations", pa.int64()),
         ("item_times_after_fork", pa.int64()),
         ("rederived_share", pa.float64()),

@@ -38,7 +38,10 @@ KEYED: tuple[str, ...] = ("source", "citation", "oracle", "scope", "audit", "lea
 # The leaky control: the source key, blind to a seeded share of the item slots of each world, so
 # its missed invalidation is known (a validation of m).
 LEAKY_BLIND_SHARE = 0.25
-REPAIRS: tuple[str, ...] = ("0", "1", "m")
+# D: the writer's own value (0), exact recomputation (1), the writer's programs (m), and the
+# check-only control (check: D=1's check without its recomputation; a failed check serves nothing)
+REPAIRS: tuple[str, ...] = ("0", "1", "m", "check")
+CHECK_ONLY = "check"
 BASELINES: tuple[str, ...] = tuple(name for name in SYSTEMS if name != HOLDMEM)
 ITEM_CLASSES: tuple[str, ...] = ("all", "definition", "other", "free text")
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from cellrun import cell_answers, correct, detect, gold_points
+from cellrun import cell_answers, correct, detect, gold_points, public_events
 
-from conftest import data
+from conftest import data, world
 from memshift.memory.keys import citation_key
+from memshift.memory.repair import run_repair
 from memshift.memory.write_tables import maintenance_to_table
 from memshift.stages.fork_check import ForkContextMismatch
 from memshift.stages.fork_check import run as fork_check
@@ -245,3 +246,31 @@ def test_the_delta_yields_a_new_item_for_some_changed_item_times_only():
         found[branch] = (counts[0] / counts[1], counts[2] / counts[3])
     assert all(0.3 < definition < 0.98 for definition, _ in found.values()), found
     assert found["del"][1] < 0.3, found
+
+
+@pytest.mark.parametrize(("seed", "branch"), [(1000, "def"), (1001, "src")])
+def test_the_check_alone_serves_d0s_value_where_it_passes_and_nothing_where_it_fails(seed, branch):
+    """The check-only control (MemShift C.2): D=1's checker without its recomputation."""
+    w, events = world(seed), public_events(seed, branch)
+    detector = detect(seed, branch, "source", "weak")
+    stores = {
+        repair: run_repair(w, events, detector.writes, detector.served, repair)
+        for repair in ("0", "1", "check")
+    }
+    outcomes = {"passed": 0, "failed": 0}
+    for k, slots in stores["1"].items():
+        for item_id, exact in slots.items():
+            alone = stores["check"][k].get(item_id, [])
+            writer = stores["0"][k][item_id]
+            if exact and all(s.check in ("passed", "not_checked") for s in exact):
+                # where the check passed (or nothing was checked: the pre-fork store), the
+                # check-only cell serves what D=0 serves
+                assert [(s.text, s.value) for s in alone] == [(s.text, s.value) for s in writer]
+                outcomes["passed"] += any(s.check == "passed" for s in exact)
+            else:
+                # where it failed (D=1 recomputed, or served nothing for a free-text item), the
+                # check alone serves nothing new
+                assert not [s for s in alone if s.origin != "writer"]
+                assert len(alone) < len(writer) or not writer
+                outcomes["failed"] += 1
+    assert outcomes["passed"] > 0 and outcomes["failed"] > 0

@@ -80,7 +80,11 @@ STUDY = {
     "worlds": {"seeds": "1000", "history_months": 9},
     "branches": ["none", "src", "del", "cons"],
     "systems": {
-        "holdmem": {"detections": ["source", "append"], "repairs": ["0", "1"]},
+        "holdmem": {
+            "detections": ["source", "append"],
+            "repairs": ["0", "1"],
+            "extra_cells": ["holdmem-dcheck-source"],
+        },
         "baselines": ["bm25", "rag", "oracle"],
         "custom": {"mine": "custom_memory:NewestRecords"},
         "answer_audit": ["holdmem-d0-source"],

@@ -25,7 +25,7 @@ from memshift import schemas
 from memshift.analysis.bootstrap import Resampling, summarize
 from memshift.analysis.multiple import benjamini_hochberg, holm
 from memshift.analysis.sqlfiles import identifiers, run
-from memshift.vocabulary import cell_parts, cell_system
+from memshift.vocabulary import CHECK_ONLY, cell_parts, cell_system
 
 NO_KEY = "append"
 FAMILY_BRANCHES = ("src", "def", "del")
@@ -54,6 +54,14 @@ class Contrast:
     setting: str
     terms: tuple[tuple[str, int], ...]
 
+    @property
+    def in_family(self) -> bool:
+        """A contrast of the check-only control stands outside the family (MemShift C.2)."""
+        return not any(
+            (parts := cell_parts(system)) is not None and parts[0] == CHECK_ONLY
+            for system, _ in self.terms
+        )
+
 
 def declare(systems: Iterable[str]) -> list[Contrast]:
     """Every B, D and B×D contrast the study's HoldMem cells allow."""
@@ -79,7 +87,7 @@ def declare(systems: Iterable[str]) -> list[Contrast]:
     for detection in [NO_KEY, *keys]:
         for repair in repairs:
             if repair != "0" and have((repair, detection), ("0", detection)):
-                at = f"B={detection}" if repair == "1" else f"B={detection}, D=m"
+                at = f"B={detection}" if repair == "1" else f"B={detection}, D={repair}"
                 found.append(
                     Contrast(
                         "D",
@@ -88,6 +96,19 @@ def declare(systems: Iterable[str]) -> list[Contrast]:
                         ((cell_system(detection, repair), 1), (cell_system(detection, "0"), -1)),
                     )
                 )
+        # what recomputation adds to the check alone (MemShift F.4)
+        if have(("1", detection), (CHECK_ONLY, detection)):
+            found.append(
+                Contrast(
+                    "D",
+                    detection,
+                    f"B={detection}, D=1 vs check",
+                    (
+                        (cell_system(detection, "1"), 1),
+                        (cell_system(detection, CHECK_ONLY), -1),
+                    ),
+                )
+            )
     for key in keys:
         for repair in repairs:
             quad = ((repair, key), (repair, NO_KEY), ("0", key), ("0", NO_KEY))
@@ -170,7 +191,8 @@ def compute(
             for name in ("estimate", "low", "high", "p_one_sided", "n", "worlds"):
                 columns[name].append(record[name])
             columns["in_family"].append(
-                measure == "update"
+                contrast.in_family
+                and measure == "update"
                 and record["branch"] in FAMILY_BRANCHES
                 and record["item_class"] == "all"
                 and record["estimate"] is not None

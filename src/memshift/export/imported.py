@@ -35,6 +35,7 @@ from memshift.models.client import ModelClient
 from memshift.models.requests import CallContext, WriterRequest
 from memshift.retrieval.queries import item_query
 from memshift.retrieval.selection import Selector
+from memshift.vocabulary import REPAIRS
 from memshift.world.items import Item
 from memshift.world.records import LiveState, PublicEvent
 
@@ -105,11 +106,7 @@ def _check_derivation(path: Path, episode: str, item_id: str, derivation: Any) -
             f"{where}: key kind {derivation.get('key_kind')!r} cannot be recomputed here "
             f"(one of {', '.join(KEY_KINDS)})"
         )
-    if not isinstance(derivation.get("key"), dict) or derivation.get("repair") not in (
-        "0",
-        "1",
-        "m",
-    ):
+    if not isinstance(derivation.get("key"), dict) or derivation.get("repair") not in REPAIRS:
         raise MemshiftError(f"{where}: the derivation has no key or no repair arm")
 
 

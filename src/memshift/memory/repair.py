@@ -6,6 +6,8 @@
   recomputation supplies the value, stated with a fixed template naming the definition version;
   free-text items have no recomputation rule, so a failed check leaves them unverifiable and
   unserved.
+- check (the check-only control, MemShift C.2): D=1's check without its recomputation; a value
+  that fails the check leaves the item unverifiable and unserved.
 - D=m: the writer's own programs, one per item and definition version, run on typed records in
   the restricted interpreter. A definition item's value passes if it equals its program's output,
   else the output replaces it; other items keep the span check of D=1 and the output replaces a
@@ -25,7 +27,7 @@ from memshift.gold.evaluator import Value, evaluate
 from memshift.memory.programs import ProgramRunner as Programs
 from memshift.memory.stored import StoredItem, as_value, serve
 from memshift.memory.writes import WriteRecord
-from memshift.vocabulary import REPAIRS
+from memshift.vocabulary import CHECK_ONLY, REPAIRS
 from memshift.world.generate import World
 from memshift.world.items import Item
 from memshift.world.records import LiveState, PublicEvent, Record, snapshots
@@ -108,19 +110,26 @@ class Repairer:
             return written
         if self.repair == "1":
             return self._exact(item, write, state, written)
+        if self.repair == CHECK_ONLY:
+            if self._passes(item, write, state):
+                return _checked(written, "passed")
+            return _unverifiable(written, "failed")
         return self._programs(item, write, state, written)
+
+    def _passes(self, item: Item, write: WriteRecord, state: LiveState) -> bool:
+        """D=1's check: a definition item's value against the evaluator, any other item's
+        against its cited quotes."""
+        if item.is_definition:
+            gold = evaluate(item, state.records.values(), write.time, version=write.version)
+            return write.failure is None and as_value(write.value) == (
+                gold.value if gold.status == "answer" else None
+            )
+        return span_check(item, write, state)
 
     def _exact(
         self, item: Item, write: WriteRecord, state: LiveState, written: StoredItem
     ) -> StoredItem:
-        if item.is_definition:
-            gold = evaluate(item, state.records.values(), write.time, version=write.version)
-            passed = write.failure is None and as_value(write.value) == (
-                gold.value if gold.status == "answer" else None
-            )
-        else:
-            passed = span_check(item, write, state)
-        if passed:
+        if self._passes(item, write, state):
             return _checked(written, "passed")
         if item.free_text:
             return _unverifiable(written, "failed")

@@ -2,7 +2,8 @@
 -- per detection, branch and item class (and all classes), pooled over worlds,
 -- - the share of sampled unchanged item-times it invalidated since the fork,
 -- - the share of changed item-times it did not invalidate at any checkpoint since the fork,
--- - its re-derivations after the fork (one writer request each), summed over the worlds,
+-- - its re-derivations after the fork (one writer request each), summed over the worlds (and
+--   the number of worlds),
 -- - the share of the item-times after the fork (every item of the class at every checkpoint
 --   after the fork) at which it re-derived the item.
 -- A detection's cells share its log, so the item-times are counted once per detection (from its
@@ -24,7 +25,8 @@ times AS (
         count(*) FILTER (unchanged) AS unchanged,
         count(*) FILTER (unchanged AND detected) AS unchanged_invalidated,
         count(*) FILTER (changed) AS changed,
-        count(*) FILTER (changed AND NOT detected_since_fork) AS changed_missed
+        count(*) FILTER (changed AND NOT detected_since_fork) AS changed_missed,
+        count(DISTINCT world) AS worlds
     FROM probed
     GROUP BY GROUPING SETS ((detection, branch, item_class), (detection, branch))
 ),
@@ -62,6 +64,7 @@ SELECT
     t.unchanged_invalidated::DOUBLE / nullif(t.unchanged, 0) AS unchanged_invalidated,
     t.changed,
     t.changed_missed::DOUBLE / nullif(t.changed, 0) AS changed_missed_since_fork,
+    t.worlds,
     coalesce(r.rederivations, 0) AS rederivations,
     p.item_times AS item_times_after_fork,
     coalesce(r.rederivations, 0)::DOUBLE / nullif(p.item_times, 0) AS rederived_share
