@@ -83,12 +83,12 @@ def _union(
 
 
 def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
-    """A fresh in-memory database with the tables `scores`, `invalidations` and `derived` (the
-    item-times where HoldMem invalidated, and where it wrote a new item, from the maintenance
-    logs), `reported` (the item-times where another system reported invalidating, from its
-    invalidation log), `flagged` (answers an answer-level audit found stale), `calls` (the
-    model call logs), `log_files` (the world, branch and system of every log but the call logs)
-    and `item_times`."""
+    """A fresh in-memory database with the tables `scores`, `invalidations` (the item-times
+    where a log reports an invalidation, by the log's name: holdmem-<detection> for a HoldMem
+    detection's maintenance log, the system's name for its own invalidation log), `derived`
+    (where a HoldMem detection wrote a new item), `flagged` (answers an answer-level audit found
+    stale), `calls` (the model call logs), `log_files` (the world, branch and name of every log
+    but the call logs) and `item_times`."""
     if not scores.exists():
         raise MemshiftError(f"missing scores table {scores}")
     con = duckdb.connect(":memory:")
@@ -104,9 +104,11 @@ def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
     files += [(w, b, s) for w, b, s, _ in [*answer_audits, *found.reported]]
     if files:
         con.executemany("INSERT INTO log_files VALUES (?, ?, ?)", files)
-    _union(con, "invalidations", maintenance, "detection", "checkpoint", "invalidated")
+    # one table of every logged invalidation, by the log's name: holdmem-<detection> for a
+    # HoldMem detection's maintenance log (its cells share it), the system's own otherwise
+    logged = [(w, b, f"holdmem-{d}", p) for w, b, d, p in maintenance] + found.reported
+    _union(con, "invalidations", logged, "log", "checkpoint", "invalidated")
     _union(con, "derived", maintenance, "detection", "checkpoint", "rederived")
-    _union(con, "reported", found.reported, "system", "checkpoint", "invalidated")
     _union(con, "flagged", answer_audits, "system", "probe_id", "verdict = 'STALE'")
     if found.calls:
         con.execute(

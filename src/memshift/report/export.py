@@ -16,30 +16,11 @@ SHOWN = ("update", "m")
 ARM_NAMES = {"ext": "with the keys", "noext": "without the keys"}
 
 
-def _difference(row: Row | None) -> str:
+def _estimate(row: Row | None, estimate: str, low: str, high: str) -> Row | None:
+    """Columns of an export row as an estimate row for `interval` and `points`."""
     if row is None:
-        return "—"
-    return points(
-        {
-            "estimate": row["diff_vs_original"],
-            "low": row["diff_low"],
-            "high": row["diff_high"],
-            "worlds": row["worlds"],
-        }
-    )
-
-
-def _original(row: Row | None) -> str:
-    if row is None:
-        return "—"
-    return interval(
-        {
-            "estimate": row["original_estimate"],
-            "low": row["original_low"],
-            "high": row["original_high"],
-            "worlds": row["worlds"],
-        }
-    )
+        return None
+    return {"estimate": row[estimate], "low": row[low], "high": row[high], "worlds": row["worlds"]}
 
 
 def measures_table(rows: Sequence[Row]) -> str:
@@ -56,7 +37,11 @@ def measures_table(rows: Sequence[Row]) -> str:
         line = [system, ARM_NAMES.get(first["arm"], first["arm"]), BRANCH_NAMES.get(branch, branch)]
         for measure in SHOWN:
             found = index.get((system, branch, measure))
-            line += [interval(found), _original(found), _difference(found)]
+            line += [
+                interval(found),
+                interval(_estimate(found, "original_estimate", "original_low", "original_high")),
+                points(_estimate(found, "diff_vs_original", "diff_low", "diff_high")),
+            ]
         body.append(line)
     header = ["imported memory", "arm", "branch"]
     for measure in ("Update", "m"):

@@ -28,26 +28,15 @@ WITH cells AS (
 invalidated AS (
     SELECT
         c.*,
-        CASE
-            WHEN c.logged THEN (
-                SELECT max(i.checkpoint)
-                FROM reported AS i
-                WHERE i.world = c.world
-                    AND i.branch = c.branch
-                    AND i.system = c.system
-                    AND i.item_id = c.item_id
-                    AND i.checkpoint BETWEEN 1 AND c.checkpoint
-            )
-            WHEN c.detection <> '' THEN (
-                SELECT max(i.checkpoint)
-                FROM invalidations AS i
-                WHERE i.world = c.world
-                    AND i.branch = c.branch
-                    AND i.detection = c.detection
-                    AND i.item_id = c.item_id
-                    AND i.checkpoint BETWEEN 1 AND c.checkpoint
-            )
-        END AS last_invalidated,
+        (
+            SELECT max(i.checkpoint)
+            FROM invalidations AS i
+            WHERE i.world = c.world
+                AND i.branch = c.branch
+                AND i.log = CASE WHEN c.logged THEN c.system ELSE 'holdmem-' || c.detection END
+                AND i.item_id = c.item_id
+                AND i.checkpoint BETWEEN 1 AND c.checkpoint
+        ) AS last_invalidated,
         c.answer_audited AND EXISTS (
             SELECT 1
             FROM flagged AS f

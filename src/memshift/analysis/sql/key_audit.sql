@@ -37,14 +37,14 @@ checkpoints AS (
 ),
 rederived AS (
     SELECT
-        d.detection,
+        regexp_extract(d.log, '^holdmem-(.+)$', 1) AS detection,
         d.branch,
         CASE WHEN grouping(w.item_class) = 1 THEN 'all' ELSE w.item_class END AS item_class,
         count(*) AS rederivations
     FROM invalidations AS d
     JOIN world_items AS w ON w.world = d.world AND w.item_id = d.item_id
-    WHERE d.checkpoint >= 1
-    GROUP BY GROUPING SETS ((d.detection, d.branch, w.item_class), (d.detection, d.branch))
+    WHERE d.checkpoint >= 1 AND d.log LIKE 'holdmem-%'
+    GROUP BY GROUPING SETS ((detection, d.branch, w.item_class), (detection, d.branch))
 ),
 possible AS (
     SELECT
