@@ -6,6 +6,7 @@ REPORT_TABLES = {
     "diagnostics": "Diagnostic tests",
     "calls": "Model calls",
     "key_audit": "Key audit",
+    "recovery": "Keys against refresh and upsert",
     **(
         {
             "retention": "Writer switch: retention",

@@ -412,6 +412,27 @@ KEY_AUDIT = pa.schema(
     ]
 )
 
+# Keys against refresh and upsert (report/tables/recovery.parquet, MemShift Table 27): per B=0
+# variant, repair arm, branch and item class, Update of the append-only cell, of the source key
+# and of the variant, and the share of the key's effect the variant recovers with its 95%
+# percentile interval (null where the key's effect is under 5 pp).
+RECOVERY = pa.schema(
+    [
+        ("variant", pa.string()),
+        ("repair", pa.string()),
+        ("branch", pa.string()),
+        ("item_class", pa.string()),
+        ("update_variant", pa.float64()),
+        ("update_no_key", pa.float64()),
+        ("update_key", pa.float64()),
+        ("key_effect", pa.float64()),
+        ("recovered", pa.float64()),
+        ("low", pa.float64()),
+        ("high", pa.float64()),
+        ("worlds", pa.int32()),
+    ]
+)
+
 # The export shift (report/tables/export.parquet): per imported memory, branch and measure
 # (update, stability, m, r, a; shares over every item class and cause), its estimate beside the
 # exported cell's and their difference with a 95% world-bootstrap interval.

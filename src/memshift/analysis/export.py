@@ -13,12 +13,12 @@ import pyarrow as pa
 
 from memshift import schemas
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
-from memshift.analysis.sqlfiles import run
+from memshift.analysis.draws import draw_ratios
 from memshift.export.bundles import bundle_summary
 from memshift.vocabulary import portable_parts
 
 EXPORT_MEASURES = ("update", "stability", "m", "r", "a")
-_MEASURE_LIST = ", ".join(f"'{m}'" for m in EXPORT_MEASURES)
+_MEASURE_LIST = ", ".join(f"'{m}'" for m in EXPORT_MEASURES)  # fixed names, no input
 
 
 def pairs(systems: Sequence[str]) -> list[tuple[str, str]]:
@@ -39,13 +39,20 @@ def export_table(
     con.execute("CREATE OR REPLACE TABLE export_pairs (original VARCHAR, imported VARCHAR)")
     if found:
         con.executemany("INSERT INTO export_pairs VALUES (?, ?)", list(found))
-    run(con, "export_differences", measures=_MEASURE_LIST)
+    draw_ratios(con, [s for pair in found for s in pair], EXPORT_MEASURES)
     tail = round((1 - resampling.level) / 2, 12)
     rows = con.execute(
         f"""
-        WITH spread AS (
+        WITH drawn AS (
+            SELECT p.imported, i.branch, i.measure, i.value - o.value AS diff
+            FROM export_pairs AS p
+            JOIN draw_ratios AS i ON i.system = p.imported AND i.item_class = 'all'
+            JOIN draw_ratios AS o ON o.system = p.original AND o.item_class = 'all'
+                AND o.branch = i.branch AND o.measure = i.measure AND o.draw = i.draw
+        ),
+        spread AS (
             SELECT imported, branch, measure, quantile_cont(diff, [{tail!r}, {1 - tail!r}]) AS q
-            FROM export_draws
+            FROM drawn
             WHERE diff IS NOT NULL
             GROUP BY ALL
         ),

@@ -22,7 +22,7 @@ import duckdb
 import pyarrow as pa
 
 from memshift import layout, schemas, vocabulary
-from memshift.analysis import contrasts, diagnostics, export, keys, measures, switch
+from memshift.analysis import contrasts, diagnostics, export, keys, measures, recovery, switch
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
 from memshift.analysis.costs import call_costs
 from memshift.analysis.frame import open_study
@@ -31,6 +31,7 @@ from memshift.artifacts import ArtifactError, read_table, write_table, write_tex
 from memshift.models.profiles import Profile
 from memshift.report import export as export_text
 from memshift.report import keys as keys_text
+from memshift.report import recovery as recovery_text
 from memshift.report import switch as switch_text
 from memshift.report.figures import write_figures
 from memshift.report.html import standalone
@@ -44,6 +45,7 @@ TABLES = {
     "diagnostics": schemas.DIAGNOSTICS,
     "calls": schemas.CALL_COSTS,
     "key_audit": schemas.KEY_AUDIT,
+    "recovery": schemas.RECOVERY,
     # with an export
     "export": schemas.EXPORT,
     "bundles": schemas.BUNDLES,
@@ -222,10 +224,18 @@ def run(
         "diagnostics": diagnostics.table(rows),
         "calls": call_costs(con),
         "key_audit": keys.key_audit(con),
+        "recovery": recovery.recovery_table(con, systems, resampling),
     }
     if switch_report is not None:
         tables.update(switch_report.tables)
-    sections = [text] if (text := keys_text.section(tables["key_audit"].to_pylist())) else []
+    sections = [
+        text
+        for text in (
+            keys_text.section(tables["key_audit"].to_pylist()),
+            recovery_text.section(tables["recovery"].to_pylist()),
+        )
+        if text
+    ]
     if switch_report is not None:
         sections.append(switch_report.text)
     if exported or bundles:
