@@ -1,12 +1,14 @@
 """The one-sentence statement grammar of memshift's own stored items.
 
 The rule-based writer and the exact recomputation write statements in this grammar, and the
-rule-based reader parses them back. A language-model writer writes freely; the rule-based reader
-then falls back to the records quoted as evidence.
+rule-based reader parses them back (and the JSON arm's records, one statement each). A
+language-model writer writes freely; the rule-based reader then falls back to the records quoted
+as evidence.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import date
 
@@ -40,8 +42,29 @@ def render(
     return f"As of {as_of:%Y-%m-%d}, {label}{under} {verb}: {value_text(value)}."
 
 
+def parse_record(text: str, label: str, *, is_set: bool) -> list[tuple[date, Value]]:
+    """The JSON record of a stored item (the JSON arm's evidence) about `label`, as (as-of date,
+    value); empty for any other text."""
+    try:
+        record = json.loads(text)
+        if not isinstance(record, dict) or record.get("item") != label:
+            return []
+        as_of = date.fromisoformat(str(record["as_of"]))
+        raw = record.get("value") if record.get("status") == "answer" else None
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return []
+    if raw is None:
+        return [(as_of, None)]
+    if is_set and isinstance(raw, list) and all(isinstance(v, str) for v in raw):
+        return [(as_of, tuple(sorted(raw)))]
+    return [(as_of, raw)] if isinstance(raw, str) and not is_set else []
+
+
 def parse(text: str, label: str, *, is_set: bool) -> list[tuple[date, Value]]:
-    """Every statement about `label` in `text`, as (as-of date, value), in order of appearance."""
+    """Every statement about `label` in `text`, as (as-of date, value), in order of appearance;
+    a JSON record (the JSON arm's) is read as one statement."""
+    if text.startswith("{"):
+        return parse_record(text, label, is_set=is_set)
     found: list[tuple[int, date, Value]] = []
     for match in _STATEMENT.finditer(text):
         if match.group("label") != label:

@@ -38,10 +38,20 @@ KEYED: tuple[str, ...] = ("source", "citation", "oracle", "scope", "audit", "lea
 # The leaky control: the source key, blind to a seeded share of the item slots of each world, so
 # its missed invalidation is known (a validation of m).
 LEAKY_BLIND_SHARE = 0.25
-# D: the writer's own value (0), exact recomputation (1), the writer's programs (m), and the
-# check-only control (check: D=1's check without its recomputation; a failed check serves nothing)
-REPAIRS: tuple[str, ...] = ("0", "1", "m", "check")
-CHECK_ONLY = "check"
+# D: the writer's own value (0), exact recomputation (1), the writer's programs (m), and three
+# controls: the check-only control (check: D=1's check without its recomputation; a failed check
+# serves nothing), the JSON arm (json: D=1's store served as JSON records) and the template
+# control (tmpl: D=0's value stated in D=1's template)
+REPAIRS: tuple[str, ...] = ("0", "1", "m", "check", "json", "tmpl")
+CHECK_ONLY, JSON_ARM, TEMPLATE = "check", "json", "tmpl"
+# each control against the arm it varies, as (plus, minus) of its contrast: what recomputation
+# adds to the check alone, what JSON records change against statements, what D=1's template
+# changes for D=0's value
+CONTROLS: dict[str, tuple[str, str]] = {
+    CHECK_ONLY: ("1", CHECK_ONLY),
+    JSON_ARM: (JSON_ARM, "1"),
+    TEMPLATE: (TEMPLATE, "0"),
+}
 BASELINES: tuple[str, ...] = tuple(name for name in SYSTEMS if name != HOLDMEM)
 ITEM_CLASSES: tuple[str, ...] = ("all", "definition", "other", "free text")
 

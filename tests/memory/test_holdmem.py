@@ -274,3 +274,45 @@ def test_the_check_alone_serves_d0s_value_where_it_passes_and_nothing_where_it_f
                 assert len(alone) < len(writer) or not writer
                 outcomes["failed"] += 1
     assert outcomes["passed"] > 0 and outcomes["failed"] > 0
+
+
+@pytest.mark.parametrize(("seed", "branch"), [(1000, "del"), (1001, "def")])
+def test_json_records_and_the_template_change_what_the_reader_sees_not_what_it_answers(
+    seed, branch
+):
+    """The JSON arm serves D=1's store as records, the template control D=0's value in D=1's
+    template: the rule-based reader reads both forms, so its answers are D=1's and D=0's."""
+    w, events = world(seed), public_events(seed, branch)
+    detector = detect(seed, branch, "source", "weak")
+    stores = {
+        repair: run_repair(w, events, detector.writes, detector.served, repair)
+        for repair in ("0", "1", "json", "tmpl")
+    }
+
+    def stored(repair: str, after_fork: bool = False) -> dict:
+        return {
+            (k, i): v
+            for k, slots in stores[repair].items()
+            for i, v in slots.items()
+            if k > 0 or not after_fork
+        }
+
+    for arm, base in (("json", "1"), ("tmpl", "0")):
+        assert {key: [(s.value, s.served) for s in v] for key, v in stored(arm).items()} == {
+            key: [(s.value, s.served) for s in v] for key, v in stored(base).items()
+        }
+    # the source key re-derives every item at every checkpoint after the fork
+    records = [s.text for v in stored("json", True).values() for s in v]
+    assert records and all(t.startswith("{") for t in records)
+    rendered = [s.text for v in stored("tmpl", True).values() for s in v]
+    assert rendered and all("derived by the writer from" in t for t in rendered)
+    for arm, base in (("json", "1"), ("tmpl", "0")):
+        answered = {
+            r["probe_id"]: (r["status"], r["value"])
+            for r in cell_answers(seed, branch, "source", arm, "weak")
+        }
+        expected = {
+            r["probe_id"]: (r["status"], r["value"])
+            for r in cell_answers(seed, branch, "source", base, "weak")
+        }
+        assert answered == expected

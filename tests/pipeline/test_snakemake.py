@@ -410,7 +410,7 @@ def check_snakemake_report(where: Path, package: Path) -> None:
     assert f'<td class="number">{html.escape(interval(cell))}</td>' in row.group(0)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=5)
 def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     package = tmp_path / "package"
     shutil.copytree(

@@ -25,7 +25,7 @@ from memshift import schemas
 from memshift.analysis.bootstrap import Resampling, summarize
 from memshift.analysis.multiple import benjamini_hochberg, holm
 from memshift.analysis.sqlfiles import identifiers, run
-from memshift.vocabulary import CHECK_ONLY, cell_parts, cell_system
+from memshift.vocabulary import CONTROLS, cell_parts, cell_system
 
 NO_KEY = "append"
 FAMILY_BRANCHES = ("src", "def", "del")
@@ -58,7 +58,7 @@ class Contrast:
     def in_family(self) -> bool:
         """A contrast of the check-only control stands outside the family (MemShift C.2)."""
         return not any(
-            (parts := cell_parts(system)) is not None and parts[0] == CHECK_ONLY
+            (parts := cell_parts(system)) is not None and parts[0] in CONTROLS
             for system, _ in self.terms
         )
 
@@ -96,19 +96,20 @@ def declare(systems: Iterable[str]) -> list[Contrast]:
                         ((cell_system(detection, repair), 1), (cell_system(detection, "0"), -1)),
                     )
                 )
-        # what recomputation adds to the check alone (MemShift F.4)
-        if have(("1", detection), (CHECK_ONLY, detection)):
-            found.append(
-                Contrast(
-                    "D",
-                    detection,
-                    f"B={detection}, D=1 vs check",
-                    (
-                        (cell_system(detection, "1"), 1),
-                        (cell_system(detection, CHECK_ONLY), -1),
-                    ),
+        # each control against the arm it varies (MemShift C.2, C.4, F.3, F.4)
+        for plus, minus in CONTROLS.values():
+            if have((plus, detection), (minus, detection)) and minus != "0":
+                found.append(
+                    Contrast(
+                        "D",
+                        detection,
+                        f"B={detection}, D={plus} vs {minus}",
+                        (
+                            (cell_system(detection, plus), 1),
+                            (cell_system(detection, minus), -1),
+                        ),
+                    )
                 )
-            )
     for key in keys:
         for repair in repairs:
             quad = ((repair, key), (repair, NO_KEY), ("0", key), ("0", NO_KEY))

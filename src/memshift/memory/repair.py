@@ -8,6 +8,10 @@
   unserved.
 - check (the check-only control, MemShift C.2): D=1's check without its recomputation; a value
   that fails the check leaves the item unverifiable and unserved.
+- json (the JSON arm, C.1): D=1's store, each item served as one JSON record instead of a
+  statement.
+- tmpl (the template control, C.4): D=0's value, stated in the template D=1 uses for a
+  recomputed value.
 - D=m: the writer's own programs, one per item and definition version, run on typed records in
   the restricted interpreter. A definition item's value passes if it equals its program's output,
   else the output replaces it; other items keep the span check of D=1 and the output replaces a
@@ -19,7 +23,9 @@ reader the same context.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from memshift import statements
@@ -27,7 +33,7 @@ from memshift.gold.evaluator import Value, evaluate
 from memshift.memory.programs import ProgramRunner as Programs
 from memshift.memory.stored import StoredItem, as_value, serve
 from memshift.memory.writes import WriteRecord
-from memshift.vocabulary import CHECK_ONLY, REPAIRS
+from memshift.vocabulary import CHECK_ONLY, JSON_ARM, REPAIRS, TEMPLATE
 from memshift.world.generate import World
 from memshift.world.items import Item
 from memshift.world.records import LiveState, PublicEvent, Record, snapshots
@@ -65,6 +71,22 @@ def render_computed(
     )
     cited = "; ".join(f"{oid} r{rev}" for oid, rev in list(sources)[:6]) or "no records"
     return f"[{item.label} | written {when:%Y-%m-%d}] {body} ({how} from {cited})"
+
+
+def render_json(item: Item, write: WriteRecord, stored: StoredItem) -> str:
+    """A stored item as one JSON record (the JSON arm): the item, the date it holds as of, its
+    value and status, the definition version for a definition item, the records it rests on."""
+    record = {
+        "item": item.label,
+        "as_of": f"{write.time:%Y-%m-%d}",
+        "status": "abstain" if stored.value is None else "answer",
+        "value": list(stored.value) if isinstance(stored.value, tuple) else stored.value,
+        "definition": (
+            f"{item.item_id.removeprefix('def.')} v{write.version}" if item.is_definition else None
+        ),
+        "sources": [f"{c['object_id']} r{c['revision']}" for c in write.citations][:6],
+    }
+    return json.dumps(record, sort_keys=True, ensure_ascii=False)
 
 
 def span_check(item: Item, write: WriteRecord, state: LiveState) -> bool:
@@ -114,6 +136,15 @@ class Repairer:
             if self._passes(item, write, state):
                 return _checked(written, "passed")
             return _unverifiable(written, "failed")
+        if self.repair == JSON_ARM:
+            exact = self._exact(item, write, state, written)
+            return replace(exact, text=render_json(item, write, exact))
+        if self.repair == TEMPLATE:
+            sources = [(c["object_id"], int(c["revision"])) for c in write.citations]
+            text = render_computed(
+                item, write.time, written.value, write.version, sources, "derived by the writer"
+            )
+            return replace(written, text=text)
         return self._programs(item, write, state, written)
 
     def _passes(self, item: Item, write: WriteRecord, state: LiveState) -> bool:
