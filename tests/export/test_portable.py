@@ -15,6 +15,7 @@ from portable_memory import BundleImporter, BundleValidator, PortableMemoryStore
 
 from conftest import data, world
 from memshift.analysis.export import bundles_table
+from memshift.errors import MemshiftError
 from memshift.export.bundles import bundle_issues
 from memshift.export.portable import EXT_KEY, export_bundle, served_at_fork
 from memshift.memory.detection import prefork_writes
@@ -154,5 +155,6 @@ def test_the_reports_bundle_table_states_each_bundle_and_what_is_wrong(tmp_path)
     }
     assert rows[1]["arm"] == "noext" and rows[1]["ok"] is False
     assert "checksum mismatch: items/episode.jsonl" in rows[1]["issues"]
-    with pytest.raises(ValueError, match="not a bundle of w<world>/export"):
-        bundles_table([tmp_path / "elsewhere.mem"])
+    for elsewhere in (tmp_path / "elsewhere.mem", tmp_path / "wx/export/pm-d1-source-ext.mem"):
+        with pytest.raises(MemshiftError, match="not a bundle of w<world>/export"):
+            bundles_table([elsewhere])

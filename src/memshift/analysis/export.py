@@ -4,6 +4,7 @@ holds, as the format's reference package validates it."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,9 @@ import pyarrow as pa
 
 from memshift import schemas
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
+from memshift.analysis.contrasts import records
 from memshift.analysis.draws import draw_ratios
+from memshift.errors import MemshiftError
 from memshift.export.bundles import bundle_summary
 from memshift.vocabulary import portable_parts
 
@@ -41,7 +44,8 @@ def export_table(
         con.executemany("INSERT INTO export_pairs VALUES (?, ?)", list(found))
     draw_ratios(con, [s for pair in found for s in pair], EXPORT_MEASURES)
     tail = round((1 - resampling.level) / 2, 12)
-    rows = con.execute(
+    found_rows = records(
+        con,
         f"""
         WITH drawn AS (
             SELECT p.imported, i.branch, i.measure, i.value - o.value AS diff
@@ -75,32 +79,14 @@ def export_table(
         WHERE i.measure IN ({_MEASURE_LIST})
             AND i.estimate IS NOT NULL
         ORDER BY p.imported, i.branch, i.measure
-        """
-    ).fetchall()
-    names = [
-        "cell",
-        "system",
-        "branch",
-        "measure",
-        "estimate",
-        "low",
-        "high",
-        "worlds",
-        "original_estimate",
-        "original_low",
-        "original_high",
-        "diff_vs_original",
-        "diff_low",
-        "diff_high",
-    ]
-    records: list[dict[str, Any]] = []
-    for values in rows:
-        row = dict(zip(names, values, strict=True))
+        """,
+    )
+    rows: list[dict[str, Any]] = []
+    for row in found_rows:
         parts = portable_parts(row["system"])
         assert parts is not None
-        row["arm"] = parts[1]
-        records.append(row)
-    return pa.Table.from_pylist(records, schema=schemas.EXPORT)
+        rows.append({**row, "arm": parts[1]})
+    return pa.Table.from_pylist(rows, schema=schemas.EXPORT)
 
 
 def bundles_table(bundles: Sequence[Path]) -> pa.Table:
@@ -108,11 +94,12 @@ def bundles_table(bundles: Sequence[Path]) -> pa.Table:
     rows = []
     for path in sorted(bundles):
         parts = portable_parts(path.name.removesuffix(".mem"))
-        if parts is None or not path.parent.parent.name.startswith("w"):
-            raise ValueError(f"{path}: not a bundle of w<world>/export/pm-<cell>-<arm>.mem")
+        world = re.fullmatch(r"w(\d+)", path.parent.parent.name)
+        if parts is None or world is None or path.parent.name != "export":
+            raise MemshiftError(f"{path}: not a bundle of w<world>/export/pm-<cell>-<arm>.mem")
         rows.append(
             {
-                "world": int(path.parent.parent.name[1:]),
+                "world": int(world[1]),
                 "cell": parts[0],
                 "arm": parts[1],
                 **bundle_summary(path),
