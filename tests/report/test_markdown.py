@@ -87,3 +87,33 @@ def test_a_study_of_enough_worlds_has_intervals_and_no_warning() -> None:
     row = next(line for line in lines if line.startswith(f"| {KEY} | {30 * MIN_WORLDS} |"))
     update, m, from_fork, r, a = row.strip("| ").split(" | ")[2:7]
     assert all(ESTIMATE.match(cell) and "[" in cell for cell in (update, m, from_fork, r, a))
+
+
+def test_the_papers_table_18_stands_beside_the_plain_contrasts_only() -> None:
+    from memshift.report.markdown import measure_contrast_table
+
+    def row(contrast: str, setting: str, measure: str, estimate: float) -> dict:
+        return {
+            "contrast": contrast,
+            "detection": "source",
+            "setting": setting,
+            "branch": "def",
+            "item_class": "all",
+            "measure": measure,
+            "estimate": estimate,
+            "low": estimate,
+            "high": estimate,
+        }
+
+    text = measure_contrast_table(
+        [
+            row("D", "B=source", "rederived_accuracy", 0.229),
+            row("D", "B=source, D=check", "rederived_accuracy", 0.0),
+            row("B", "D=1", "detection", 1.0),
+        ],
+        "def",
+    )
+    lines = [line for line in text.splitlines() if line.startswith("| ")][1:]
+    assert "+22.9 pp [+22.9, +22.9] (paper +33.1)" in lines[0]
+    assert "paper" not in lines[1]  # the check-only control has no Table 18 row
+    assert "+100.0 pp [+100.0, +100.0] (paper +100.0)" in lines[2]
