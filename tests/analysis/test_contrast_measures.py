@@ -8,7 +8,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from test_measures import maintenance, score
+from test_measures import maintenance, maintenance_log, opened, score
 
 from memshift import schemas
 from memshift.analysis import contrasts, measures
@@ -44,13 +44,8 @@ def cells_study(tmp_path: Path, seed: int) -> Any:
             ("source", [(i, 2, True) for i in sorted(found)]),
             ("append", []),
         ):
-            log = tmp_path / f"w{world}/src/holdmem-{detection}/maintenance.parquet"
-            write_table(maintenance(rows), schemas.MAINTENANCE, log)
-            logs.append(log)
-    write_table(
-        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
-    )
-    con = open_study(tmp_path / "s.parquet", logs)
+            logs.append(maintenance_log(tmp_path, world, detection, rows))
+    con = opened(tmp_path, scores, logs)
     resampling = Resampling(draws=200, seed=seed)
     measures.compute(con, resampling)
     systems = sorted({s["system"] for s in scores})

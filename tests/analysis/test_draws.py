@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
-from test_measures import maintenance, score
+from test_measures import maintenance_log, opened, score
 
-from memshift import schemas
 from memshift.analysis import measures
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.draws import draw_ratios
-from memshift.analysis.frame import open_study
-from memshift.artifacts import write_table
 
 
 def test_a_unit_the_draw_did_not_pick_weighs_nothing(tmp_path: Path) -> None:
@@ -26,13 +22,8 @@ def test_a_unit_the_draw_did_not_pick_weighs_nothing(tmp_path: Path) -> None:
             score(i, 1, (world + n) % 3 != 0, system="holdmem-dm-source", world=world)
             for n, i in enumerate(items)
         ]
-        log = tmp_path / f"w{world}/src/holdmem-source/maintenance.parquet"
-        write_table(maintenance([]), schemas.MAINTENANCE, log)
-        logs.append(log)
-    write_table(
-        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
-    )
-    con = open_study(tmp_path / "s.parquet", logs)
+        logs.append(maintenance_log(tmp_path, world, "source", []))
+    con = opened(tmp_path, scores, logs)
     measures.compute(con, Resampling(draws=30, seed=4))
     draw_ratios(con, ["holdmem-dm-source"], ["update"])
     drawn = dict(

@@ -64,6 +64,23 @@ def maintenance(rows: list[tuple[str, int, bool]]) -> pa.Table:
     return pa.Table.from_pydict(columns, schema=schemas.MAINTENANCE)
 
 
+def maintenance_log(
+    tmp_path: Path, world: int, detection: str, rows: list[tuple[str, int, bool]]
+) -> Path:
+    """A detection's maintenance log on the src branch of a world."""
+    log = tmp_path / f"w{world}/src/holdmem-{detection}/maintenance.parquet"
+    write_table(maintenance(rows), schemas.MAINTENANCE, log)
+    return log
+
+
+def opened(tmp_path: Path, scores: list[dict[str, Any]], logs: list[Path]):
+    """The analysis database of `scores` (written to s.parquet) and `logs`."""
+    write_table(
+        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
+    )
+    return open_study(tmp_path / "s.parquet", logs)
+
+
 def study(
     tmp_path: Path, scores: list[dict[str, Any]], logs: list[tuple[str, int, bool]]
 ) -> list[Path]:

@@ -5,16 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pytest
-from test_measures import maintenance, score
+from test_measures import maintenance_log, opened, score
 
-from memshift import schemas
 from memshift.analysis import measures
 from memshift.analysis.bootstrap import Resampling
-from memshift.analysis.frame import open_study
 from memshift.analysis.recovery import recovery_table
-from memshift.artifacts import write_table
 
 WORLDS = range(1, 7)
 
@@ -37,13 +33,8 @@ def study(
             scores += [
                 score(i, 1, i in good, system=f"holdmem-d1-{detection}", world=world) for i in names
             ]
-            log = tmp_path / f"w{world}/src/holdmem-{detection}/maintenance.parquet"
-            write_table(maintenance([]), schemas.MAINTENANCE, log)
-            logs.append(log)
-    write_table(
-        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
-    )
-    con = open_study(tmp_path / "s.parquet", logs)
+            logs.append(maintenance_log(tmp_path, world, detection, []))
+    con = opened(tmp_path, scores, logs)
     resampling = Resampling(draws=100, seed=seed)
     measures.compute(con, resampling)
     systems = sorted({s["system"] for s in scores})
