@@ -24,7 +24,7 @@ import pyarrow as pa
 from memshift import schemas
 from memshift.analysis.bootstrap import Resampling, summarize
 from memshift.analysis.multiple import benjamini_hochberg, holm
-from memshift.analysis.sqlfiles import identifiers, run
+from memshift.analysis.sqlfiles import identifiers, records, run
 from memshift.vocabulary import CONTROLS, cell_parts, cell_system
 
 NO_KEY = "append"
@@ -166,12 +166,6 @@ def paired(
     keys = ("contrast_id", "branch", "item_class")
     summarize(con, "contrast_ratios", keys, "contrast_summary", resampling)
     return records(con, "SELECT * FROM contrast_summary ORDER BY contrast_id, branch, item_class")
-
-
-def records(con: duckdb.DuckDBPyConnection, query: str) -> list[dict[str, Any]]:
-    cursor = con.execute(query)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def compute(

@@ -24,8 +24,8 @@ import pyarrow as pa
 
 from memshift import schemas
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling, summarize
-from memshift.analysis.contrasts import Contrast, paired, records
-from memshift.analysis.sqlfiles import run
+from memshift.analysis.contrasts import Contrast, paired
+from memshift.analysis.sqlfiles import records, run
 
 UTILITY_MARGIN = 0.03
 COST_SHARE = 0.5

@@ -14,8 +14,8 @@ import pyarrow as pa
 
 from memshift import schemas
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
-from memshift.analysis.contrasts import records
 from memshift.analysis.draws import draw_ratios
+from memshift.analysis.sqlfiles import records
 from memshift.errors import MemshiftError
 from memshift.export.bundles import bundle_summary
 from memshift.vocabulary import portable_parts

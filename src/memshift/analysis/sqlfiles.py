@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -42,3 +43,10 @@ def path_literal(path: Path) -> str:
 def path_list(paths: Sequence[Path]) -> str:
     """Paths as an SQL list literal, for read_parquet."""
     return "[" + ", ".join(path_literal(p) for p in paths) + "]"
+
+
+def records(con: duckdb.DuckDBPyConnection, query: str) -> list[dict[str, Any]]:
+    """The rows of a query as dicts by column name."""
+    cursor = con.execute(query)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]

@@ -23,9 +23,9 @@ import pyarrow as pa
 
 from memshift import schemas
 from memshift.analysis.bootstrap import Resampling, register_weights, summarize
-from memshift.analysis.contrasts import records
 from memshift.analysis.diagnostics import RETENTION_FLOOR, TEST_LEVEL, row
 from memshift.analysis.prediction import auroc_difference, predict
+from memshift.analysis.sqlfiles import records
 from memshift.vocabulary import cell_parts
 
 # each oriented so that a higher value predicts survival, as the paper compares them
