@@ -10,16 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memshift import layout, schemas
-from memshift.artifacts import read_table, write_table
+from memshift import layout
 from memshift.export.imported import PortableHoldMem
-from memshift.memory.invalidation_log import invalidation_log
-from memshift.memory.reading import answer_branch
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.world.stored import load, load_public_events
+from memshift.stages.probe import answer_and_log
+from memshift.world.stored import load
 
 
 def run(
@@ -39,23 +37,8 @@ def run(
         CallContext(writer.name, world.seed, branch, system),
     )
     memory.import_(layout.bundle_dir(run_world_dir, system))
-    reads = CallLog()
-    table = answer_branch(
-        memory,
-        load_public_events(world_dir, branch),
-        world.timeline.checkpoints,
-        read_table(layout.probes(world_dir, branch), schemas.PROBES),
-        world.items,
-        ModelClient(reader, cache_dir=cache_dir, log=reads),
-        world=world.seed,
-        branch=branch,
-        system=system,
+    answer_and_log(memory, world, world_dir, run_world_dir, branch, system, reader, cache_dir)
+    writes.write(
+        layout.table(layout.system_dir(run_world_dir, branch, system), layout.DETECTION_CALLS)
     )
-    out = layout.system_dir(run_world_dir, branch, system)
-    write_table(table, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
-    reported = invalidation_log(memory, system, world.timeline.checkpoints, memory.items)
-    assert reported is not None  # the second implementation reports its invalidations
-    write_table(reported, schemas.INVALIDATIONS, layout.table(out, layout.INVALIDATIONS))
-    reads.write(layout.table(out, layout.READER_CALLS))
-    writes.write(layout.table(out, layout.DETECTION_CALLS))
     return memory

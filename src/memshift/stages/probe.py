@@ -7,13 +7,14 @@ from pathlib import Path
 
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
-from memshift.memory.interface import SystemInputs
+from memshift.memory.interface import MemorySystem, SystemInputs
 from memshift.memory.invalidation_log import invalidation_log
 from memshift.memory.reading import answer_branch
 from memshift.memory.systems import system_for
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
+from memshift.world.generate import World
 from memshift.world.stored import load as load_world
 from memshift.world.stored import load_public_events
 
@@ -30,7 +31,6 @@ def run(
     embedding_cache: Path | None = None,
 ) -> int:
     world = load_world(world_dir, with_events=False)
-    probes = read_table(layout.probes(world_dir, branch), schemas.PROBES)
     inputs = SystemInputs(
         world_dir,
         run_world_dir,
@@ -41,21 +41,39 @@ def run(
         embedding_cache,
     )
     memory = system_for(inputs, spec)
-    log = CallLog()
+    return answer_and_log(
+        memory, world, world_dir, run_world_dir, branch, system, profile, cache_dir
+    )
+
+
+def answer_and_log(
+    memory: MemorySystem,
+    world: World,
+    world_dir: Path,
+    run_world_dir: Path,
+    branch: str,
+    system: str,
+    reader: Profile,
+    cache_dir: Path | None,
+) -> int:
+    """`memory` follows the branch and the reader answers every probe; writes the answers, the
+    reader's call log and, for a system with `invalidations`, its invalidation log. Returns the
+    number of answers."""
+    reads = CallLog()
     table = answer_branch(
         memory,
         load_public_events(world_dir, branch),
         world.timeline.checkpoints,
-        probes,
+        read_table(layout.probes(world_dir, branch), schemas.PROBES),
         world.items,
-        ModelClient(profile, cache_dir=cache_dir, log=log),
+        ModelClient(reader, cache_dir=cache_dir, log=reads),
         world=world.seed,
         branch=branch,
         system=system,
     )
     out = layout.system_dir(run_world_dir, branch, system)
     write_table(table, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
-    log.write(layout.table(out, layout.READER_CALLS))
+    reads.write(layout.table(out, layout.READER_CALLS))
     reported = invalidation_log(
         memory, system, world.timeline.checkpoints, [i.item_id for i in world.items]
     )
