@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 
 from memshift.definitions import Clause, Definition, definition
 from memshift.world.items import Item
@@ -56,7 +57,8 @@ def evaluate(
 ) -> Gold:
     if any((item.agent, source) in revoked for source in item.sources):
         return Gold(BLOCKED, None, (), (), version if item.is_definition else 0)
-    pool = [r for r in records if r.source in item.gold_sources]
+    sources = item.gold_sources
+    pool = [r for r in records if r.source in sources]
     if item.item_class == "person":
         if item.free_text:
             return _stated_attribute(item.attribute, pool)
@@ -149,9 +151,16 @@ def _task(item: Item, pool: list[Record]) -> Gold:
 def _as_time(value: str | datetime) -> datetime:
     if isinstance(value, datetime):
         return value
+    return _parsed_time(value)
+
+
+# gold reads the same record fields at every checkpoint of every branch
+@lru_cache(maxsize=1 << 16)
+def _parsed_time(value: str) -> datetime:
     return datetime.strptime(value, "%Y-%m-%d %H:%M")
 
 
+@lru_cache(maxsize=1 << 16)
 def _as_date(value: str) -> date:
     return datetime.strptime(value, "%Y-%m-%d").date()
 

@@ -37,7 +37,7 @@ def _stated(attribute: str, records: tuple[Record, ...]) -> tuple[Value, list[di
         for phrase in phrasing.PHRASES:
             if phrase.attribute != attribute:
                 continue
-            for match in phrasing.compile_pattern(phrase).finditer(record.text):
+            for match in phrasing.statement_matches(phrase, record.text):
                 rank = ((record.updated, record.object_id), match.start())
                 if best is None or rank > best[0]:
                     start, end = match.span(phrasing.VALUE_SLOT)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from memshift.world.daytime import PATTERNS
@@ -593,6 +594,21 @@ def compile_pattern(phrase: Phrase) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
+@functools.cache
+def _required_piece(phrase: Phrase) -> str:
+    """The longest piece of the phrase's literal text between whitespace and slots: the pattern
+    matches only where it occurs verbatim, so a text without it needs no regex scan."""
+    literal = _SLOT.sub(" ", phrase.body)
+    return max(literal.split(), key=len, default="")
+
+
+def statement_matches(phrase: Phrase, text: str) -> Iterator[re.Match[str]]:
+    """Every rendered body of `phrase` in `text` (compile_pattern's matches)."""
+    if _required_piece(phrase) not in text:
+        return iter(())
+    return compile_pattern(phrase).finditer(text)
+
+
 @functools.lru_cache(maxsize=8192)
 def find_statements(text: str, attribute: str | None = None) -> tuple[tuple[str, str, int], ...]:
     """Every (attribute, value, offset) stated in `text` by some phrase (of `attribute` only, when
@@ -604,6 +620,6 @@ def find_statements(text: str, attribute: str | None = None) -> tuple[tuple[str,
     for phrase in PHRASES:
         if attribute is not None and phrase.attribute != attribute:
             continue
-        for match in compile_pattern(phrase).finditer(text):
+        for match in statement_matches(phrase, text):
             found[(phrase.attribute, match.group(VALUE_SLOT), match.start())] = None
     return tuple(sorted(found, key=lambda statement: (statement[2], statement[0], statement[1])))
