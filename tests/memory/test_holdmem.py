@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from cellrun import cell_answers, correct, detect, gold_points, public_events
+from cellrun import RULES, cell_answers, correct, detect, gold_points, prefork, public_events
 
 from conftest import data, world
+from memshift.memory.detection import run_detection
 from memshift.memory.keys import citation_key
 from memshift.memory.repair import run_repair
 from memshift.memory.write_tables import maintenance_to_table
+from memshift.models.calllog import CallLog
+from memshift.models.client import ModelClient
+from memshift.models.requests import CallContext
+from memshift.retrieval.selection import AUDITOR_BUDGET
 from memshift.stages.fork_check import ForkContextMismatch
 from memshift.stages.fork_check import run as fork_check
 
@@ -206,6 +211,24 @@ def test_the_audit_detection_invalidates_only_on_a_verified_transition():
         if m.invalidated and not gold[m.item_id, m.checkpoint].changed
     ]
     assert wrongly == []
+
+
+def test_the_auditor_reads_within_its_budget():
+    log = CallLog()
+    seed, branch = 1000, "src"
+    run_detection(
+        world(seed),
+        public_events(seed, branch),
+        "audit",
+        ModelClient(RULES, log=log),
+        prefork(seed, "rules"),
+        CallContext(world=seed, branch=branch),
+        None,
+    )
+    audits = [r for r in log.rows if r["role"] == "auditor"]
+    assert len(audits) > 100
+    # the prompt's instructions and the stored item add a few hundred tokens to the records
+    assert max(int(r["tokens_in"]) for r in audits) <= AUDITOR_BUDGET + 600
 
 
 def test_the_append_only_cell_writes_no_item_when_its_delta_bears_on_nothing():

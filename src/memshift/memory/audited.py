@@ -1,6 +1,8 @@
 """The `audit` detection's step: at each checkpoint an auditor reads every item whose sources
-received records since its last write and proposes old-to-new transitions; the gate verifies
-them, and only a verified transition re-derives the item (`memshift.audit`)."""
+received records since its last write (within its token budget: the new revisions of the
+records the item cites first, then the others by rank against the item) and proposes
+old-to-new transitions; the gate verifies them, and only a verified transition re-derives the
+item (`memshift.audit`)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from datetime import datetime
 from memshift.audit.arbiter import Verdict, audit_log, judge
 from memshift.memory.holdmem import HoldMemDetector
 from memshift.models.requests import AuditRequest
+from memshift.retrieval.queries import item_query
+from memshift.retrieval.selection import Selector, audit_selection
 
 
 class AuditStep:
@@ -17,11 +21,15 @@ class AuditStep:
     ) -> dict[str, Verdict]:
         """Audit every item whose sources received records since its last write."""
         requests: list[AuditRequest] = []
+        selectors: dict[tuple[tuple[str, ...], datetime | None], Selector] = {}
         for item in detector.items:
             slot = detector.slots[item.item_id]
             newer = detector.since_last_write(item)
             if not newer or not slot.served:
                 continue
+            arrived = (item.sources, slot.last_write)
+            if arrived not in selectors:
+                selectors[arrived] = Selector(newer)
             current = detector.write_of(slot.served[-1])
             cited = tuple(
                 detector.versions[key]
@@ -37,7 +45,9 @@ class AuditStep:
                     current.value,
                     current.time,
                     cited,
-                    tuple(newer),
+                    audit_selection(
+                        selectors[arrived], item_query(item, detector.version(item)), cited
+                    ),
                     detector.call_context(item, checkpoint),
                 )
             )

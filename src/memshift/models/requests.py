@@ -75,8 +75,9 @@ class ProgramRequest:
 
 @dataclass(frozen=True)
 class AuditRequest:
-    """Propose old-to-new transitions of a stored item from the records that arrived since it
-    was written (timestamped), plus the records the item cites."""
+    """Propose old-to-new transitions of a stored item from records that arrived since it was
+    written (timestamped; those its caller selected within the auditor's budget), plus the
+    records the item cites."""
 
     role: ClassVar[str] = "auditor"
     item: Item

@@ -10,6 +10,9 @@ from memshift.world.parse import record_evidence
 from memshift.world.records import Record
 
 WRITER_BUDGET = 6000
+# what the auditor reads of an item: the records it cites and those that arrived since its
+# write, within the writer's budget (StateAuditor's evidence role works within ~5.7K tokens)
+AUDITOR_BUDGET = WRITER_BUDGET
 EVIDENCE_BUDGET = 4096
 
 _TOKENS: dict[tuple[str, int, str], int] = {}
@@ -52,6 +55,29 @@ class Selector:
         """Records taken by rank until the budget is full, then presented in time order."""
         picked = self.sized.within(self.index.rank(query), budget)
         return tuple(sorted(picked, key=lambda r: (r.updated, r.object_id)))
+
+
+def audit_selection(
+    selector: Selector,
+    query: str,
+    cited: Sequence[Record],
+    budget: int = AUDITOR_BUDGET,
+) -> tuple[Record, ...]:
+    """What the auditor reads of the records in `selector` (those that arrived since an item's
+    write) beside the `cited` ones: first the new revisions of cited records, newest first (the
+    change that most directly supersedes the item's evidence), then the others by rank against
+    `query`, while they fit the budget the cited records leave; in time order."""
+    cited_ids = {r.object_id for r in cited}
+    revised = sorted(
+        (r for r in selector.sized.records.values() if r.object_id in cited_ids),
+        key=lambda r: (r.updated, r.object_id),
+        reverse=True,
+    )
+    ranked = [r.object_id for r in revised]
+    ranked += [oid for oid in selector.index.rank(query) if oid not in cited_ids]
+    room = max(0, budget - sum(record_tokens(r) for r in cited))
+    picked = selector.sized.within(ranked, room)
+    return tuple(sorted(picked, key=lambda r: (r.updated, r.object_id)))
 
 
 def pack_evidence(items: Sequence[str], budget: int = EVIDENCE_BUDGET) -> tuple[str, ...]:
