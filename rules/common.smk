@@ -8,6 +8,7 @@ from memshift.vocabulary import (
     cell_parts,
     cell_system,
     detection_system,
+    portable_parts,
 )
 
 # Paths come from memshift.layout, here with Snakemake's wildcards in place of values.
@@ -164,6 +165,15 @@ def maintenance_logs(world):
     ]
 
 
+def citation_writes(world):
+    """The citation key's writes, which the report classes its misses by."""
+    return [
+        system_table(detection_system("citation"), layout.WRITES, world, branch)
+        for branch in BRANCHES
+        if "citation" in SYSTEMS["detections"]
+    ]
+
+
 def world_outputs(world):
     directory = L.world(world)
     files = [directory / name for name in layout.WORLD_FILES]
@@ -235,6 +245,11 @@ def config_sha256():
     from memshift.stages.run_manifest import config_hash
 
     return config_hash(config)
+
+
+def every_item_time(system):
+    """The probe command's flag for a system that answers every unshifted item-time."""
+    return "--every-item-time" if system in SYSTEMS["unshifted_all_items"] else ""
 
 
 def custom_code(wildcards):

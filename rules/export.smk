@@ -70,8 +70,10 @@ rule import_pm:
         reader=ROLE["reader"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
+        # the imported memory answers the probes its cell answers, so they pair one to one
+        every=lambda wc: every_item_time((portable_parts(wc.system) or ("",))[0]),
     shell:
         "memshift import-run --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} --system {wildcards.system} --llm {params.llm}"
+        " {params.branches} --system {wildcards.system} {params.every} --llm {params.llm}"
         " --reader-llm {params.reader} --models-file {params.models}"
         " --cache-dir {params.cache} 2> {log}"

@@ -24,10 +24,12 @@ rule probe_cell:
         llm=ROLE["reader"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
+        every=lambda wc: every_item_time(f"holdmem-d{wc.repair}-{wc.detection}"),
     shell:
         "memshift probe --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} --system holdmem-d{wildcards.repair}-{wildcards.detection}"
-        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+        " {params.every} --llm {params.llm} --models-file {params.models}"
+        " --cache-dir {params.cache} 2> {log}"
 
 
 rule probe_system:
@@ -67,9 +69,10 @@ rule probe_system:
         ),
         embedder=STUDY["embedder"],
         vectors=lambda wc: str(L.embedding_cache(wc.world)),
+        every=lambda wc: every_item_time(wc.system),
     shell:
         "memshift probe --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} --system {wildcards.system} {params.spec}"
+        " {params.branches} --system {wildcards.system} {params.spec} {params.every}"
         " --embedder {params.embedder} --embedding-cache {params.vectors}"
         " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 

@@ -7,6 +7,9 @@ REPORT_TABLES = {
     "calls": "Model calls",
     "key_audit": "Key audit",
     "recovery": "Keys against refresh and upsert",
+    "unshifted": "Without the shift",
+    "citation_misses": "What the citation key missed",
+    "forced": "A forced re-derivation of the missed item-times",
     **(
         {
             "retention": "Writer switch: retention",
@@ -48,6 +51,8 @@ rule report:
         calls=[c for world in SEEDS for c in call_logs(world)],
         probes=expand(branch_file(layout.probes), world=SEEDS, branch=BRANCHES),
         events=expand(branch_file(layout.events), world=SEEDS, branch=BRANCHES),
+        gold=expand(branch_file(layout.gold), world=SEEDS, branch=BRANCHES),
+        citation_writes=[w for world in SEEDS for w in citation_writes(world)],
         switch_scores=[str(L.switch_scores)] if SWITCH_PLAN else [],
         bundles=[
             str(layout.bundle_dir(L.run_world(world), system) / "manifest.json")

@@ -74,6 +74,16 @@ def test_every_preset_is_valid_as_snakemake_merges_it_over_the_default():
             "systems.answer_audit: 'rag' is not a system of this study; choose from "
             "holdmem-d0-append, holdmem-d1-append",
         ),
+        (
+            lambda c: c.update(systems={"unshifted_all_items": ["mine"]}),
+            "systems.unshifted_all_items: 'mine' is not a system of this study",
+        ),
+        (
+            lambda c: c.update(
+                branches=["src"], systems={"unshifted_all_items": ["holdmem-d1-append"]}
+            ),
+            "systems.unshifted_all_items needs the unshifted branch 'none' in branches",
+        ),
         (lambda c: c.update(roles={"judge": "rules"}), "config key 'roles.judge' is not known"),
         (
             lambda c: c.update(writer_switch={"switches": {"s": {"to": "rules"}}}),

@@ -6,7 +6,7 @@ import json
 from collections import Counter
 
 from memshift.definitions import definition
-from memshift.probes import DIRECT, PREMISE, probes_to_table, select_probes
+from memshift.probes import DIRECT, PREMISE, measured, probes_to_table, select_probes
 from memshift.scoring.scorer import accepted_premise, score_answer
 from memshift.statements import value_text
 
@@ -26,6 +26,28 @@ def test_after_the_fork_changed_item_times_and_an_equal_sample_of_unchanged_ones
             sampled = [p for p in asked if p.sampled]
             assert len(sampled) == min(changed, len(points) - changed)
             assert not any(p.point.changed for p in sampled)
+
+
+def test_the_unshifted_branch_holds_every_item_time_and_the_measures_count_the_same_ones(
+    data_1000,
+):
+    none = data_1000["none"]
+    direct = [p for p in none.probes if p.kind == DIRECT]
+    assert Counter(p.point.checkpoint for p in direct) == {k: 48 for k in range(5)}
+    assert len({(p.point.checkpoint, p.point.item.item_id) for p in direct}) == 5 * 48
+    table = probes_to_table(none.probes, world=1000, branch="none")
+    counted = measured(table).to_pylist()
+    # what the measures count is what a shifted branch would hold: fork, changed, the sample
+    extra = [p for p in direct if p.point.checkpoint > 0 and not p.point.changed and not p.sampled]
+    assert len(counted) == table.num_rows - len(extra) and extra
+    for k in range(1, 5):
+        at = [r for r in counted if r["checkpoint"] == k and r["kind"] == DIRECT]
+        changed = sum(r["changed"] for r in at)
+        assert sum(r["sampled"] for r in at) == min(changed, 48 - changed)
+        assert len(at) == changed + min(changed, 48 - changed)
+    for name in ("src", "def", "del"):
+        shifted = probes_to_table(data_1000[name].probes, world=1000, branch=name)
+        assert measured(shifted).num_rows == shifted.num_rows
 
 
 def test_the_sample_is_fixed_by_the_seed_and_differs_between_checkpoints(data_1000):

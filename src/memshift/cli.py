@@ -232,6 +232,12 @@ CACHE = click.option(
     show_default=True,
     help="Response cache of the HTTP backends.",
 )
+EVERY_ITEM_TIME = click.option(
+    "--every-item-time",
+    is_flag=True,
+    help="On the unshifted branch, answer every item at every checkpoint, not only the "
+    "item-times the measures count (systems.unshifted_all_items).",
+)
 
 
 def _profile(llm: str, models_file: Path):  # type: ignore[no-untyped-def]
@@ -376,6 +382,7 @@ def audit_repair(
     default=None,
     help="For rag: a directory caching this world's record vectors.",
 )
+@EVERY_ITEM_TIME
 @LLM
 @MODELS
 @CACHE
@@ -387,17 +394,27 @@ def probe(
     spec: str | None,
     embedder: str,
     embedding_cache: Path | None,
+    every_item_time: bool,
     llm: str,
     models_file: Path,
     cache_dir: Path,
 ) -> None:
-    """Ask one system every probe of a branch, through the shared reader."""
+    """Ask one system the probes of a branch, through the shared reader."""
     from memshift.stages import probe as stage
 
     profile = _profile(llm, models_file)
     for branch in _in_order(branch_list):
         n = stage.run(
-            world_dir, run_dir, branch, system, profile, cache_dir, spec, embedder, embedding_cache
+            world_dir,
+            run_dir,
+            branch,
+            system,
+            profile,
+            cache_dir,
+            spec,
+            embedder,
+            embedding_cache,
+            every_item_time,
         )
         click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
 
@@ -662,6 +679,7 @@ def export(
 @RUN_DIR
 @BRANCH
 @click.option("--system", required=True, help="The imported memory, pm-d<D>-<B>-<ext|noext>.")
+@EVERY_ITEM_TIME
 @LLM
 @click.option("--reader-llm", default=None, help="The reader's profile, if not --llm's.")
 @MODELS
@@ -671,6 +689,7 @@ def import_run(
     run_dir: Path,
     branch_list: tuple[str, ...],
     system: str,
+    every_item_time: bool,
     llm: str,
     reader_llm: str | None,
     models_file: Path,
@@ -688,7 +707,9 @@ def import_run(
     writer = _profile(llm, models_file)
     reader = _profile(reader_llm, models_file) if reader_llm else writer
     for branch in _in_order(branch_list):
-        memory = stage.run(world_dir, run_dir, branch, system, writer, reader, cache_dir)
+        memory = stage.run(
+            world_dir, run_dir, branch, system, writer, reader, cache_dir, every_item_time
+        )
         click.echo(
             f"{world_dir.name} {branch} {system}: {len(memory.maintenance)} invalidations",
             err=True,

@@ -17,6 +17,7 @@ from memshift.layout import Study
 from memshift.vocabulary import (
     MOVABLE,
     REPAIRS,
+    UNSHIFTED,
     cell_parts,
     cell_system,
     is_reserved,
@@ -237,16 +238,28 @@ def study_systems(config: dict[str, Any]) -> dict[str, Any]:
     }
     plan["cells"] = study_cells(plan, list(holdmem["extra_cells"]))
     known = [*plan["cells"], *plan["baselines"], *custom]
-    audited = list(systems["answer_audit"])
-    unknown = [s for s in audited if s not in known]
+    plan["answer_audit"] = listed_systems("systems.answer_audit", systems["answer_audit"], known)
+    plan["unshifted_all_items"] = listed_systems(
+        "systems.unshifted_all_items", systems["unshifted_all_items"], known
+    )
+    if plan["unshifted_all_items"] and UNSHIFTED not in config["branches"]:
+        raise ConfigError(
+            f"systems.unshifted_all_items needs the unshifted branch {UNSHIFTED!r} in branches "
+            "(or set it to [])"
+        )
+    return plan
+
+
+def listed_systems(key: str, listed: Sequence[str], known: Sequence[str]) -> list[str]:
+    """`listed` when every name is a system of the study (`known`)."""
+    unknown = [s for s in listed if s not in known]
     if unknown:
         raise ConfigError(
-            f"systems.answer_audit: {unknown[0]!r} is not a system of this study; "
+            f"{key}: {unknown[0]!r} is not a system of this study; "
             f"choose from {', '.join(known)} (a study file inherits the key from "
-            "config/config.yaml unless it sets it; [] audits none)"
+            "config/config.yaml unless it sets it; [] names none)"
         )
-    plan["answer_audit"] = audited
-    return plan
+    return list(listed)
 
 
 def study_cells(plan: Mapping[str, Any], extra: Sequence[str]) -> list[str]:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from memshift import schemas
 from memshift.definitions import definition
@@ -14,6 +15,7 @@ from memshift.gold.tables import value_json
 from memshift.rng import stream
 from memshift.statements import value_text
 from memshift.timeutil import fmt
+from memshift.vocabulary import UNSHIFTED
 from memshift.world.items import Item
 
 DIRECT, PREMISE = "direct", "premise"
@@ -79,8 +81,11 @@ def premise_probes(probes: Sequence[Probe], fork: dict[str, GoldPoint]) -> list[
 
 def select_probes(points: Sequence[GoldPoint], *, seed: int, branch: str) -> list[Probe]:
     """Every item at the fork; after it, every changed item-time plus as many unchanged ones
-    drawn with a fixed stream (all of them if there are fewer); and a premise probe for each
-    changed item-time whose fork value it can presuppose."""
+    drawn with a fixed stream (all of them if there are fewer), marked `sampled`; and a premise
+    probe for each changed item-time whose fork value it can presuppose. The unshifted branch
+    also holds every other item-time (neither changed nor sampled), so that the item-times a
+    shift changed can be paired with the same item-times without it; the measures count only
+    the changed and sampled ones, as on every branch."""
     by_checkpoint: dict[int, list[GoldPoint]] = {}
     for p in points:
         by_checkpoint.setdefault(p.checkpoint, []).append(p)
@@ -95,6 +100,9 @@ def select_probes(points: Sequence[GoldPoint], *, seed: int, branch: str) -> lis
         rng = stream(seed, f"probes/{branch}/{k}")
         picks = sorted(rng.permutation(len(unchanged))[: len(changed)])
         chosen += [(p, False) for p in changed] + [(unchanged[int(i)], True) for i in picks]
+        if branch == UNSHIFTED:
+            picked = {int(i) for i in picks}
+            chosen += [(p, False) for i, p in enumerate(unchanged) if i not in picked]
     probes = []
     for p, sampled in sorted(chosen, key=lambda c: (c[0].checkpoint, c[0].item.item_id)):
         question, text = question_text(p.item, p)
@@ -102,6 +110,16 @@ def select_probes(points: Sequence[GoldPoint], *, seed: int, branch: str) -> lis
         probes.append(Probe(probe_id, p, question, text, sampled))
     fork = {p.item.item_id: p for p in by_checkpoint.get(0, [])}
     return probes + premise_probes(probes, fork)
+
+
+def measured(probes: pa.Table) -> pa.Table:
+    """The probes the measures count: the fork, changed and sampled item-times and premise
+    probes, without the unshifted branch's other item-times."""
+    counted = pc.or_(
+        pc.or_(pc.equal(probes.column("checkpoint"), 0), probes.column("changed")),
+        pc.or_(probes.column("sampled"), pc.not_equal(probes.column("kind"), DIRECT)),
+    )
+    return probes.filter(counted)
 
 
 def probes_to_table(probes: Sequence[Probe], *, world: int, branch: str) -> pa.Table:

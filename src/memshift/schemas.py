@@ -433,6 +433,57 @@ RECOVERY = pa.schema(
     ]
 )
 
+# The interaction without the shift (report/tables/unshifted.parquet, MemShift Table 21b): per
+# keyed detection, shifted branch and item class, over the changed item-times the shift caused,
+# B×D at D=1 on Update on the shifted branch (`shifted`) and on the same item-times of the
+# unshifted branch (`unshifted`), their paired difference, and the share that also changed
+# without the shift (`moved`); numerator and n count item-times (signed right answers for B×D).
+UNSHIFTED = pa.schema(
+    [
+        ("detection", pa.string()),
+        ("branch", pa.string()),
+        ("item_class", pa.string()),
+        ("quantity", pa.string()),
+        *ESTIMATE,
+        ("numerator", pa.int64()),
+        ("n", pa.int64()),
+        ("worlds", pa.int32()),
+    ]
+)
+
+# What the citation key missed (report/tables/citation_misses.parquet, MemShift Fig. 5 and Table
+# 17a): per shifted branch, item class, cause of the change and miss class (each also 'all'),
+# the changed item-times the key never invalidated since the fork, the changed item-times of
+# that part and the share missed.
+CITATION_MISSES = pa.schema(
+    [
+        ("branch", pa.string()),
+        ("item_class", pa.string()),
+        ("cause", pa.string()),
+        ("miss_class", pa.string()),
+        ("missed", pa.int64()),
+        ("changed", pa.int64()),
+        ("share", pa.float64()),
+        ("worlds", pa.int32()),
+    ]
+)
+
+# A forced re-derivation of the missed item-times (report/tables/forced.parquet, Table 17b): per
+# repair arm, branch and item class, Update on them of the citation cell (`cited`), of the
+# source-key cell (`forced`), of the append-only cell (`no_key`), and forced - cited (`gain`).
+FORCED = pa.schema(
+    [
+        ("repair", pa.string()),
+        ("branch", pa.string()),
+        ("item_class", pa.string()),
+        ("quantity", pa.string()),
+        *ESTIMATE,
+        ("numerator", pa.int64()),
+        ("n", pa.int64()),
+        ("worlds", pa.int32()),
+    ]
+)
+
 # The export shift (report/tables/export.parquet): per imported memory, branch and measure
 # (update, stability, m, r, a; shares over every item class and cause), its estimate beside the
 # exported cell's and their difference with a 95% world-bootstrap interval.

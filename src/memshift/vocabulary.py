@@ -10,7 +10,9 @@ from memshift.registry import SHIFTS, SYSTEMS
 
 # the registry entry serving every HoldMem cell, and the stem of every HoldMem name
 HOLDMEM = "holdmem"
-BRANCHES: tuple[str, ...] = ("none", *SHIFTS)
+# the branch without a shift, whose item-times pair with a shifted branch's
+UNSHIFTED = "none"
+BRANCHES: tuple[str, ...] = (UNSHIFTED, *SHIFTS)
 BRANCH_NAMES: dict[str, str] = {
     "none": "no shift",
     **{name: shift.label for name, shift in SHIFTS.items()},

@@ -35,6 +35,7 @@ STUDY = {
         "holdmem": {"detections": ["source"], "repairs": ["0"]},
         "baselines": ["bm25"],
         "answer_audit": [],
+        "unshifted_all_items": [],
     },
     "report": {"draws": 50},
 }
@@ -107,6 +108,7 @@ SMALL_STUDY = {
         "holdmem": {"detections": ["source"], "repairs": ["0"]},
         "baselines": ["bm25"],
         "answer_audit": [],
+        "unshifted_all_items": [],
     },
     "report": {"draws": 50},
 }

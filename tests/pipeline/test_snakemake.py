@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from memshift import layout
+from memshift.probes import measured
 from memshift.report.markdown import interval
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,6 +102,8 @@ STUDY = {
     "export": {"cells": ["holdmem-d1-source"]},
 }
 RUN = run_of(STUDY)
+# config/config.yaml's systems.unshifted_all_items, which the study inherits
+UNSHIFTED_ALL = ("holdmem-d0-append", "holdmem-d1-append", "holdmem-d0-source", "holdmem-d1-source")
 REPORT_FILES = (
     "report.md",
     "report.html",
@@ -108,6 +111,7 @@ REPORT_FILES = (
     "tables/contrasts.parquet",
     "tables/diagnostics.parquet",
     "tables/calls.parquet",
+    "tables/unshifted.parquet",
     "figures/update_stability.png",
     "figures/changed_outcomes.png",
     "figures/contrasts_by_class.png",
@@ -218,6 +222,29 @@ def check_export(where: Path) -> None:
         ("ext", True, 48),
         ("noext", True, 48),
     ]
+
+
+def check_unshifted(where: Path) -> None:
+    """The four cells that answer every unshifted item-time pair each shift-caused item-time
+    with its unshifted twin (the study's single world: estimates without intervals)."""
+    rows = pq.read_table(where / RUN / "report/tables/unshifted.parquet").to_pylist()
+    for branch in ("src", "del"):
+        probes = pq.read_table(where / f"results/worlds/w1000/probes-{branch}.parquet").to_pylist()
+        caused = [
+            p for p in probes if p["kind"] == "direct" and p["changed"] and p["caused_by_shift"]
+        ]
+        found = {
+            r["quantity"]: r
+            for r in rows
+            if (r["detection"], r["branch"], r["item_class"]) == ("source", branch, "all")
+        }
+        assert set(found) == {"shifted", "unshifted", "difference", "moved"}
+        assert all(r["n"] == len(caused) > 0 for r in found.values()), branch
+        assert found["difference"]["estimate"] == pytest.approx(
+            found["shifted"]["estimate"] - found["unshifted"]["estimate"]
+        )
+    report = (where / RUN / "report/report.md").read_text()
+    assert "## Without the shift" in report
 
 
 def overall(where: Path, system: str, branch: str) -> dict[str, float]:
@@ -357,6 +384,7 @@ SHORT = {
         "holdmem": {"detections": ["source"], "repairs": ["0"]},
         "baselines": [],
         "answer_audit": [],
+        "unshifted_all_items": [],
     },
 }
 
@@ -435,7 +463,11 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
         ):
             answers = pq.read_table(runs / branch / system / "answers.parquet")
             probes = pq.read_table(first / f"results/worlds/w1000/probes-{branch}.parquet")
-            assert answers.num_rows == probes.num_rows, (branch, system)
+            # the cells answering every unshifted item-time answer the whole file; the others
+            # (an answer-level audit of such a cell too) what the measures count
+            asked = probes if system in UNSHIFTED_ALL else measured(probes)
+            assert answers.num_rows == asked.num_rows, (branch, system)
+        assert (measured(probes).num_rows < probes.num_rows) == (branch == "none")
     assert json.loads((runs / "fork-check.json").read_text())["identical"]
     scores = pq.read_table(first / RUN / "scores.parquet").to_pylist()
     assert len(scores) == sum(pq.read_table(p).num_rows for p in runs.glob("*/*/answers.parquet"))
@@ -448,6 +480,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     assert "| holdmem-d0-source+audit | auditor |" in report  # the model-call table
     assert str(RUN / "report/report.md") in run.stderr  # the run names its report
     assert "snakemake --configfile study.yaml --report study-report.html" in run.stderr
+    check_unshifted(first)
     check_writer_switch(first)
     check_export(first)
     check_reported_invalidations(first)

@@ -17,6 +17,7 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.probes import measured
 from memshift.vocabulary import audited_system
 from memshift.world.stored import load, load_public_events
 
@@ -29,21 +30,23 @@ def run(
     profile: Profile,
     cache_dir: Path | None,
 ) -> tuple[int, int]:
-    """Audit `system`'s answers on `branch`; return (answers, corrected)."""
+    """Audit `system`'s answers on `branch` to the probes the measures count (a system that
+    answers every unshifted item-time is audited on the same ones as any other); return
+    (answers, corrected)."""
     world = load(world_dir, with_events=False)
     items = {i.item_id: i for i in world.items}
-    probes = {
-        p["probe_id"]: p
-        for p in read_table(layout.probes(world_dir, branch), schemas.PROBES).to_pylist()
-    }
+    every = read_table(layout.probes(world_dir, branch), schemas.PROBES)
+    probes = {p["probe_id"]: p for p in measured(every).to_pylist()}
     answers_path = layout.table(layout.system_dir(run_world_dir, branch, system), layout.ANSWERS)
-    answers = read_table(answers_path, schemas.ANSWERS).to_pylist()
-    unknown = [a["probe_id"] for a in answers if a["probe_id"] not in probes]
+    known = set(every.column("probe_id").to_pylist())
+    answered = read_table(answers_path, schemas.ANSWERS).to_pylist()
+    unknown = [a["probe_id"] for a in answered if a["probe_id"] not in known]
     if unknown:
         raise MemshiftError(
             f"{answers_path}: {len(unknown)} answer(s) to probes not in "
             f"{layout.probes(world_dir, branch)}, e.g. {unknown[0]}"
         )
+    answers = [a for a in answered if a["probe_id"] in probes]
     name = audited_system(system)
     drafts = [
         Draft(

@@ -28,6 +28,7 @@ def run(
     writer: Profile,
     reader: Profile,
     cache_dir: Path | None,
+    every_item_time: bool = False,
 ) -> PortableHoldMem:
     world = load(world_dir, with_events=False)
     writes = CallLog()
@@ -37,7 +38,9 @@ def run(
         CallContext(writer.name, world.seed, branch, system),
     )
     memory.import_(layout.bundle_dir(run_world_dir, system))
-    answer_and_log(memory, world, world_dir, run_world_dir, branch, system, reader, cache_dir)
+    answer_and_log(
+        memory, world, world_dir, run_world_dir, branch, system, reader, cache_dir, every_item_time
+    )
     writes.write(
         layout.table(layout.system_dir(run_world_dir, branch, system), layout.DETECTION_CALLS)
     )

@@ -14,6 +14,7 @@ from memshift.memory.systems import system_for
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
+from memshift.probes import measured
 from memshift.world.generate import World
 from memshift.world.stored import load as load_world
 from memshift.world.stored import load_public_events
@@ -29,6 +30,7 @@ def run(
     spec: str | None = None,
     embedder: str = "wordllama",
     embedding_cache: Path | None = None,
+    every_item_time: bool = False,
 ) -> int:
     world = load_world(world_dir, with_events=False)
     inputs = SystemInputs(
@@ -42,7 +44,7 @@ def run(
     )
     memory = system_for(inputs, spec)
     return answer_and_log(
-        memory, world, world_dir, run_world_dir, branch, system, profile, cache_dir
+        memory, world, world_dir, run_world_dir, branch, system, profile, cache_dir, every_item_time
     )
 
 
@@ -55,16 +57,19 @@ def answer_and_log(
     system: str,
     reader: Profile,
     cache_dir: Path | None,
+    every_item_time: bool = False,
 ) -> int:
-    """`memory` follows the branch and the reader answers every probe; writes the answers, the
-    reader's call log and, for a system with `invalidations`, its invalidation log. Returns the
-    number of answers."""
+    """`memory` follows the branch and the reader answers its probes (on the unshifted branch
+    every item-time with `every_item_time`, else those the measures count); writes the answers,
+    the reader's call log and, for a system with `invalidations`, its invalidation log. Returns
+    the number of answers."""
+    probes = read_table(layout.probes(world_dir, branch), schemas.PROBES)
     reads = CallLog()
     table = answer_branch(
         memory,
         load_public_events(world_dir, branch),
         world.timeline.checkpoints,
-        read_table(layout.probes(world_dir, branch), schemas.PROBES),
+        probes if every_item_time else measured(probes),
         world.items,
         ModelClient(reader, cache_dir=cache_dir, log=reads),
         world=world.seed,

@@ -22,17 +22,29 @@ import duckdb
 import pyarrow as pa
 
 from memshift import layout, schemas, vocabulary
-from memshift.analysis import contrasts, diagnostics, export, keys, measures, recovery, switch
+from memshift.analysis import (
+    citation_misses,
+    contrasts,
+    diagnostics,
+    export,
+    keys,
+    measures,
+    recovery,
+    switch,
+    unshifted,
+)
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
 from memshift.analysis.costs import call_costs
-from memshift.analysis.frame import open_study
+from memshift.analysis.frame import log_sources, open_study
 from memshift.analysis.sqlfiles import path_list
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
 from memshift.models.profiles import Profile
+from memshift.report import citation_misses as misses_text
 from memshift.report import export as export_text
 from memshift.report import keys as keys_text
 from memshift.report import recovery as recovery_text
 from memshift.report import switch as switch_text
+from memshift.report import unshifted as unshifted_text
 from memshift.report.figures import write_figures
 from memshift.report.html import standalone
 from memshift.report.markdown import Header, render
@@ -46,6 +58,9 @@ TABLES = {
     "calls": schemas.CALL_COSTS,
     "key_audit": schemas.KEY_AUDIT,
     "recovery": schemas.RECOVERY,
+    "unshifted": schemas.UNSHIFTED,
+    "citation_misses": schemas.CITATION_MISSES,
+    "forced": schemas.FORCED,
     # with an export
     "export": schemas.EXPORT,
     "bundles": schemas.BUNDLES,
@@ -130,13 +145,15 @@ def _progress(message: str) -> None:
 
 
 def _load_world_tables(con: duckdb.DuckDBPyConnection, worlds_dir: Path) -> None:
-    """Tables events, checkpoint_times and item_sources for the worlds and branches scored."""
+    """Tables events, checkpoint_times, gold_deps, item_sources and world_items for the worlds
+    and branches scored."""
     scored = con.execute("SELECT DISTINCT world, branch FROM scores ORDER BY ALL").fetchall()
     event_files = [layout.events(worlds_dir / f"w{w}", b) for w, b in scored]
     probe_files = [layout.probes(worlds_dir / f"w{w}", b) for w, b in scored]
     for path in [*event_files, *probe_files]:
         if not path.exists():
             raise ArtifactError(f"missing artifact {path}")
+    citation_misses.load_gold_deps(con, [layout.gold(worlds_dir / f"w{w}", b) for w, b in scored])
 
     con.execute(
         "CREATE OR REPLACE TABLE events AS SELECT world, branch, time, op, object_id, source, "
@@ -196,6 +213,8 @@ def run(
     contrast_table = contrasts.compute(con, contrasts.declare(systems), resampling)
     _progress(f"{contrast_table.num_rows} contrast rows")
     _load_world_tables(con, worlds_dir)
+    citation_misses.load_writes(con, log_sources(logs).maintenance)
+    misses, forced = citation_misses.citation_miss_tables(con, resampling)
     switch_report = (
         None
         if switch_scores is None
@@ -225,6 +244,9 @@ def run(
         "calls": call_costs(con),
         "key_audit": keys.key_audit(con),
         "recovery": recovery.recovery_table(con, systems, resampling),
+        "unshifted": unshifted.unshifted_table(con, resampling),
+        "citation_misses": misses,
+        "forced": forced,
     }
     if switch_report is not None:
         tables.update(switch_report.tables)
@@ -233,6 +255,8 @@ def run(
         for text in (
             keys_text.section(tables["key_audit"].to_pylist()),
             recovery_text.section(tables["recovery"].to_pylist()),
+            unshifted_text.section(tables["unshifted"].to_pylist()),
+            misses_text.section(misses.to_pylist(), forced.to_pylist()),
         )
         if text
     ]

@@ -15,7 +15,8 @@ from memshift.world.life import LifeScript, life_events
 from memshift.world.records import Event, sort_events
 from memshift.world.timeline import Timeline
 
-GENERATOR_VERSION = "2.0.0"
+# 2.1.0: the unshifted branch's probes hold every item-time (events and gold as in 2.0.0)
+GENERATOR_VERSION = "2.1.0"
 
 Component = Callable[[np.random.Generator, Cast, Timeline], list[Event]]
 

@@ -1,0 +1,115 @@
+"""What the citation key missed, and why (MemShift Fig. 5, Table 17): each changed item-time
+the key never invalidated since the fork, classed by comparing the gold dependencies at the
+write it served with those at the probe, the write's citations and the events in between; and
+what a forced re-derivation of those item-times would have served (the source-key cell, which
+re-derived them with the same writer request)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from memshift import layout, schemas
+from memshift.analysis.bootstrap import Resampling, summarize
+from memshift.analysis.sqlfiles import path_list, run
+from memshift.artifacts import ArtifactError
+
+KEY = "citation"
+MISS_CLASSES = ("cited", "a", "b old", "b new", "c", "clock")
+# recorded at write time, a set of records can hold a and b old, never b new or c
+UNSEEN = ("b new", "c")
+
+
+def load_writes(
+    con: duckdb.DuckDBPyConnection, maintenance: Sequence[tuple[int, str, str, Path]]
+) -> None:
+    """Table citation_writes(world, branch, item_id, checkpoint, time, cited) from the writes
+    beside each citation maintenance log (world, branch, detection, path)."""
+    paths = [
+        (world, branch, layout.table(path.parent, layout.WRITES))
+        for world, branch, detection, path in maintenance
+        if detection == KEY
+    ]
+    for _, _, path in paths:
+        if not path.exists():
+            raise ArtifactError(f"missing artifact {path} (the citation key's writes)")
+    con.execute(
+        "CREATE OR REPLACE TABLE citation_writes (world INTEGER, branch VARCHAR, "
+        "item_id VARCHAR, checkpoint TINYINT, time TIMESTAMP, cited VARCHAR[])"
+    )
+    for world, branch, path in paths:
+        con.execute(
+            f"""
+            INSERT INTO citation_writes
+            SELECT {int(world)}, ?, item_id, checkpoint, time,
+                coalesce(list_transform(citations, lambda c: c.object_id), [])
+            FROM read_parquet({path_list([path])})
+            """,
+            [branch],
+        )
+
+
+def load_gold_deps(con: duckdb.DuckDBPyConnection, gold_files: Sequence[Path]) -> None:
+    """Table gold_deps(world, branch, item_id, checkpoint, object_id): one row per dependency."""
+    for path in gold_files:
+        if not path.exists():
+            raise ArtifactError(f"missing artifact {path}")
+    if not gold_files:
+        con.execute(
+            "CREATE OR REPLACE TABLE gold_deps (world INTEGER, branch VARCHAR, item_id VARCHAR, "
+            "checkpoint TINYINT, object_id VARCHAR)"
+        )
+        return
+    con.execute(
+        f"""
+        CREATE OR REPLACE TABLE gold_deps AS
+        SELECT world, branch, item_id, checkpoint, unnest(deps).object_id AS object_id
+        FROM read_parquet({path_list(list(gold_files))})
+        """
+    )
+
+
+def citation_miss_tables(
+    con: duckdb.DuckDBPyConnection, resampling: Resampling
+) -> tuple[pa.Table, pa.Table]:
+    """The CITATION_MISSES and FORCED tables (empty without a citation cell). Needs item_times,
+    citation_writes, gold_deps, events, checkpoint_times and the weight tables."""
+    has_key = con.execute(f"SELECT count(*) FROM item_times WHERE detection = '{KEY}'").fetchone()
+    if not has_key or not has_key[0]:
+        return schemas.CITATION_MISSES.empty_table(), schemas.FORCED.empty_table()
+    run(con, "citation_misses")
+    [(unserved,)] = con.execute(
+        "SELECT count(*) FROM item_times AS t WHERE detection = 'citation' AND changed "
+        "AND NOT detected_since_fork AND NOT EXISTS (SELECT 1 FROM citation_missed AS m "
+        "WHERE m.world = t.world AND m.branch = t.branch AND m.item_id = t.item_id "
+        "AND m.checkpoint = t.checkpoint)"
+    ).fetchall()
+    if unserved:
+        raise ArtifactError(
+            f"{unserved} item-times the citation key missed have no write of theirs in its "
+            "writes.parquet; the writes and the maintenance log come from different runs"
+        )
+    misses = (
+        con.sql("SELECT * FROM citation_miss_counts ORDER BY branch, item_class, cause, miss_class")
+        .to_arrow_table()
+        .cast(schemas.CITATION_MISSES)
+    )
+    summarize(
+        con, "forced_ratios", ["repair", "branch", "item_class", "quantity"], "forced", resampling
+    )
+    forced = (
+        con.sql(
+            """
+            SELECT repair, branch, item_class, quantity, estimate, low, high, numerator, n,
+                worlds
+            FROM forced
+            ORDER BY repair, branch, item_class, quantity
+            """
+        )
+        .to_arrow_table()
+        .cast(schemas.FORCED)
+    )
+    return misses, forced
