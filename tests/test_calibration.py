@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import pytest
 
-from memshift.calibration import MEASURES, PAPER, collect, render, totals
+from conftest import data, world
+from memshift.calibration import MEASURES, PAPER, render, stats_of, totals
 from memshift.config import SPLITS
 from memshift_tools.bench.simulated import CHANGED_PER_WORLD
 
 
 @pytest.fixture(scope="module")
 def test_split():
-    return collect(list(SPLITS["test"]))
+    # the session's worlds (conftest), which other tests of this worker then reuse; `memshift
+    # stats` (calibration.collect) builds the same from the seeds
+    return [stats_of(world(seed), data(seed)) for seed in SPLITS["test"]]
 
 
 @pytest.mark.slow

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 
 from memshift.dataset import BranchData, world_data
 from memshift.gold.compute import GoldPoint
 from memshift.vocabulary import BRANCHES
-from memshift.world.generate import generate_world
+from memshift.world.generate import World, generate_world
 from memshift.world.records import SOURCES
 from memshift.world.timeline import Timeline
 
@@ -42,7 +43,12 @@ class WorldStats:
 
 def world_stats(seed: int, history_months: int = 9) -> WorldStats:
     world = generate_world(seed, Timeline(history_months))
-    results = world_data(world, BRANCHES)
+    return stats_of(world, world_data(world, BRANCHES))
+
+
+def stats_of(world: World, results: Mapping[str, BranchData]) -> WorldStats:
+    """The calibration figures of a world from its branches (every branch of BRANCHES)."""
+    seed = world.seed
     checkpoints = world.timeline.checkpoints
     none_events = results["none"].branch.events
     stats = WorldStats(seed, len(none_events), sum(e.tokens for e in none_events), {}, {})

@@ -308,6 +308,13 @@ ESTIMATE = [
     ("low", pa.float64()),
     ("high", pa.float64()),
 ]
+# an estimate with its pooled counts
+COUNTED_ESTIMATE = [
+    *ESTIMATE,
+    ("numerator", pa.int64()),
+    ("n", pa.int64()),
+    ("worlds", pa.int32()),
+]
 MEASURES = pa.schema(
     [
         ("system", pa.string()),
@@ -315,10 +322,7 @@ MEASURES = pa.schema(
         ("item_class", pa.string()),
         ("cause", pa.string()),
         ("measure", pa.string()),
-        *ESTIMATE,
-        ("numerator", pa.int64()),
-        ("n", pa.int64()),
-        ("worlds", pa.int32()),
+        *COUNTED_ESTIMATE,
     ]
 )
 MEASURES_BY_CHECKPOINT = pa.schema(
@@ -327,10 +331,7 @@ MEASURES_BY_CHECKPOINT = pa.schema(
         ("branch", pa.string()),
         ("checkpoint", pa.int8()),
         ("measure", pa.string()),
-        *ESTIMATE,
-        ("numerator", pa.int64()),
-        ("n", pa.int64()),
-        ("worlds", pa.int32()),
+        *COUNTED_ESTIMATE,
     ]
 )
 CONTRASTS = pa.schema(
@@ -444,10 +445,7 @@ UNSHIFTED = pa.schema(
         ("branch", pa.string()),
         ("item_class", pa.string()),
         ("quantity", pa.string()),
-        *ESTIMATE,
-        ("numerator", pa.int64()),
-        ("n", pa.int64()),
-        ("worlds", pa.int32()),
+        *COUNTED_ESTIMATE,
     ]
 )
 
@@ -477,10 +475,7 @@ FORCED = pa.schema(
         ("branch", pa.string()),
         ("item_class", pa.string()),
         ("quantity", pa.string()),
-        *ESTIMATE,
-        ("numerator", pa.int64()),
-        ("n", pa.int64()),
-        ("worlds", pa.int32()),
+        *COUNTED_ESTIMATE,
     ]
 )
 

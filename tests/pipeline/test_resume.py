@@ -29,7 +29,7 @@ STUDY = {
     "results": "results",
     "llm": "local",
     "models": "models.yaml",
-    "worlds": {"seeds": "1000", "history_months": 9},
+    "worlds": {"seeds": "1000", "history_months": 1},  # a short world: the kill is the point
     "branches": ["none", "src"],
     "systems": {
         "holdmem": {"detections": ["source"], "repairs": ["0"]},
@@ -102,7 +102,7 @@ def test_a_killed_study_resumes_without_repeating_a_completed_call(tmp_path):
 SMALL_STUDY = {
     "study": "killed",
     "results": "results",
-    "worlds": {"seeds": "1000", "history_months": 9},
+    "worlds": {"seeds": "1000", "history_months": 1},  # a short world: the kill is the point
     "branches": ["none", "src"],
     "systems": {
         "holdmem": {"detections": ["source"], "repairs": ["0"]},

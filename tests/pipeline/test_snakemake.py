@@ -78,7 +78,8 @@ def assert_verified(where: Path, run: Path) -> None:
 STUDY = {
     "study": "e2e",
     "results": "results",
-    "worlds": {"seeds": "1000", "history_months": 9},
+    # three months of history: every stage runs as on twelve, on half the records
+    "worlds": {"seeds": "1000", "history_months": 3},
     "branches": ["none", "src", "del", "cons"],
     "systems": {
         "holdmem": {
@@ -102,6 +103,7 @@ STUDY = {
     "export": {"cells": ["holdmem-d1-source"]},
 }
 RUN = run_of(STUDY)
+WORLDS = layout.worlds_dir(Path(STUDY["results"]), STUDY["worlds"]["history_months"])
 # config/config.yaml's systems.unshifted_all_items, which the study inherits
 UNSHIFTED_ALL = ("holdmem-d0-append", "holdmem-d1-append", "holdmem-d0-source", "holdmem-d1-source")
 REPORT_FILES = (
@@ -229,7 +231,7 @@ def check_unshifted(where: Path) -> None:
     with its unshifted twin (the study's single world: estimates without intervals)."""
     rows = pq.read_table(where / RUN / "report/tables/unshifted.parquet").to_pylist()
     for branch in ("src", "del"):
-        probes = pq.read_table(where / f"results/worlds/w1000/probes-{branch}.parquet").to_pylist()
+        probes = pq.read_table(where / WORLDS / f"w1000/probes-{branch}.parquet").to_pylist()
         caused = [
             p for p in probes if p["kind"] == "direct" and p["changed"] and p["caused_by_shift"]
         ]
@@ -378,7 +380,7 @@ def check_precise_reruns(where: Path, package: Path) -> None:
 
 SHORT = {
     **{key: value for key, value in STUDY.items() if key not in ("writer_switch", "export")},
-    "worlds": {"seeds": "1000", "history_months": 3},
+    "worlds": {"seeds": "1000", "history_months": 1},
     "branches": ["none"],
     "systems": {
         "holdmem": {"detections": ["source"], "repairs": ["0"]},
@@ -390,13 +392,13 @@ SHORT = {
 
 
 def check_another_horizon_beside(where: Path, package: Path) -> None:
-    """The same study at three months of history, run in the same results directory, writes its
-    own worlds and run and leaves the twelve-month study's files byte for byte as they were."""
-    (where / "study-h3.yaml").write_text(yaml.safe_dump(SHORT))
-    short = snakemake(where, package=package, configfile="study-h3.yaml")
+    """The same study at one month of history, run in the same results directory, writes its
+    own worlds and run and leaves the longer study's files byte for byte as they were."""
+    (where / "study-h1.yaml").write_text(yaml.safe_dump(SHORT))
+    short = snakemake(where, package=package, configfile="study-h1.yaml")
     assert short.returncode == 0, short.stderr[-3000:]
     assert (where / run_of(SHORT) / "report/report.md").is_file()
-    assert (where / "results/worlds-h3/w1000/manifest.json").is_file()
+    assert (where / "results/worlds-h1/w1000/manifest.json").is_file()
     assert_verified(where, RUN)
     assert_verified(where, run_of(SHORT))
     assert planned(where, package=package) == {}
@@ -449,7 +451,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     first = workflow_copy(tmp_path / "a", STUDY)
     run = snakemake(first, package=package)
     assert run.returncode == 0, run.stderr[-3000:]
-    manifest = json.loads((first / "results/worlds/w1000/manifest.json").read_text())
+    manifest = json.loads((first / WORLDS / "w1000/manifest.json").read_text())
     assert len(manifest["files"]) == 2 + 4 * 4
     runs = first / RUN / "w1000"
     for branch in STUDY["branches"]:
@@ -462,7 +464,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
             "holdmem-d0-source+audit",
         ):
             answers = pq.read_table(runs / branch / system / "answers.parquet")
-            probes = pq.read_table(first / f"results/worlds/w1000/probes-{branch}.parquet")
+            probes = pq.read_table(first / WORLDS / f"w1000/probes-{branch}.parquet")
             # the cells answering every unshifted item-time answer the whole file; the others
             # (an answer-level audit of such a cell too) what the measures count
             asked = probes if system in UNSHIFTED_ALL else measured(probes)
@@ -492,7 +494,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     check_another_horizon_beside(first, package)
     second = workflow_copy(tmp_path / "b", STUDY)
     assert snakemake(second, package=package).returncode == 0
-    again = json.loads((second / "results/worlds/w1000/manifest.json").read_text())
+    again = json.loads((second / WORLDS / "w1000/manifest.json").read_text())
     assert again == manifest
     manifests = [
         json.loads((where / RUN / "manifest.json").read_text()) for where in (first, second)
@@ -591,5 +593,7 @@ def test_each_role_calls_its_own_profile_and_the_run_folder_names_it(tmp_path):
     assert by_stage["report"] == {"rules"}
     assert any("--role reader=sim-all-20" in c for c in commands if c.startswith("memshift report"))
     assert all(
-        "results/runs/e2e/h9/rules+reader=sim-all-20/" in c for c in commands if "--run-dir" in c
+        f"results/runs/e2e/h{STUDY['worlds']['history_months']}/rules+reader=sim-all-20/" in c
+        for c in commands
+        if "--run-dir" in c
     )

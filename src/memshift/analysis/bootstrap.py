@@ -142,3 +142,34 @@ def summarize(
         method=resampling.interval,
         min_worlds=str(MIN_WORLDS),
     )
+
+
+def quantity_table(
+    con: duckdb.DuckDBPyConnection,
+    values: str,
+    keys: Sequence[str],
+    schema: pa.Schema,
+    resampling: Resampling,
+) -> pa.Table:
+    """Table of `schema` (the `keys`, quantity, the estimate, numerator, n and worlds) from
+    `values`, one row per item-time and quantity (`keys`, world, quantity, value, lowest,
+    highest): each quantity's mean value over the item-times, with its world-bootstrap
+    interval."""
+    ratios, summary = f"{values}_ratios", f"{values}_summary"
+    run(
+        con,
+        "item_time_ratios",
+        out=identifiers([ratios]),
+        source=identifiers([values]),
+        keys=identifiers(list(keys)),
+    )
+    summarize(con, ratios, [*keys, "quantity"], summary, resampling)
+    columns = identifiers([*keys, "quantity"])
+    return (
+        con.sql(
+            f"SELECT {columns}, estimate, low, high, numerator, n, worlds "
+            f"FROM {identifiers([summary])} ORDER BY {columns}"
+        )
+        .to_arrow_table()
+        .cast(schema)
+    )

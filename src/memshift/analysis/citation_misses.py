@@ -13,7 +13,7 @@ import duckdb
 import pyarrow as pa
 
 from memshift import layout, schemas
-from memshift.analysis.bootstrap import Resampling, summarize
+from memshift.analysis.bootstrap import Resampling, quantity_table
 from memshift.analysis.sqlfiles import path_list, run
 from memshift.artifacts import ArtifactError
 
@@ -77,8 +77,10 @@ def citation_miss_tables(
 ) -> tuple[pa.Table, pa.Table]:
     """The CITATION_MISSES and FORCED tables (empty without a citation cell). Needs item_times,
     citation_writes, gold_deps, events, checkpoint_times and the weight tables."""
-    has_key = con.execute(f"SELECT count(*) FROM item_times WHERE detection = '{KEY}'").fetchone()
-    if not has_key or not has_key[0]:
+    [(has_key,)] = con.execute(
+        f"SELECT count(*) FROM item_times WHERE detection = '{KEY}'"
+    ).fetchall()
+    if not has_key:
         return schemas.CITATION_MISSES.empty_table(), schemas.FORCED.empty_table()
     run(con, "citation_misses")
     [(unserved,)] = con.execute(
@@ -97,19 +99,7 @@ def citation_miss_tables(
         .to_arrow_table()
         .cast(schemas.CITATION_MISSES)
     )
-    summarize(
-        con, "forced_ratios", ["repair", "branch", "item_class", "quantity"], "forced", resampling
-    )
-    forced = (
-        con.sql(
-            """
-            SELECT repair, branch, item_class, quantity, estimate, low, high, numerator, n,
-                worlds
-            FROM forced
-            ORDER BY repair, branch, item_class, quantity
-            """
-        )
-        .to_arrow_table()
-        .cast(schemas.FORCED)
+    forced = quantity_table(
+        con, "forced_values", ["repair", "branch", "item_class"], schemas.FORCED, resampling
     )
     return misses, forced

@@ -12,7 +12,7 @@ import duckdb
 import pyarrow as pa
 
 from memshift import schemas
-from memshift.analysis.bootstrap import Resampling, summarize
+from memshift.analysis.bootstrap import Resampling, quantity_table
 from memshift.analysis.sqlfiles import run
 from memshift.errors import MemshiftError
 from memshift.vocabulary import UNSHIFTED, cell_parts, cell_system
@@ -70,22 +70,10 @@ def unshifted_table(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> p
             f"the systems in systems.unshifted_all_items answer every item-time of "
             f"'{UNSHIFTED}': rerun their probe jobs"
         )
-    summarize(
+    return quantity_table(
         con,
-        "unshifted_ratios",
-        ["detection", "branch", "item_class", "quantity"],
-        "unshifted_summary",
+        "unshifted_values",
+        ["detection", "branch", "item_class"],
+        schemas.UNSHIFTED,
         resampling,
-    )
-    return (
-        con.sql(
-            """
-            SELECT detection, branch, item_class, quantity, estimate, low, high,
-                numerator, n, worlds
-            FROM unshifted_summary
-            ORDER BY detection, branch, item_class, quantity
-            """
-        )
-        .to_arrow_table()
-        .cast(schemas.UNSHIFTED)
     )

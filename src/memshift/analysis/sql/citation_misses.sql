@@ -131,8 +131,8 @@ JOIN parts AS p
 -- Table 17b: on every missed item-time, per repair arm whose three cells the study has, what
 -- the citation cell served (cited), what the source-key cell re-derived with the same writer
 -- request (forced) and what the append-only cell served (no_key), and forced - cited, paired by
--- item-time: per world numerators and denominators for the bootstrap's summarize.
-CREATE OR REPLACE TABLE forced_ratios AS
+-- item-time: one value per item-time and quantity (item_time_ratios makes them ratios).
+CREATE OR REPLACE TABLE forced_values AS
 WITH answered AS (
     SELECT
         m.world,
@@ -163,18 +163,14 @@ SELECT
     repair,
     branch,
     item_class,
-    q.quantity,
     world,
-    '' AS unit,
-    sum(
-        CASE q.quantity
-            WHEN 'cited' THEN cited
-            WHEN 'forced' THEN forced
-            WHEN 'no_key' THEN no_key
-            ELSE forced - cited
-        END
-    ) AS num,
-    count(*) AS den,
+    q.quantity,
+    CASE q.quantity
+        WHEN 'cited' THEN cited
+        WHEN 'forced' THEN forced
+        WHEN 'no_key' THEN no_key
+        ELSE forced - cited
+    END AS value,
     q.lowest,
     q.highest
 FROM classes
@@ -184,5 +180,4 @@ CROSS JOIN (
         ('forced', 0.0, 1.0),
         ('no_key', 0.0, 1.0),
         ('gain', -1.0, 1.0)
-) AS q (quantity, lowest, highest)
-GROUP BY ALL;
+) AS q (quantity, lowest, highest);

@@ -6,8 +6,8 @@
 --   unshifted:  the same sum on the same item-times of the unshifted branch
 --   difference: shifted - unshifted, paired by item-time
 --   moved:      how many of these item-times also changed on the unshifted branch
--- over the number of item-times, ready for the bootstrap's summarize. Missing pairs are kept
--- (unshifted_correct null) so the caller can refuse them.
+-- one value per item-time and quantity (item_time_ratios makes them ratios over item-times).
+-- Missing pairs are kept (unshifted_correct null) so the caller can refuse them.
 CREATE OR REPLACE TABLE unshifted_answers AS
 WITH signed AS (
     SELECT
@@ -41,7 +41,7 @@ LEFT JOIN item_times AS u
     AND u.checkpoint = s.checkpoint
     AND NOT u.premise;
 
-CREATE OR REPLACE TABLE unshifted_ratios AS
+CREATE OR REPLACE TABLE unshifted_values AS
 WITH per_item_time AS (
     SELECT
         key,
@@ -65,18 +65,14 @@ SELECT
     key AS detection,
     branch,
     item_class,
-    q.quantity,
     world,
-    '' AS unit,
-    sum(
-        CASE q.quantity
-            WHEN 'shifted' THEN shifted
-            WHEN 'unshifted' THEN unshifted
-            WHEN 'difference' THEN shifted - unshifted
-            ELSE moved::INTEGER
-        END
-    ) AS num,
-    count(*) AS den,
+    q.quantity,
+    CASE q.quantity
+        WHEN 'shifted' THEN shifted
+        WHEN 'unshifted' THEN unshifted
+        WHEN 'difference' THEN shifted - unshifted
+        ELSE moved::INTEGER
+    END AS value,
     q.lowest,
     q.highest
 FROM classes
@@ -86,5 +82,4 @@ CROSS JOIN (
         ('unshifted', -2.0, 2.0),
         ('difference', -4.0, 4.0),
         ('moved', 0.0, 1.0)
-) AS q (quantity, lowest, highest)
-GROUP BY ALL;
+) AS q (quantity, lowest, highest);
