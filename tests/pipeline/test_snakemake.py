@@ -245,6 +245,17 @@ def check_unshifted(where: Path) -> None:
         assert found["difference"]["estimate"] == pytest.approx(
             found["shifted"]["estimate"] - found["unshifted"]["estimate"]
         )
+        # with the shift, B×D is the four cells' Update on the changes the shift caused
+        caused = {
+            (row["system"]): row["estimate"]
+            for row in pq.read_table(where / RUN / "report/tables/measures.parquet").to_pylist()
+            if (row["branch"], row["item_class"], row["cause"], row["measure"])
+            == (branch, "all", "caused", "update")
+        }
+        interaction = (caused["holdmem-d1-source"] - caused["holdmem-d1-append"]) - (
+            caused["holdmem-d0-source"] - caused["holdmem-d0-append"]
+        )
+        assert found["shifted"]["estimate"] == pytest.approx(interaction)
     report = (where / RUN / "report/report.md").read_text()
     assert "## Without the shift" in report
 
