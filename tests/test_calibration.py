@@ -22,7 +22,7 @@ def test_split():
     return [stats_of(world(seed), data(seed)) for seed in SPLITS["test"]]
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=0.7)
 def test_test_split_matches_the_paper(test_split):
     for shift, paper in PAPER.items():
         ours = totals(test_split, shift)

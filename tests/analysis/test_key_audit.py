@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 from test_measures import maintenance, score
 
 from memshift import schemas
+from memshift.analysis import measures
+from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.frame import open_study
 from memshift.analysis.keys import key_audit
 from memshift.artifacts import write_table
@@ -45,6 +48,7 @@ def test_a_keys_invalidations_are_counted_once_per_detection(tmp_path: Path) -> 
         write_table(maintenance(rows), schemas.MAINTENANCE, log)
         logs.append(log)
     con = open_study(tmp_path / "s.parquet", logs)
+    measures.compute(con, Resampling(draws=20))
     con.execute(
         "CREATE TABLE checkpoint_times AS SELECT * FROM (VALUES (1, 'src', 0), (1, 'src', 1), "
         "(1, 'src', 2)) AS t(world, branch, checkpoint)"
@@ -56,8 +60,40 @@ def test_a_keys_invalidations_are_counted_once_per_detection(tmp_path: Path) -> 
     overall = rows[("source", "all")]
     assert (overall["changed"], overall["changed_missed_since_fork"]) == (2, 0.5)
     assert (overall["unchanged"], overall["unchanged_invalidated"]) == (1, 1.0)
+    assert overall["changed_missed_low"] is None  # one world: no interval
     # three re-derivations after the fork (the one at the fork does not count), over
     # 3 items x 2 checkpoints after the fork
     assert (overall["rederivations"], overall["item_times_after_fork"]) == (3, 6)
     assert rows[("source", "definition")]["rederived_share"] == 1.0
     assert rows[("source", "other")]["rederived_share"] == 0.25
+
+
+def test_the_shares_carry_the_cells_measure_intervals(tmp_path: Path) -> None:
+    scores, logs = [], []
+    for world in range(1, 7):
+        for item in ("a", "b", "c"):
+            scores.append(score(item, 1, True, world=world, last_change=1))
+        # the key finds a and b; c only in even worlds, so the missed share varies by world
+        found = [("a", 1, True), ("b", 1, True)] + ([("c", 1, True)] if world % 2 == 0 else [])
+        log = tmp_path / f"w{world}/src/holdmem-source/maintenance.parquet"
+        write_table(maintenance(found), schemas.MAINTENANCE, log)
+        logs.append(log)
+    write_table(
+        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
+    )
+    con = open_study(tmp_path / "s.parquet", logs)
+    measures.compute(con, Resampling(draws=200))
+    con.execute(
+        "CREATE TABLE checkpoint_times AS SELECT w.world, 'src' AS branch, k.checkpoint "
+        "FROM range(1, 7) AS w(world), range(0, 2) AS k(checkpoint)"
+    )
+    con.execute("CREATE TABLE world_items (world INTEGER, item_id VARCHAR, item_class VARCHAR)")
+    overall = next(r for r in key_audit(con).to_pylist() if r["item_class"] == "all")
+    [(estimate, low, high)] = con.execute(
+        "SELECT estimate, low, high FROM measure_summary WHERE system = 'holdmem-d0-source' "
+        "AND branch = 'src' AND item_class = 'all' AND cause = 'all' AND checkpoint = -1 "
+        "AND measure = 'm_from_fork'"
+    ).fetchall()
+    assert overall["changed_missed_since_fork"] == pytest.approx(estimate) == pytest.approx(1 / 6)
+    assert (overall["changed_missed_low"], overall["changed_missed_high"]) == (low, high)
+    assert low < 1 / 6 < high

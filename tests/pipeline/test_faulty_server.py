@@ -65,7 +65,7 @@ def every_file_bytes(root: Path) -> bytes:
     return b"".join(path.read_bytes() for path in root.rglob("*") if path.is_file())
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=1)
 def test_a_study_under_every_fault_finishes_counts_them_and_reruns_only_them(tmp_path):
     where = workflow_copy(tmp_path / "study", {**STUDY, "branches": ["none"]})
     with LocalServer(canned_answer, faults=plan()) as server:

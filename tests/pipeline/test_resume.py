@@ -60,7 +60,7 @@ def write_local_profile(where: Path, url: str, **settings: object) -> None:
     (where / "models.yaml").write_text(yaml.safe_dump({"profiles": {"local": local}}))
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=1.2)
 def test_a_killed_study_resumes_without_repeating_a_completed_call(tmp_path):
     where = workflow_copy(tmp_path / "study", STUDY)
     with LocalServer(canned_answer, latency=0.02) as server:
@@ -130,7 +130,7 @@ def partly_written(where: Path) -> list[str]:
     return found
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=0.6)
 def test_a_study_killed_mid_job_finishes_with_the_plain_command(tmp_path):
     """SIGKILL to Snakemake's process group while a job has written some of its outputs, then
     `snakemake --cores all` again, with no --unlock and no --rerun-incomplete: the default
@@ -165,7 +165,7 @@ def test_a_study_killed_mid_job_finishes_with_the_plain_command(tmp_path):
     assert_verified(where, run_of(SMALL_STUDY))
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=0.15)
 def test_a_running_studys_lock_still_stops_a_second_run(tmp_path):
     """The stale-lock check removes only a dead run's lock: while a study runs, a second plain
     `snakemake` in the same directory is refused as before."""

@@ -30,6 +30,13 @@ def _beside(ours: str, paper: str | None) -> str:
     return ours if paper is None else f"{ours} (paper {paper})"
 
 
+def _share(row: Row, name: str, bounds: str) -> str:
+    """A share in percent with its 95% interval (none below five worlds)."""
+    low, high = row[f"{bounds}_low"], row[f"{bounds}_high"]
+    interval = "" if low is None else f" [{pct(low)}, {pct(high)}]"
+    return f"{pct(row[name])}{interval}"
+
+
 def section(rows: Sequence[Row]) -> str:
     shown = [r for r in rows if r["branch"] != "none" and r["item_class"] in SHOWN_CLASSES]
     if not shown:
@@ -51,10 +58,10 @@ def section(rows: Sequence[Row]) -> str:
                         BRANCH_NAMES.get(branch, branch),
                         item_class,
                         _beside(
-                            pct(found["unchanged_invalidated"]),
+                            _share(found, "unchanged_invalidated", "unchanged_invalidated"),
                             None if paper is None else pct(paper),
                         ),
-                        pct(found["changed_missed_since_fork"]),
+                        _share(found, "changed_missed_since_fork", "changed_missed"),
                         _beside(
                             f"{per_world:.1f}",
                             None if derived is None else f"{derived / PAPER_WORLDS:.1f}",
@@ -76,7 +83,8 @@ def section(rows: Sequence[Row]) -> str:
             "## Key audit",
             "",
             "What each detection key invalidated, from its maintenance logs, pooled over the "
-            "worlds (point estimates, in percent): the sampled unchanged item-times it "
+            "worlds (in percent, the two shares with 95% world-bootstrap intervals): the sampled "
+            "unchanged item-times it "
             "invalidated since the fork, the changed item-times it never invalidated since the "
             "fork, its re-derivations after the fork (one writer request each, per world) and "
             "their share of every item of the class at every checkpoint after the fork. `other` "

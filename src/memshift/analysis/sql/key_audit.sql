@@ -7,7 +7,8 @@
 -- - the share of the item-times after the fork (every item of the class at every checkpoint
 --   after the fork) at which it re-derived the item.
 -- A detection's cells share its log, so the item-times are counted once per detection (from its
--- D=0 cell, or its lowest repair arm).
+-- D=0 cell, or its lowest repair arm); the two shares are that cell's measures unchanged_invalidated
+-- and m_from_fork, whose world-bootstrap intervals come from measure_summary.
 CREATE OR REPLACE TABLE key_audit AS
 WITH probed AS (
     SELECT i.*
@@ -26,7 +27,8 @@ times AS (
         count(*) FILTER (unchanged AND detected) AS unchanged_invalidated,
         count(*) FILTER (changed) AS changed,
         count(*) FILTER (changed AND NOT detected_since_fork) AS changed_missed,
-        count(DISTINCT world) AS worlds
+        count(DISTINCT world) AS worlds,
+        any_value(system) AS system
     FROM probed
     GROUP BY GROUPING SETS ((detection, branch, item_class), (detection, branch))
 ),
@@ -62,13 +64,25 @@ SELECT
     t.item_class,
     t.unchanged,
     t.unchanged_invalidated::DOUBLE / nullif(t.unchanged, 0) AS unchanged_invalidated,
+    u.low AS unchanged_invalidated_low,
+    u.high AS unchanged_invalidated_high,
     t.changed,
     t.changed_missed::DOUBLE / nullif(t.changed, 0) AS changed_missed_since_fork,
+    m.low AS changed_missed_low,
+    m.high AS changed_missed_high,
     t.worlds,
     coalesce(r.rederivations, 0) AS rederivations,
     p.item_times AS item_times_after_fork,
     coalesce(r.rederivations, 0)::DOUBLE / nullif(p.item_times, 0) AS rederived_share
 FROM times AS t
-LEFT JOIN rederived AS r USING (detection, branch, item_class)
-LEFT JOIN possible AS p USING (branch, item_class)
+-- the two shares are the cell's measures, so their intervals are the measures'
+LEFT JOIN measure_summary AS u
+    ON u.system = t.system AND u.branch = t.branch AND u.item_class = t.item_class
+    AND u.cause = 'all' AND u.checkpoint = -1 AND u.measure = 'unchanged_invalidated'
+LEFT JOIN measure_summary AS m
+    ON m.system = t.system AND m.branch = t.branch AND m.item_class = t.item_class
+    AND m.cause = 'all' AND m.checkpoint = -1 AND m.measure = 'm_from_fork'
+LEFT JOIN rederived AS r
+    ON r.detection = t.detection AND r.branch = t.branch AND r.item_class = t.item_class
+LEFT JOIN possible AS p ON p.branch = t.branch AND p.item_class = t.item_class
 ORDER BY t.detection, t.branch, t.item_class;
