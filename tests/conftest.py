@@ -5,6 +5,7 @@ from functools import cache
 import pytest
 
 from memshift.dataset import BranchData, world_data
+from memshift.vocabulary import BRANCHES
 from memshift.world.generate import World, generate_world
 
 
@@ -24,9 +25,22 @@ def world(seed: int) -> World:
     return generate_world(seed)
 
 
-@cache
+_BUILT: dict[int, dict[str, BranchData]] = {}
+
+
 def data(seed: int) -> dict[str, BranchData]:
-    return world_data(world(seed))
+    """Every branch of a world, built once per session."""
+    found = _BUILT.get(seed)
+    if found is None or set(found) != set(BRANCHES):
+        found = _BUILT[seed] = world_data(world(seed))
+    return found
+
+
+def unshifted(seed: int) -> BranchData:
+    """The unshifted branch, without building the others unless a test already has."""
+    if seed not in _BUILT:
+        _BUILT[seed] = world_data(world(seed), ("none",))
+    return _BUILT[seed]["none"]
 
 
 @pytest.fixture(scope="session")

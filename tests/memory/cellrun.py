@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from functools import cache
 
-from conftest import data, world
+from conftest import data, unshifted, world
 from memshift.memory.detection import prefork_writes, run_detection
 from memshift.memory.programs import ProgramRunner
 from memshift.memory.reading import answer, drive, questions
@@ -29,7 +29,8 @@ def client(profile: Profile = RULES) -> ModelClient:
 @cache
 def public_events(seed: int, branch: str) -> tuple[PublicEvent, ...]:
     """What a memory system is given, as the stages give it: no generator annotations."""
-    return tuple(public_view(data(seed)[branch].branch.events))
+    chosen = unshifted(seed) if branch == "none" else data(seed)[branch]
+    return tuple(public_view(chosen.branch.events))
 
 
 def gold_deps(seed: int, branch: str):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from cellrun import RULES, cell_answers, prefork, public_events
 
-from conftest import data, world
+from conftest import data, unshifted, world
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.prediction import predict
 from memshift.memory.detection import prefork_writes
@@ -82,7 +82,7 @@ def test_repair_arms_treat_the_new_writes_as_after_a_shift():
 
 def test_the_answers_before_are_those_every_cell_gives_at_the_fork():
     seed = 1001
-    probes = probes_to_table(data(seed)["none"].probes, world=seed, branch="none")
+    probes = probes_to_table(unshifted(seed).probes, world=seed, branch="none")
     fork = fork_questions(probes, world(seed))
     assert len(fork) == 48
     before = answer(
@@ -103,7 +103,7 @@ def test_the_answers_before_are_those_every_cell_gives_at_the_fork():
 
 def correct_from(seed: int, served, checkpoint: int) -> dict[str, tuple[bool, dict]]:
     """item -> (whether the reader answers its fork probe right from `served`, the probe)."""
-    probes = probes_to_table(data(seed)["none"].probes, world=seed, branch="none")
+    probes = probes_to_table(unshifted(seed).probes, world=seed, branch="none")
     by_id = {p["probe_id"]: p for p in probes.to_pylist()}
     answers = answer(
         asked_of(fork_questions(probes, world(seed)), served, checkpoint),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -44,6 +45,14 @@ def record(object_id: str, text: str, minute: int, revision: int = 1) -> Record:
 def test_tokenize_lowercases_words_and_drops_punctuation() -> None:
     assert tokenize("The dog's BALL, 2 times!") == ["the", "dog", "s", "ball", "2", "times"]
     assert tokenize("  ...  ") == []
+    assert tokenize("Chloé's café_2 ÜBER naïve") == ["chloé", "s", "café_2", "über", "naïve"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_tokenize_is_unicode_word_runs_of_the_lowercased_text(text: str) -> None:
+    # the ASCII fast path must agree with the Unicode pattern on every text
+    assert tokenize(text) == re.findall(r"\w+", text.lower())
 
 
 def test_scores_match_hand_computation() -> None:

@@ -32,13 +32,16 @@ if TYPE_CHECKING:
     from memshift.world.records import Record
 
 _WORD = re.compile(r"\w+")
+# on ASCII text the ASCII class is the same set of characters, and it matches faster
+_ASCII_WORD = re.compile(r"\w+", re.ASCII)
 
 Tokenizer = Callable[[str], list[str]]
 
 
 def tokenize(text: str) -> list[str]:
     """Lowercased runs of word characters, in text order; punctuation is dropped."""
-    return _WORD.findall(text.lower())
+    lowered = text.lower()
+    return (_ASCII_WORD if lowered.isascii() else _WORD).findall(lowered)
 
 
 @dataclass(frozen=True, slots=True)
