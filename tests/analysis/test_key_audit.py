@@ -16,6 +16,31 @@ from memshift.analysis.keys import key_audit
 from memshift.artifacts import write_table
 
 
+def audited(
+    tmp_path: Path,
+    scores: list[dict],
+    logs: list[Path],
+    *,
+    worlds: int,
+    checkpoints: int,
+    draws: int,
+):
+    """The analysis database of `scores` and `logs` with its measures, the checkpoints of the
+    src branch of worlds 1..`worlds` and an empty world_items table."""
+    write_table(
+        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
+    )
+    con = open_study(tmp_path / "s.parquet", logs)
+    measures.compute(con, Resampling(draws=draws))
+    con.execute(
+        "CREATE TABLE checkpoint_times AS SELECT w.world::INTEGER AS world, 'src' AS branch, "
+        f"k.checkpoint FROM range(1, {worlds + 1}) AS w(world), "
+        f"range(0, {checkpoints}) AS k(checkpoint)"
+    )
+    con.execute("CREATE TABLE world_items (world INTEGER, item_id VARCHAR, item_class VARCHAR)")
+    return con
+
+
 def test_a_keys_invalidations_are_counted_once_per_detection(tmp_path: Path) -> None:
     items = {"a": "other", "b": "other", "d": "definition"}
     scores = []
@@ -36,9 +61,6 @@ def test_a_keys_invalidations_are_counted_once_per_detection(tmp_path: Path) -> 
             ),  # unchanged, invalidated at 1
         ]
     scores.append(score("a", 2, True, system="holdmem-d0-append", last_change=2))
-    write_table(
-        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
-    )
     logs = []
     for detection, rows in (
         ("source", [("a", 2, True), ("d", 1, True), ("d", 2, True), ("a", 0, True)]),
@@ -47,13 +69,7 @@ def test_a_keys_invalidations_are_counted_once_per_detection(tmp_path: Path) -> 
         log = tmp_path / f"w1/src/holdmem-{detection}/maintenance.parquet"
         write_table(maintenance(rows), schemas.MAINTENANCE, log)
         logs.append(log)
-    con = open_study(tmp_path / "s.parquet", logs)
-    measures.compute(con, Resampling(draws=20))
-    con.execute(
-        "CREATE TABLE checkpoint_times AS SELECT * FROM (VALUES (1, 'src', 0), (1, 'src', 1), "
-        "(1, 'src', 2)) AS t(world, branch, checkpoint)"
-    )
-    con.execute("CREATE TABLE world_items (world INTEGER, item_id VARCHAR, item_class VARCHAR)")
+    con = audited(tmp_path, scores, logs, worlds=1, checkpoints=3, draws=20)
     con.executemany("INSERT INTO world_items VALUES (1, ?, ?)", list(items.items()))
     rows = {(r["detection"], r["item_class"]): r for r in key_audit(con).to_pylist()}
     assert set(rows) == {("source", "all"), ("source", "other"), ("source", "definition")}
@@ -78,16 +94,7 @@ def test_the_shares_carry_the_cells_measure_intervals(tmp_path: Path) -> None:
         log = tmp_path / f"w{world}/src/holdmem-source/maintenance.parquet"
         write_table(maintenance(found), schemas.MAINTENANCE, log)
         logs.append(log)
-    write_table(
-        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
-    )
-    con = open_study(tmp_path / "s.parquet", logs)
-    measures.compute(con, Resampling(draws=200))
-    con.execute(
-        "CREATE TABLE checkpoint_times AS SELECT w.world, 'src' AS branch, k.checkpoint "
-        "FROM range(1, 7) AS w(world), range(0, 2) AS k(checkpoint)"
-    )
-    con.execute("CREATE TABLE world_items (world INTEGER, item_id VARCHAR, item_class VARCHAR)")
+    con = audited(tmp_path, scores, logs, worlds=6, checkpoints=2, draws=200)
     overall = next(r for r in key_audit(con).to_pylist() if r["item_class"] == "all")
     [(estimate, low, high)] = con.execute(
         "SELECT estimate, low, high FROM measure_summary WHERE system = 'holdmem-d0-source' "
