@@ -6,12 +6,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 from test_measures import maintenance, opened, score
 
 from memshift import schemas
 from memshift.analysis.bootstrap import Resampling, register_weights
-from memshift.analysis.citation_misses import citation_miss_tables
+from memshift.analysis.citation_misses import citation_miss_tables, report_tables
 from memshift.artifacts import ArtifactError, write_table
 
 FORK = datetime(2026, 10, 1)
@@ -135,3 +136,94 @@ def test_a_miss_without_a_write_of_its_own_is_refused(tmp_path: Path):
     con, resampling = build(tmp_path, drop_write="it.a")
     with pytest.raises(ArtifactError, match="no write of theirs"):
         citation_miss_tables(con, resampling)
+
+
+def test_the_report_reads_the_gold_files_and_the_writes_beside_the_keys_log(tmp_path: Path):
+    """The same cases, with the gold dependencies and the citation key's writes read from the
+    files the pipeline leaves: gold-<branch>.parquet and writes.parquet beside maintenance."""
+    con, resampling = build(tmp_path)
+    worlds_dir = tmp_path / "worlds"
+    for world in WORLDS:
+        deps = con.execute(
+            "SELECT item_id, checkpoint, list(object_id ORDER BY object_id) FROM gold_deps "
+            "WHERE world = ? GROUP BY ALL ORDER BY ALL",
+            [world],
+        ).fetchall()
+        gold = [
+            {
+                "world": world,
+                "branch": "src",
+                "item_id": item,
+                "item_class": "contact",
+                "value_type": "entity",
+                "free_text": False,
+                "agent": "assistant",
+                "checkpoint": checkpoint,
+                "time": T[checkpoint],
+                "definition_version": 1,
+                "status": "answer",
+                "value": '"x"',
+                "deps": [{"object_id": o, "revision": 1} for o in objects],
+                "changed": checkpoint > 0,
+                "caused_by_shift": checkpoint > 0,
+                "clock_alone": False,
+                "last_change": checkpoint,
+            }
+            for item, checkpoint, objects in deps
+        ]
+        write_table(
+            pa.Table.from_pylist(gold, schema=schemas.GOLD),
+            schemas.GOLD,
+            worlds_dir / f"w{world}" / "gold-src.parquet",
+        )
+        writes = [
+            {
+                "write_id": f"{item}-0",
+                "item_id": item,
+                "checkpoint": 0,
+                "time": FORK,
+                "version": 1,
+                "kind": "prefork",
+                "selection": [],
+                "value": '"x"',
+                "statement": "",
+                "citations": [{"object_id": o, "revision": 1, "quote": ""} for o in cited],
+                "new_item": False,
+            }
+            for item, cited in con.execute(
+                "SELECT item_id, cited FROM citation_writes WHERE world = ? ORDER BY item_id",
+                [world],
+            ).fetchall()
+        ]
+        write_table(
+            pa.Table.from_pylist(writes, schema=schemas.WRITES),
+            schemas.WRITES,
+            tmp_path / f"w{world}/src/holdmem-citation/writes.parquet",
+        )
+    con.execute("DROP TABLE citation_writes")
+    con.execute("DROP TABLE gold_deps")
+    logs = [
+        (
+            world,
+            "src",
+            detection,
+            tmp_path / f"w{world}/src/holdmem-{detection}/maintenance.parquet",
+        )
+        for world in WORLDS
+        for detection in ("citation", "source", "append")
+    ]
+    misses, forced = report_tables(con, resampling, worlds_dir, logs)
+    per_item = dict(
+        con.execute(
+            "SELECT item_id, any_value(miss_class) FROM citation_missed GROUP BY 1"
+        ).fetchall()
+    )
+    assert per_item == CLASS
+    [overall] = [
+        r
+        for r in misses.to_pylist()
+        if (r["branch"], r["item_class"], r["cause"], r["miss_class"])
+        == ("src", "all", "all", "all")
+    ]
+    assert overall["missed"] == len(CLASS) * len(WORLDS)
+    assert forced.num_rows > 0

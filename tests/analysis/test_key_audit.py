@@ -24,6 +24,7 @@ def audited(
     worlds: int,
     checkpoints: int,
     draws: int,
+    seed: int = 0,
 ):
     """The analysis database of `scores` and `logs` with its measures, the checkpoints of the
     src branch of worlds 1..`worlds` and an empty world_items table."""
@@ -31,7 +32,7 @@ def audited(
         pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
     )
     con = open_study(tmp_path / "s.parquet", logs)
-    measures.compute(con, Resampling(draws=draws))
+    measures.compute(con, Resampling(draws=draws, seed=seed))
     con.execute(
         "CREATE TABLE checkpoint_times AS SELECT w.world::INTEGER AS world, 'src' AS branch, "
         f"k.checkpoint FROM range(1, {worlds + 1}) AS w(world), "
@@ -84,7 +85,8 @@ def test_a_keys_invalidations_are_counted_once_per_detection(tmp_path: Path) -> 
     assert rows[("source", "other")]["rederived_share"] == 0.25
 
 
-def test_the_shares_carry_the_cells_measure_intervals(tmp_path: Path) -> None:
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_shares_carry_the_cells_measure_intervals(tmp_path: Path, seed: int) -> None:
     scores, logs = [], []
     for world in range(1, 7):
         for item in ("a", "b", "c"):
@@ -94,7 +96,7 @@ def test_the_shares_carry_the_cells_measure_intervals(tmp_path: Path) -> None:
         log = tmp_path / f"w{world}/src/holdmem-source/maintenance.parquet"
         write_table(maintenance(found), schemas.MAINTENANCE, log)
         logs.append(log)
-    con = audited(tmp_path, scores, logs, worlds=6, checkpoints=2, draws=200)
+    con = audited(tmp_path, scores, logs, worlds=6, checkpoints=2, draws=200, seed=seed)
     overall = next(r for r in key_audit(con).to_pylist() if r["item_class"] == "all")
     [(estimate, low, high)] = con.execute(
         "SELECT estimate, low, high FROM measure_summary WHERE system = 'holdmem-d0-source' "

@@ -48,6 +48,12 @@ class Resampling:
         if not 0 < self.level < 1:
             raise ValueError(f"interval level must lie strictly between 0 and 1, got {self.level}")
 
+    @property
+    def tail(self) -> float:
+        """The share of draws beyond each end of a percentile interval (0.025, not
+        0.025000000000000022)."""
+        return round((1 - self.level) / 2, 12)
+
 
 def multinomial_weights(units: int, draws: int, rng: np.random.Generator) -> np.ndarray:
     """(draws, units) counts: how often each unit was picked in `units` picks with replacement."""
@@ -128,7 +134,7 @@ def summarize(
     `ratios` has the columns `keys`, world, unit, num, den, lowest and highest: the least and
     greatest value the ratio can take (null: unbounded), which clip the interval."""
     quoted = [identifiers([key]) for key in keys]
-    tail = round((1 - resampling.level) / 2, 12)  # 0.025, not 0.025000000000000022
+    tail = resampling.tail
     run(
         con,
         "bootstrap",

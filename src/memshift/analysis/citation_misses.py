@@ -53,16 +53,11 @@ def load_writes(
 
 
 def load_gold_deps(con: duckdb.DuckDBPyConnection, gold_files: Sequence[Path]) -> None:
-    """Table gold_deps(world, branch, item_id, checkpoint, object_id): one row per dependency."""
+    """Table gold_deps(world, branch, item_id, checkpoint, object_id) of at least one gold file:
+    one row per dependency."""
     for path in gold_files:
         if not path.exists():
             raise ArtifactError(f"missing artifact {path}")
-    if not gold_files:
-        con.execute(
-            "CREATE OR REPLACE TABLE gold_deps (world INTEGER, branch VARCHAR, item_id VARCHAR, "
-            "checkpoint TINYINT, object_id VARCHAR)"
-        )
-        return
     con.execute(
         f"""
         CREATE OR REPLACE TABLE gold_deps AS
@@ -72,16 +67,40 @@ def load_gold_deps(con: duckdb.DuckDBPyConnection, gold_files: Sequence[Path]) -
     )
 
 
+def _has_key(con: duckdb.DuckDBPyConnection) -> bool:
+    [(cells,)] = con.execute(
+        f"SELECT count(*) FROM item_times WHERE detection = '{KEY}'"
+    ).fetchall()
+    return bool(cells)
+
+
+def _empty() -> tuple[pa.Table, pa.Table]:
+    return schemas.CITATION_MISSES.empty_table(), schemas.FORCED.empty_table()
+
+
+def report_tables(
+    con: duckdb.DuckDBPyConnection,
+    resampling: Resampling,
+    worlds_dir: Path,
+    maintenance: Sequence[tuple[int, str, str, Path]],
+) -> tuple[pa.Table, pa.Table]:
+    """citation_miss_tables for the report: the gold dependencies of every world and branch
+    scored and the citation key's writes are read only when the study has citation cells."""
+    if not _has_key(con):
+        return _empty()
+    scored = con.execute("SELECT DISTINCT world, branch FROM scores ORDER BY ALL").fetchall()
+    load_gold_deps(con, [layout.gold(worlds_dir / f"w{w}", b) for w, b in scored])
+    load_writes(con, maintenance)
+    return citation_miss_tables(con, resampling)
+
+
 def citation_miss_tables(
     con: duckdb.DuckDBPyConnection, resampling: Resampling
 ) -> tuple[pa.Table, pa.Table]:
     """The CITATION_MISSES and FORCED tables (empty without a citation cell). Needs item_times,
     citation_writes, gold_deps, events, checkpoint_times and the weight tables."""
-    [(has_key,)] = con.execute(
-        f"SELECT count(*) FROM item_times WHERE detection = '{KEY}'"
-    ).fetchall()
-    if not has_key:
-        return schemas.CITATION_MISSES.empty_table(), schemas.FORCED.empty_table()
+    if not _has_key(con):
+        return _empty()
     run(con, "citation_misses")
     [(unserved,)] = con.execute(
         "SELECT count(*) FROM item_times AS t WHERE detection = 'citation' AND changed "

@@ -43,7 +43,7 @@ def export_table(
     if found:
         con.executemany("INSERT INTO export_pairs VALUES (?, ?)", list(found))
     draw_ratios(con, [s for pair in found for s in pair], EXPORT_MEASURES)
-    tail = round((1 - resampling.level) / 2, 12)
+    tail = resampling.tail
     found_rows = records(
         con,
         f"""

@@ -38,7 +38,7 @@ def recovery_table(
     if not triples:
         return pa.Table.from_pylist(rows, schema=schemas.RECOVERY)
     draw_ratios(con, {cell_system(d, r) for v, r in triples for d in (v, NO_KEY, KEY)}, ["update"])
-    tail = round((1 - resampling.level) / 2, 12)
+    tail = resampling.tail
     for variant, repair in triples:
         x, b0, b1 = (cell_system(d, repair) for d in (variant, NO_KEY, KEY))
         found = con.execute(

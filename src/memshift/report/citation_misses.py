@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memshift.analysis.citation_misses import MISS_CLASSES, UNSEEN
-from memshift.report.markdown import interval, pct, points, table
+from memshift.report.markdown import beside, interval, pct, points, table
 from memshift.report.order import ordered_branches
 from memshift.vocabulary import BRANCH_NAMES
 
@@ -25,10 +25,6 @@ PAPER_GAIN = {
     ("1", "del", "definition"): "+94.4 to +94.9 over the shifts",
     ("0", "src", "other"): "+63.5 [+48.5, +80.7]",
 }
-
-
-def _beside(ours: str, paper: str | None) -> str:
-    return ours if paper is None else f"{ours} (paper {paper})"
 
 
 def _miss_table(rows: Sequence[Row]) -> str:
@@ -79,7 +75,7 @@ def _forced_table(rows: Sequence[Row]) -> str:
                         interval(index.get((repair, branch, item_class, "cited"))),
                         interval(index.get((repair, branch, item_class, "forced"))),
                         interval(index.get((repair, branch, item_class, "no_key"))),
-                        _beside(points(gain), PAPER_GAIN.get((repair, branch, item_class))),
+                        beside(points(gain), PAPER_GAIN.get((repair, branch, item_class))),
                     ]
                 )
     header = ["D", "branch", "items", "n", "cited (%)", "forced (%)", "B=0 (%)", "gain"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from memshift.report.markdown import pct, table
+from memshift.report.markdown import beside, pct, table
 from memshift.report.order import ordered_branches
 from memshift.vocabulary import BRANCH_NAMES
 
@@ -24,10 +24,6 @@ PAPER_UNCHANGED = {
 }
 PAPER_REDERIVATIONS = {("source", "src"): 2930, ("oracle", "src"): 344}
 PAPER_WORLDS = 20
-
-
-def _beside(ours: str, paper: str | None) -> str:
-    return ours if paper is None else f"{ours} (paper {paper})"
 
 
 def _share(row: Row, name: str, bounds: str) -> str:
@@ -57,12 +53,12 @@ def section(rows: Sequence[Row]) -> str:
                         key,
                         BRANCH_NAMES.get(branch, branch),
                         item_class,
-                        _beside(
+                        beside(
                             _share(found, "unchanged_invalidated", "unchanged_invalidated"),
                             None if paper is None else pct(paper),
                         ),
                         _share(found, "changed_missed_since_fork", "changed_missed"),
-                        _beside(
+                        beside(
                             f"{per_world:.1f}",
                             None if derived is None else f"{derived / PAPER_WORLDS:.1f}",
                         ),

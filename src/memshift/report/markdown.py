@@ -252,12 +252,17 @@ PAPER_CONTRASTS: dict[tuple[str, str, str], dict[str, float]] = {
 }
 
 
+def beside(ours: str, paper: str | None) -> str:
+    """Our number with the paper's in parentheses after it, where the paper gives one."""
+    return ours if paper is None else f"{ours} (paper {paper})"
+
+
 def _with_paper(
     text: str, contrast: str, detection: str, setting: str, measure: str, branch: str
 ) -> str:
     plain = setting in ("D=0", "D=1") if contrast == "B" else setting == f"B={detection}"
     paper = PAPER_CONTRASTS.get((contrast, detection, measure), {}).get(branch)
-    return text if paper is None or not plain else f"{text} (paper {paper:+.1f})"
+    return beside(text, None if paper is None or not plain else f"{paper:+.1f}")
 
 
 def measure_contrast_table(rows: Sequence[Row], branch: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from memshift.report.markdown import interval, points, table
+from memshift.report.markdown import beside, interval, points, table
 from memshift.report.order import ordered_branches
 from memshift.vocabulary import BRANCH_NAMES
 
@@ -20,10 +20,6 @@ PAPER_DIFFERENCE = {
     "del": "+12.5 [0.0, +21.4]",
 }
 PAPER_MOVED = {"src": "60.4"}
-
-
-def _beside(ours: str, paper: str | None) -> str:
-    return ours if paper is None else f"{ours} (paper {paper})"
 
 
 def section(rows: Sequence[Row]) -> str:
@@ -49,11 +45,11 @@ def section(rows: Sequence[Row]) -> str:
                         str(found["shifted"]["n"]),
                         points(found["shifted"]),
                         points(found["unshifted"]),
-                        _beside(
+                        beside(
                             points(found["difference"]),
                             PAPER_DIFFERENCE.get(branch) if paper else None,
                         ),
-                        _beside(
+                        beside(
                             interval(found["moved"]), PAPER_MOVED.get(branch) if paper else None
                         ),
                     ]

@@ -145,15 +145,14 @@ def _progress(message: str) -> None:
 
 
 def _load_world_tables(con: duckdb.DuckDBPyConnection, worlds_dir: Path) -> None:
-    """Tables events, checkpoint_times, gold_deps, item_sources and world_items for the worlds
-    and branches scored."""
+    """Tables events, checkpoint_times, item_sources and world_items for the worlds and branches
+    scored."""
     scored = con.execute("SELECT DISTINCT world, branch FROM scores ORDER BY ALL").fetchall()
     event_files = [layout.events(worlds_dir / f"w{w}", b) for w, b in scored]
     probe_files = [layout.probes(worlds_dir / f"w{w}", b) for w, b in scored]
     for path in [*event_files, *probe_files]:
         if not path.exists():
             raise ArtifactError(f"missing artifact {path}")
-    citation_misses.load_gold_deps(con, [layout.gold(worlds_dir / f"w{w}", b) for w, b in scored])
 
     con.execute(
         "CREATE OR REPLACE TABLE events AS SELECT world, branch, time, op, object_id, source, "
@@ -213,8 +212,9 @@ def run(
     contrast_table = contrasts.compute(con, contrasts.declare(systems), resampling)
     _progress(f"{contrast_table.num_rows} contrast rows")
     _load_world_tables(con, worlds_dir)
-    citation_misses.load_writes(con, log_sources(logs).maintenance)
-    misses, forced = citation_misses.citation_miss_tables(con, resampling)
+    misses, forced = citation_misses.report_tables(
+        con, resampling, worlds_dir, log_sources(logs).maintenance
+    )
     switch_report = (
         None
         if switch_scores is None
