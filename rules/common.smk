@@ -4,6 +4,7 @@ from memshift import layout
 from memshift.fingerprint import job_modules, modules_fingerprint
 from memshift.models.profiles import role_fingerprint
 from memshift.vocabulary import (
+    audited_parts,
     audited_system,
     cell_parts,
     cell_system,
@@ -111,7 +112,17 @@ def silent_others():
 
 
 def audited():
-    return [audited_system(system) for system in SYSTEMS["answer_audit"]]
+    return [
+        audited_system(system, variant)
+        for system in SYSTEMS["answer_audit"]
+        for variant in SYSTEMS["audit_variants"]
+    ]
+
+
+def audited_answers(wildcards):
+    """The answers an audited system's audit reads: its audited system's."""
+    system = audited_parts(wildcards.audited)[0]
+    return each_branch(system_table(system, layout.ANSWERS, wildcards.world))
 
 
 def cell_answers(world):

@@ -92,21 +92,17 @@ rule answer_audit:
     input:
         each_branch(branch_file(layout.probes)),
         each_branch(branch_file(layout.events)),
-        each_branch(system_table("{system}", layout.ANSWERS)),
+        audited_answers,
     output:
-        answers=each_branch(system_table(audited_system("{system}"), layout.ANSWERS)),
-        audits=each_branch(
-            system_table(audited_system("{system}"), layout.ANSWER_AUDITS)
-        ),
-        calls=each_branch(
-            system_table(audited_system("{system}"), layout.AUDITOR_CALLS)
-        ),
+        answers=each_branch(system_table("{audited}", layout.ANSWERS)),
+        audits=each_branch(system_table("{audited}", layout.ANSWER_AUDITS)),
+        calls=each_branch(system_table("{audited}", layout.AUDITOR_CALLS)),
     log:
-        str(L.run_log("answer_audit", "w{world}-{system}")),
+        str(L.run_log("answer_audit", "w{world}-{audited}")),
     benchmark:
-        str(L.run_benchmark("answer_audit", "w{world}-{system}"))
+        str(L.run_benchmark("answer_audit", "w{world}-{audited}"))
     wildcard_constraints:
-        system=choice(tuple(SYSTEMS["answer_audit"])),
+        audited=choice(tuple(audited())),
     conda:
         "../envs/memshift.yaml"
     resources:
@@ -122,9 +118,11 @@ rule answer_audit:
         llm=ROLE["auditor"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
+        system=lambda wildcards: audited_parts(wildcards.audited)[0],
+        variant=lambda wildcards: audited_parts(wildcards.audited)[1],
     shell:
         "memshift answer-audit --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} --system {wildcards.system}"
+        " {params.branches} --system {params.system} --variant {params.variant}"
         " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 
 

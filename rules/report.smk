@@ -10,6 +10,8 @@ REPORT_TABLES = {
     "unshifted": "Without the shift",
     "citation_misses": "What the citation key missed",
     "forced": "A forced re-derivation of the missed item-times",
+    "audit_metrics": "The audit's own metrics",
+    "traps": "Traps: the gate and the semantic check",
     **(
         {
             "retention": "Writer switch: retention",

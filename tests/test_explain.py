@@ -166,22 +166,22 @@ def test_an_audited_answer_shows_the_draft_the_audit_and_the_audited_systems_evi
     audits = table(
         results, f"runs/explain/h9/rules/w{SEED}/{BRANCH}/bm25+audit/answer-audits.parquet"
     )
-    stale = next(a for a in audits if a["verdict"] == "STALE")
+    stale = next(a for a in audits if a["row"] == "verdict" and a["source"] == "transition")
     (p,) = [
         p
         for p in table(results, f"worlds/w{SEED}/probes-{BRANCH}.parquet")
         if p["probe_id"] == stale["probe_id"]
     ]
-    target = Target(
-        SEED, BRANCH, "bm25+audit", p["item_id"], p["checkpoint"], p["kind"] == "premise"
-    )
+    target = Target(SEED, BRANCH, "bm25+audit", p["item_id"], p["checkpoint"], p["kind"])
     e = explain(laid_out(results), target)
     assert e.audit is not None and e.audit.audited == "bm25"
     assert e.evidence.matches is True  # bm25's evidence, recomputed
-    assert e.answer.value == stale["new_value"] != e.audit.draft.value
+    assert e.answer.value == stale["current_value"] != e.audit.draft.value
     shown = render(e)
     assert f"draft of bm25: answer {e.audit.draft.value}" in shown
-    assert "verdict STALE; directive correct-and-inform" in shown
+    assert "verdict STALE from transition (verified transition" in shown
+    assert "directive correct-and-inform" in shown
+    assert ": verified" in shown and "premise (state pass)" in shown
     assert (
         e.holdmem is None
         and explained(results, "bm25", p["item_id"], p["checkpoint"]).audit is None
@@ -202,7 +202,7 @@ def test_the_score_is_read_from_scores_parquet_or_computed_and_said_so(results):
     (p,) = [
         p
         for p in table(results, f"worlds/w{SEED}/probes-{BRANCH}.parquet")
-        if p["item_id"] == item and p["checkpoint"] == k
+        if p["item_id"] == item and p["checkpoint"] == k and p["kind"] == "direct"
     ]
     verdict = score(
         p["value_type"], p["gold_status"], p["gold_value"], e.answer.status, e.answer.value
@@ -232,11 +232,11 @@ def test_a_checkpoint_without_a_probe_names_the_probed_checkpoints(results):
 def test_a_premise_probe_is_explained_with_the_value_it_presupposes(results):
     probes = table(results, f"worlds/w{SEED}/probes-{BRANCH}.parquet")
     premise = next(p for p in probes if p["kind"] == "premise")
-    target = Target(SEED, BRANCH, CELL, premise["item_id"], premise["checkpoint"], premise=True)
+    target = Target(SEED, BRANCH, CELL, premise["item_id"], premise["checkpoint"], "premise")
     text = render(explain(laid_out(results), target))
     assert f"probe       {premise['probe_id']}\n" in text
     assert f"presupposes {premise['premise_value']} (the value at the fork)" in text
-    direct = render(explain(laid_out(results), dataclasses.replace(target, premise=False)))
+    direct = render(explain(laid_out(results), dataclasses.replace(target, kind="direct")))
     assert "presupposes" not in direct
 
 
@@ -291,3 +291,14 @@ def test_the_command_prints_every_section(results, monkeypatch, capsys):
     )
     assert code == 2
     assert err.startswith("memshift: error: no direct probe for item no.such on branch src")
+
+
+def test_an_implicit_probe_is_explained_with_its_own_question_and_gold(results):
+    implicit = next(
+        p
+        for p in table(results, f"worlds/w{SEED}/probes-{BRANCH}.parquet")
+        if p["kind"] == "implicit"
+    )
+    target = Target(SEED, BRANCH, "bm25", implicit["item_id"], implicit["checkpoint"], "implicit")
+    shown = render(explain(laid_out(results), target))
+    assert implicit["question"] in shown and implicit["probe_id"] in shown

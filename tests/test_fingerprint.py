@@ -85,7 +85,8 @@ def test_one_systems_code_is_in_no_other_systems_jobs():
         "probe oracle",
     }
     assert holding("memshift.memory.audited") == {"ingest audit"}
-    assert holding("memshift.audit") == {"ingest audit", "answer_audit"}
+    # the report runs the gate and the semantic check on the trap suite
+    assert holding("memshift.audit") == {"ingest audit", "answer_audit", "report"}
 
 
 def test_analysis_and_scoring_code_stays_out_of_the_model_jobs():
@@ -147,7 +148,8 @@ def test_the_auditors_code_changes_only_the_audit_jobs_prints(package_copy):
     gate = package_copy / "audit" / "gate.py"
     gate.write_text(gate.read_text() + "\n# an edit\n")
     after = job_prints()
-    assert {job for job in JOBS if before[job] != after[job]} == {"ingest audit", "answer_audit"}
+    changed = {job for job in JOBS if before[job] != after[job]}
+    assert changed == {"ingest audit", "answer_audit", "report"}  # the report's trap suite
 
 
 def test_type_only_imports_do_not_count():

@@ -6,7 +6,15 @@ import json
 from collections import Counter
 
 from memshift.definitions import definition
-from memshift.probes import DIRECT, PREMISE, measured, probes_to_table, select_probes
+from memshift.implicit import implicit_gold, relation_for
+from memshift.probes import (
+    DIRECT,
+    IMPLICIT,
+    PREMISE,
+    measured,
+    probes_to_table,
+    select_probes,
+)
 from memshift.scoring.scorer import accepted_premise, score_answer
 from memshift.statements import value_text
 
@@ -116,3 +124,51 @@ def test_a_premise_probe_is_right_only_with_the_current_value_or_the_right_abste
     direct = next(r for r in rows if r["kind"] == DIRECT)
     assert direct["premise_value"] is None
     assert not accepted_premise(direct, {"status": "answer", "value": json.dumps("x")})
+
+
+def test_implicit_probes_ask_changed_and_sampled_item_times_through_their_relation(data_1000):
+    kinds: set[str] = set()
+    for name, branch in data_1000.items():
+        fork = {p.point.item.item_id: p.point for p in branch.probes if p.point.checkpoint == 0}
+        implicit = [p for p in branch.probes if p.kind == IMPLICIT]
+        expected = [
+            p
+            for p in branch.probes
+            if p.kind == DIRECT
+            and p.point.checkpoint > 0
+            and (p.point.changed or p.sampled)
+            and relation_for(p.point.item) is not None
+        ]
+        assert [p.probe_id for p in implicit] == [f"{p.probe_id}-implicit" for p in expected]
+        for probe, direct in zip(implicit, expected, strict=True):
+            item, point = direct.point.item, direct.point
+            relation = relation_for(item)
+            assert relation is not None
+            assert item.label not in probe.question
+            assert probe.point.item.value_type == relation.value_type
+            # the gold is the direct gold mapped through the relation, abstaining where it
+            # cannot be mapped; changed when that differs from the fork's mapped gold
+            derived = relation.derive(point.gold.value, point.time) if point.gold.value else None
+            want = derived if point.gold.status == "answer" else None
+            assert probe.point.gold.value == want, (name, probe.probe_id)
+            at_fork = fork[item.item_id]
+            before = implicit_gold(item, at_fork.gold.status, at_fork.gold.value, at_fork.time)
+            assert probe.point.changed == (probe.point.gold.outcome != before)
+            kinds.add(item.item_id.split(".")[0].rstrip("0123456789") + item.attribute)
+    assert len(kinds) >= 6, kinds
+
+
+def test_an_implicit_answer_changes_with_its_item_or_for_a_series_with_the_clock(data_1000):
+    both = [
+        (d, i)
+        for branch in data_1000.values()
+        for d in branch.probes
+        for i in branch.probes
+        if d.kind == DIRECT and i.probe_id == f"{d.probe_id}-implicit"
+    ]
+    assert both
+    for direct, implicit in both:
+        if direct.point.item.item_class == "task" and direct.point.changed:
+            assert implicit.point.changed  # a day earlier is a different day
+        if implicit.point.changed and not direct.point.changed:
+            assert direct.point.item.item_class == "series"  # the next meeting moves on

@@ -10,7 +10,14 @@ import click
 
 from memshift.config import MAX_SEED, parse_seeds
 from memshift.errors import ConfigError, MemshiftError
-from memshift.vocabulary import BRANCHES, DETECTIONS, EXPORT_ARMS, MOVABLE, REPAIRS
+from memshift.vocabulary import (
+    AUDIT_VARIANTS,
+    BRANCHES,
+    DETECTIONS,
+    EXPORT_ARMS,
+    MOVABLE,
+    REPAIRS,
+)
 from memshift.world.timeline import HISTORY_MONTHS
 
 
@@ -424,6 +431,13 @@ def probe(
 @RUN_DIR
 @BRANCH
 @click.option("--system", required=True, help="The system whose answers are audited.")
+@click.option(
+    "--variant",
+    type=click.Choice(AUDIT_VARIANTS),
+    default="full",
+    show_default=True,
+    help="The full audit or one of its ablations (answers of <system>+audit-<variant>).",
+)
 @LLM
 @MODELS
 @CACHE
@@ -432,21 +446,22 @@ def answer_audit(
     run_dir: Path,
     branch_list: tuple[str, ...],
     system: str,
+    variant: str,
     llm: str,
     models_file: Path,
     cache_dir: Path,
 ) -> None:
-    """Audit one system's answers before scoring, written as the answers of <system>+audit:
-    a verified transition corrects the answer to the current value."""
+    """Audit one system's answers (and abstentions) before scoring, written as the answers of
+    <system>+audit: a repair directive corrects the answer to the current value."""
     from memshift.stages import answer_audit as stage
     from memshift.vocabulary import audited_system
 
     profile = _profile(llm, models_file)
     for branch in _in_order(branch_list):
-        n, corrected = stage.run(world_dir, run_dir, branch, system, profile, cache_dir)
+        n, repaired = stage.run(world_dir, run_dir, branch, system, profile, cache_dir, variant)
         click.echo(
-            f"{world_dir.name} {branch} {audited_system(system)}: {n} answers, "
-            f"{corrected} corrected",
+            f"{world_dir.name} {branch} {audited_system(system, variant)}: {n} answers, "
+            f"{repaired} repaired",
             err=True,
         )
 
@@ -868,8 +883,14 @@ def report(
 @click.option("--item", required=True, help="Item id, e.g. contact03.city.")
 @click.option("--checkpoint", type=click.IntRange(min=0), default=None, help="Probed checkpoint.")
 @click.option(
-    "--premise", is_flag=True, help="The item-time's premise probe instead of its direct probe."
+    "--kind",
+    type=click.Choice(["direct", "premise", "implicit"]),
+    default="direct",
+    show_default=True,
+    help="Which probe of the item-time: the direct one, its premise probe or its "
+    "implicit-dependency probe.",
 )
+@click.option("--premise", is_flag=True, help="Short for --kind premise.")
 @click.option(
     "--switch",
     "switch_name",
@@ -884,6 +905,7 @@ def explain(
     system: str,
     item: str,
     checkpoint: int | None,
+    kind: str,
     premise: bool,
     switch_name: str | None,
 ) -> None:
@@ -903,7 +925,7 @@ def explain(
         return
     if branch is None or checkpoint is None:
         raise click.UsageError("give --branch and --checkpoint (or --switch NAME)")
-    target = Target(world, branch, system, item, checkpoint, premise)
+    target = Target(world, branch, system, item, checkpoint, "premise" if premise else kind)
     click.echo(render(gather(study_layout(study), target)), nl=False)
 
 

@@ -239,6 +239,7 @@ def study_systems(config: dict[str, Any]) -> dict[str, Any]:
     plan["cells"] = study_cells(plan, list(holdmem["extra_cells"]))
     known = [*plan["cells"], *plan["baselines"], *custom]
     plan["answer_audit"] = listed_systems("systems.answer_audit", systems["answer_audit"], known)
+    plan["audit_variants"] = ["full", *systems["audit_variants"]]
     plan["unshifted_all_items"] = listed_systems(
         "systems.unshifted_all_items", systems["unshifted_all_items"], known
     )

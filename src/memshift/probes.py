@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -12,13 +12,14 @@ from memshift import schemas
 from memshift.definitions import definition
 from memshift.gold.compute import GoldPoint
 from memshift.gold.tables import value_json
+from memshift.implicit import implicit_gold, implicit_question, relation_for
 from memshift.rng import stream
 from memshift.statements import value_text
 from memshift.timeutil import fmt
 from memshift.vocabulary import UNSHIFTED
 from memshift.world.items import Item
 
-DIRECT, PREMISE = "direct", "premise"
+DIRECT, PREMISE, IMPLICIT = "direct", "premise", "implicit"
 
 
 @dataclass(frozen=True)
@@ -79,11 +80,55 @@ def premise_probes(probes: Sequence[Probe], fork: dict[str, GoldPoint]) -> list[
     return out
 
 
+def implicit_point(point: GoldPoint, fork: GoldPoint) -> GoldPoint:
+    """The item-time as an implicit-dependency question sees it: the answer's type and format,
+    the gold mapped through the item's relation, changed when that differs from the fork's."""
+    relation = relation_for(point.item)
+    assert relation is not None
+    item = replace(point.item, value_type=relation.value_type, answer_format=relation.answer_format)
+    status, value = implicit_gold(point.item, point.gold.status, point.gold.value, point.time)
+    before = implicit_gold(fork.item, fork.gold.status, fork.gold.value, fork.time)
+    changed = (status, value) != before
+    return replace(
+        point,
+        item=item,
+        gold=replace(point.gold, status=status, value=value),
+        changed=changed,
+        caused_by_shift=changed and point.caused_by_shift,
+        clock_alone=changed and (point.clock_alone or not point.changed),
+    )
+
+
+def implicit_probes(probes: Sequence[Probe], fork: dict[str, GoldPoint]) -> list[Probe]:
+    """One implicit-dependency probe (`memshift.implicit`) beside each changed or sampled direct
+    probe after the fork whose item has a relation: a question whose answer follows from the
+    item without naming it."""
+    out = []
+    for probe in probes:
+        p = probe.point
+        counted = p.checkpoint > 0 and (p.changed or probe.sampled)
+        if probe.kind != DIRECT or not counted or relation_for(p.item) is None:
+            continue
+        out.append(
+            Probe(
+                f"{probe.probe_id}-implicit",
+                implicit_point(p, fork[p.item.item_id]),
+                implicit_question(p.item, p.time),
+                None,
+                probe.sampled,
+                IMPLICIT,
+            )
+        )
+    return out
+
+
 def select_probes(points: Sequence[GoldPoint], *, seed: int, branch: str) -> list[Probe]:
     """Every item at the fork; after it, every changed item-time plus as many unchanged ones
-    drawn with a fixed stream (all of them if there are fewer), marked `sampled`; and a premise
-    probe for each changed item-time whose fork value it can presuppose. The unshifted branch
-    also holds every other item-time (neither changed nor sampled), so that the item-times a
+    drawn with a fixed stream (all of them if there are fewer), marked `sampled`; a premise
+    probe for each changed item-time whose fork value it can presuppose; and an
+    implicit-dependency probe beside each of these after the fork whose item has a relation. The
+    unshifted branch also holds every other item-time (neither changed nor sampled), so that the
+    item-times a
     shift changed can be paired with the same item-times without it; the measures count only
     the changed and sampled ones, as on every branch."""
     by_checkpoint: dict[int, list[GoldPoint]] = {}
@@ -109,12 +154,12 @@ def select_probes(points: Sequence[GoldPoint], *, seed: int, branch: str) -> lis
         probe_id = f"w{seed}-{branch}-c{p.checkpoint}-{p.item.item_id}"
         probes.append(Probe(probe_id, p, question, text, sampled))
     fork = {p.item.item_id: p for p in by_checkpoint.get(0, [])}
-    return probes + premise_probes(probes, fork)
+    return probes + premise_probes(probes, fork) + implicit_probes(probes, fork)
 
 
 def measured(probes: pa.Table) -> pa.Table:
-    """The probes the measures count: the fork, changed and sampled item-times and premise
-    probes, without the unshifted branch's other item-times."""
+    """The probes the measures count: the fork, changed and sampled item-times, premise and
+    implicit-dependency probes, without the unshifted branch's other item-times."""
     counted = pc.or_(
         pc.or_(pc.equal(probes.column("checkpoint"), 0), probes.column("changed")),
         pc.or_(probes.column("sampled"), pc.not_equal(probes.column("kind"), DIRECT)),

@@ -74,7 +74,9 @@ PROBES = pa.schema(
         ("clock_alone", pa.bool_()),
         ("last_change", pa.int8()),
         ("sampled", pa.bool_()),
-        # "direct", or "premise": asked as if the fork's value (premise_value) still held
+        # "direct"; "premise": asked as if the fork's value (premise_value) still held;
+        # "implicit": a question whose answer follows from the item without naming it
+        # (memshift.implicit), its value type, format and gold the answer's
         ("kind", pa.string()),
         ("premise_value", pa.string()),
     ]
@@ -155,6 +157,9 @@ AUDITS = pa.schema(
         ("probe_id", pa.string()),
         ("item_id", pa.string()),
         ("checkpoint", pa.int8()),
+        # one "verdict" row per audit, then a "transition" row per proposal (or failed reply)
+        # with the gate's decision, then a "premise" row per premise of the base audit
+        ("row", pa.string()),
         ("dimension", pa.string()),
         ("old_value", pa.string()),
         ("new_value", pa.string()),
@@ -167,7 +172,22 @@ AUDITS = pa.schema(
         ("new_entry", pa.string()),
         ("old_time", TIME),
         ("new_time", TIME),
+        # the pass that found a transition or premise: "draft" or "state"
+        ("found_by", pa.string()),
+        # whether the change matters to the answer (a verdict row: the verdict's)
+        ("material", pa.bool_()),
+        ("premise", pa.string()),
+        ("premise_verdict", pa.string()),
+        # a premise's current value, or the verdict's value (JSON)
+        ("current_value", pa.string()),
+        # the final verdict, the channel that decided it ("transition", "base" or "none") and
+        # its directive ("repair", "verify" or "none")
         ("verdict", pa.string()),
+        ("source", pa.string()),
+        ("directive", pa.string()),
+        # whether the auditor's reply could be read (false: the value passes through)
+        ("parsed", pa.bool_()),
+        ("variant", pa.string()),
     ]
 )
 SERVED = pa.schema(
@@ -480,6 +500,30 @@ FORCED = pa.schema(
         ("item_class", pa.string()),
         ("quantity", pa.string()),
         *COUNTED_ESTIMATE,
+    ]
+)
+
+# The audit's own metrics (report/tables/audit_metrics.parquet): per system audited at answer
+# level and quantity (memshift.analysis.audit_metrics.QUANTITIES), its estimate with a 95%
+# world-bootstrap interval.
+AUDIT_METRICS = pa.schema(
+    [
+        ("system", pa.string()),
+        ("quantity", pa.string()),
+        *COUNTED_ESTIMATE,
+    ]
+)
+
+# The trap suite (report/tables/traps.parquet): per trap regime (and the true changes), summed
+# over the study's worlds, the cases, those with a proposal, with a transition the provenance
+# gate accepted, and with one the semantic check kept too.
+TRAPS = pa.schema(
+    [
+        ("regime", pa.string()),
+        ("cases", pa.int64()),
+        ("proposed", pa.int64()),
+        ("gate_accepted", pa.int64()),
+        ("semantic_accepted", pa.int64()),
     ]
 )
 

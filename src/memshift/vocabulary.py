@@ -101,14 +101,31 @@ def cell_parts(system: str) -> tuple[str, str] | None:
     return None if match is None else (match["repair"], match["detection"])
 
 
-def audited_system(system: str) -> str:
-    """The name under which `system`'s answers are scored after the answer-level audit."""
-    return system + AUDITED
+# How much of StateAuditor an audit runs: the full audit (base audit in two passes, transitions,
+# the gate, verified-only authority), or one of its ablations (`memshift.audit.arbiter`).
+AUDIT_VARIANTS = ("full", "draftonly", "nogate", "noauthority", "control", "semantic")
+# An ablation of the audit names its answers `<system>+audit-<variant>` (`AUDIT_VARIANTS`).
+_AUDITED = re.compile(r"(?P<base>.+)\+audit(?:-(?P<variant>[a-z]+))?")
+
+
+def audited_system(system: str, variant: str = "full") -> str:
+    """The name under which `system`'s answers are scored after the answer-level audit (an
+    ablation's: with its variant)."""
+    return system + AUDITED + ("" if variant == "full" else f"-{variant}")
+
+
+def audited_parts(system: str) -> tuple[str, str] | None:
+    """(audited system, variant) of an audited system's name; None for any other system."""
+    match = _AUDITED.fullmatch(system)
+    if match is None:
+        return None
+    return match["base"], match["variant"] or "full"
 
 
 def audited_base(system: str) -> str | None:
     """The system whose answers `system` audits; None when it is not an audited system."""
-    return system.removesuffix(AUDITED) if system.endswith(AUDITED) else None
+    parts = audited_parts(system)
+    return None if parts is None else parts[0]
 
 
 # A HoldMem cell exported to Portable Memory and imported by the second implementation,

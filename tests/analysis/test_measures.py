@@ -208,17 +208,23 @@ def test_premise_probes_count_only_in_the_premise_measures(tmp_path: Path) -> No
 
 
 def _answer_audit_log(path: Path, flagged: list[tuple[str, str]]) -> Path:
+    """A log with each audit's verdict row (STALE repairs, UNKNOWN asks to verify) and one
+    transition row carrying the same verdict, which must not count twice."""
+    directive = {"STALE": "repair", "UNKNOWN": "verify", "VALID": "none"}
     rows = [
         {
             "probe_id": probe_id,
             "item_id": probe_id.split("-")[0],
             "checkpoint": 1,
+            "row": row,
             "accepted": verdict == "STALE",
             "reason": "",
             "verdict": verdict,
+            "directive": directive[verdict] if row == "verdict" else "",
             "causal_path": [],
         }
         for probe_id, verdict in flagged
+        for row in ("verdict", "transition")
     ]
     write_table(pa.Table.from_pylist(rows, schema=schemas.AUDITS), schemas.AUDITS, path)
     return path

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import world
-from memshift.audit.arbiter import STALE, UNKNOWN, VALID, arbitrate
+from memshift.audit.arbiter import STALE, UNKNOWN, VALID, Premise, arbitrate
 from memshift.audit.gate import Candidate, Entry, Index, authorize, content_tokens, review
 from memshift.world.parse import record_evidence
 from memshift.world.records import LiveState
@@ -190,7 +190,9 @@ def test_unparseable_transitions_and_failed_replies_are_refused_and_logged() -> 
     assert none is None and failed.reason == "auditor reply failed" and not failed.accepted
 
 
-def test_only_a_verified_transition_makes_an_item_stale() -> None:
+def test_a_verified_transition_makes_an_item_stale_and_a_refused_one_leaves_the_base_verdict() -> (
+    None
+):
     t0 = datetime(2026, 1, 1)
     index = Index(
         [
@@ -205,11 +207,18 @@ def test_only_a_verified_transition_makes_an_item_stale() -> None:
         "old_quote": "Nadir lives in Lisbon near the old harbour market",
         "new_quote": "Nadir moved to Porto last week",
         "causal_path": ["r1", "r2"],
+        "pass": "draft",
+        "material": True,
     }
     stale = arbitrate("Lisbon", review({"transitions": [good]}, index))
     assert (stale.status, stale.current, stale.directive) == (STALE, "Porto", "repair")
     backwards = {**good, "old_quote": good["new_quote"], "new_quote": good["old_quote"]}
-    unknown = arbitrate("Lisbon", review({"transitions": [backwards]}, index))
-    assert (unknown.status, unknown.current, unknown.directive) == (UNKNOWN, "Lisbon", "verify")
+    refused = arbitrate("Lisbon", review({"transitions": [backwards]}, index))
+    assert (refused.status, refused.current, refused.directive) == (VALID, "Lisbon", "none")
+    unknown = Premise("Nadir lives in Lisbon", "draft", UNKNOWN, None, True)
+    verify = arbitrate("Lisbon", review({"transitions": [backwards]}, index), [unknown])
+    assert (verify.status, verify.current, verify.directive) == (UNKNOWN, "Lisbon", "verify")
     valid = arbitrate("Lisbon", review({"transitions": []}, index))
     assert (valid.status, valid.directive) == (VALID, "none")
+    immaterial = review({"transitions": [{**good, "material": False}]}, index)
+    assert [d.reason for _, d in immaterial] == ["the transition is not material to the answer"]

@@ -14,7 +14,7 @@ from memshift.memory.served import StoreServer
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.probes import probes_to_table
+from memshift.probes import IMPLICIT, probes_to_table
 from memshift.world.records import PublicEvent, public_view
 
 RULES = Profile("rules", "rules")
@@ -71,7 +71,7 @@ def cell_answers(seed: int, branch: str, detection: str, repair: str, profile: s
     evidence = {
         (k, i): [s.text for s in items] for k, slots in store.items() for i, items in slots.items()
     }
-    probes = probes_to_table(data(seed)[branch].probes, world=seed, branch=branch)
+    probes = item_probes(seed, branch)
     asked = drive(
         StoreServer(evidence, w.timeline.checkpoints),
         events,
@@ -83,10 +83,17 @@ def cell_answers(seed: int, branch: str, detection: str, repair: str, profile: s
     ).to_pylist()
 
 
-def answers_of(system, seed: int, branch: str, name: str = "x"):
-    """Drive any memory system through a branch and answer its probes with the rules reader."""
-    w, d = world(seed), data(seed)[branch]
-    probes = probes_to_table(d.probes, world=seed, branch=branch)
+def item_probes(seed: int, branch: str, implicit: bool = False):
+    """The branch's probes whose gold is their item's (direct and premise ones), or with
+    `implicit` its implicit-dependency probes, whose gold is the answer's."""
+    chosen = [p for p in data(seed)[branch].probes if (p.kind == IMPLICIT) == implicit]
+    return probes_to_table(chosen, world=seed, branch=branch)
+
+
+def answers_of(system, seed: int, branch: str, name: str = "x", implicit: bool = False):
+    """Drive any memory system through a branch and answer its probes with the rules reader
+    (its implicit-dependency probes with `implicit`)."""
+    w, probes = world(seed), item_probes(seed, branch, implicit)
     asked = drive(
         system, public_events(seed, branch), w.timeline.checkpoints, questions(probes, w.items)
     )

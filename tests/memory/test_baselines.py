@@ -7,6 +7,8 @@ from cellrun import answers_of, correct, gold_points
 from conftest import data, world
 from memshift.memory.baselines import NoStoreBM25, OracleContext
 from memshift.memory.dense import PlainRAG, dense_ranker
+from memshift.probes import probes_to_table
+from memshift.scoring.scorer import score_answer
 
 SEED, BRANCH = 1000, "del"
 
@@ -26,6 +28,23 @@ def test_the_oracle_context_lets_the_reader_answer_nearly_everything():
     rows = run(OracleContext(deps))
     assert accuracy(rows) >= 0.95
     assert all(r["evidence_tokens"] <= 4096 for r in rows)
+
+
+def test_with_the_oracle_context_the_reader_answers_implicit_questions_through_the_item():
+    gold = data(SEED)[BRANCH].gold.points
+    deps = {(p.item.item_id, p.time): p.gold.deps for p in gold}
+    rows = run_implicit(OracleContext(deps))
+    probes = {p.probe_id: p for p in data(SEED)[BRANCH].probes}
+    right = [score_answer(probe_row(probes[r["probe_id"]]), r).correct for r in rows]
+    assert len(rows) > 20 and sum(right) / len(right) >= 0.95
+
+
+def probe_row(probe):
+    return probes_to_table([probe], world=SEED, branch=BRANCH).to_pylist()[0]
+
+
+def run_implicit(system):
+    return answers_of(system, SEED, BRANCH, implicit=True)
 
 
 def test_no_store_bm25_answers_within_budget():

@@ -193,16 +193,21 @@ def test_a_known_writer_error_rate_shows_in_repair_at_d0_and_not_at_d1():
     assert share[("1", "weak")] == share[("1", "rules")]
 
 
-def test_the_audit_detection_invalidates_only_on_a_verified_transition():
-
+def test_the_audit_detection_invalidates_exactly_where_its_verdict_repairs():
     shifted = detect(1000, "src", "audit")
     invalidated = {(m.item_id, m.checkpoint) for m in shifted.maintenance if m.invalidated}
+    verdicts = [a for a in shifted.audits if a.kind == "verdict"]
+    repaired = {(a.item_id, a.checkpoint) for a in verdicts if a.verdict.directive == "repair"}
+    assert invalidated and invalidated == repaired
+    # a verified transition, where there is one, is what repairs (verified-only authority)
     verified = {(a.item_id, a.checkpoint) for a in shifted.audits if a.accepted}
-    assert invalidated and invalidated == verified
-    assert all(a.verdict == "STALE" for a in shifted.audits if a.accepted)
-    assert all(
-        m.reason.startswith("verified transition") for m in shifted.maintenance if m.invalidated
-    )
+    assert verified and verified <= repaired
+    by_transition = {
+        (a.item_id, a.checkpoint) for a in verdicts if a.verdict.source == "transition"
+    }
+    assert by_transition == verified
+    reasons = {m.reason.split(" ")[0] for m in shifted.maintenance if m.invalidated}
+    assert reasons <= {"verified", "base"}
     unshifted = detect(1000, "none", "audit")
     gold = {(p.item.item_id, p.checkpoint): p for p in data(1000)["none"].gold.points}
     wrongly = [

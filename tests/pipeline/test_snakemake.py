@@ -350,7 +350,7 @@ def check_precise_reruns(where: Path, package: Path) -> None:
     )
     jobs = planned(where, package=package)
     assert set(jobs) == {"answer_audit"} | AGGREGATES
-    assert jobs["answer_audit"] == ["world=1000, system=holdmem-d0-source"]
+    assert jobs["answer_audit"] == ["world=1000, audited=holdmem-d0-source+audit"]
     models.write_text(original)
     audit_code = package / "memshift/audit/answers.py"
     original = audit_code.read_text()

@@ -16,7 +16,7 @@ from memshift.errors import MemshiftError
 # results/runs/<run>/w<world>/<branch>/holdmem-<detection>/maintenance.parquet
 MAINTENANCE_PATH = re.compile(r"w(\d+)/([^/]+)/holdmem-([^/]+)/maintenance\.parquet$")
 # results/runs/<run>/w<world>/<branch>/<system>+audit/answer-audits.parquet
-ANSWER_AUDIT_PATH = re.compile(r"w(\d+)/([^/]+)/([^/]+\+audit)/answer-audits\.parquet$")
+ANSWER_AUDIT_PATH = re.compile(r"w(\d+)/([^/]+)/([^/]+\+audit(?:-[a-z]+)?)/answer-audits\.parquet$")
 # results/runs/<run>/w<world>/<branch>/<system>/invalidations.parquet: what a system other than
 # HoldMem's cells reported invalidating
 INVALIDATION_PATH = re.compile(r"w(\d+)/([^/]+)/([^/]+)/invalidations\.parquet$")
@@ -109,7 +109,14 @@ def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
     logged = [(w, b, f"holdmem-{d}", p) for w, b, d, p in maintenance] + found.reported
     _union(con, "invalidations", logged, "log", "checkpoint", "invalidated")
     _union(con, "derived", maintenance, "detection", "checkpoint", "rederived")
-    _union(con, "flagged", answer_audits, "system", "probe_id", "verdict = 'STALE'")
+    _union(
+        con,
+        "flagged",
+        answer_audits,
+        "system",
+        "probe_id",
+        "row = 'verdict' AND directive = 'repair'",
+    )
     if found.calls:
         con.execute(
             f"CREATE TABLE calls AS SELECT * FROM read_parquet({path_list(found.calls)}, "
@@ -130,7 +137,7 @@ def _check_reports(con: duckdb.DuckDBPyConnection) -> None:
     invalidations on some branch its invalidation log on every branch scored, or its m would
     silently read as 'never invalidated' or drop out of the m, r and a of some branches."""
     missing = con.execute(
-        """
+        r"""
         WITH needed AS (
             SELECT DISTINCT world, branch, system,
                 CASE
@@ -139,7 +146,7 @@ def _check_reports(con: duckdb.DuckDBPyConnection) -> None:
                     ELSE system
                 END AS log
             FROM scores
-            WHERE system LIKE '%+audit'
+            WHERE regexp_matches(system, '\+audit(-[a-z]+)?$')
                 OR regexp_matches(system, '^holdmem-d[^-]+-[^+]+$')
                 OR system LIKE 'pm-%'
                 OR system IN (SELECT system FROM log_files)

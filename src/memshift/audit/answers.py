@@ -1,13 +1,14 @@
-"""The answer-level audit: a reader's draft answer checked against the records before scoring.
+"""The answer-level audit: a reader's draft answer (or abstention) to a probe checked against the
+records before scoring.
 
-For each answered probe, the records alive at the probe's time are ranked by the item's query
-within the writer's budget (the evidence the audit reads). Those stating the draft's value support
-it; the records that arrived after the newest of them go to the auditor with the supporting ones,
-and the auditor proposes transitions. The gate verifies each one, and the arbiter's verdict
-decides the typed directive: STALE (a verified transition) corrects the answer to the
-transition's new value and informs the user of the change (correct-and-inform); UNKNOWN (only
-refused proposals) keeps the draft and asks the user (verify); VALID keeps it. A draft with no
-support, or with nothing newer than its support, is not sent to the auditor.
+For each probe, the records alive at the probe's time are ranked by the item's query within the
+writer's budget (the evidence the audit reads). Those stating the draft's value go to the auditor
+as the records it cites, the rest as the others, with the probe's question. The base audit, the
+gate and the arbiter decide a verdict (`memshift.audit.arbiter`), and its typed directive the
+answer scored: repair (material STALE) corrects the answer to the current value and informs the
+user of the change (correct-and-inform; no current value turns it into an abstention); verify
+(material UNKNOWN) keeps the draft and asks the user; no directive keeps it. A probe with no
+evidence at all is not sent to the auditor.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from memshift.gold.evaluator import Value
 from memshift.models.requests import AuditRequest, CallContext
 from memshift.retrieval.queries import item_query
 from memshift.retrieval.selection import WRITER_BUDGET, Selector
-from memshift.statements import render
+from memshift.statements import value_text
 from memshift.world.items import Item
 from memshift.world.records import LiveState, PublicEvent, Record
 
@@ -36,6 +37,7 @@ class Draft:
     item: Item
     version: int
     value: Value
+    question: str = ""
 
 
 def draft_value(value_json: str | None) -> Value:
@@ -85,23 +87,33 @@ def evidence_at(
     return out
 
 
+def answer_statement(value: Value) -> str:
+    if value is None:
+        return "The draft abstains: it gives no current value."
+    return f"The draft answers: {value_text(value)}."
+
+
 def request_for(
-    draft: Draft, evidence: Sequence[Record], context: CallContext
+    draft: Draft, evidence: Sequence[Record], context: CallContext, variant: str = "full"
 ) -> AuditRequest | None:
-    """The auditor's request for a draft, or None when there is nothing to audit it against."""
-    support = supporting(evidence, draft.value)
-    if not support:
+    """The auditor's request for a draft: the records stating its value as the ones it cites,
+    the rest of its evidence as the others; None when it has no evidence at all."""
+    if not evidence:
         return None
-    since = max(r.updated for r in support)
-    newer = tuple(r for r in evidence if r.updated > since)
-    if not newer:
-        return None
-    statement = render(
-        draft.item.label,
-        draft.time.date(),
-        draft.value,
-        is_set=draft.item.value_type == "entity_set",
-    )
+    support = tuple(supporting(evidence, draft.value))
+    since = max((r.updated for r in support), default=draft.time)
+    cited = {(r.object_id, r.revision) for r in support}
+    others = tuple(r for r in evidence if (r.object_id, r.revision) not in cited)
     return AuditRequest(
-        draft.item, draft.version, statement, draft.value, since, tuple(support), newer, context
+        draft.item,
+        draft.version,
+        answer_statement(draft.value),
+        draft.value,
+        since,
+        support,
+        others,
+        context,
+        question=draft.question,
+        as_of=draft.time,
+        variant=variant,
     )

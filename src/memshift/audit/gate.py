@@ -2,6 +2,7 @@
 
 A candidate transition is authorized only if
 - it parses: both values present, and different;
+- its application is material: the proposer says the change alters the answer;
 - its causal path names at least two nodes;
 - each quote is grounded in one single entry (a rendered record the auditor was shown): at
   least 80% of the quote's content tokens occur in that entry; a quote covered only by two
@@ -27,8 +28,10 @@ import numpy as np
 
 from memshift.models.requests import AuditRequest
 from memshift.world.parse import record_evidence
+from memshift.world.records import Record
 
 MATCH_SHARE = 0.8
+PASSES = ("draft", "state")
 MIN_PATH = 2
 _WORD = re.compile(r"[a-z0-9]+")
 # Words that carry no content: a quote made of them matches anything.
@@ -97,6 +100,8 @@ class Candidate:
     old_quote: str
     new_quote: str
     causal_path: tuple[str, ...]
+    found_by: str = "draft"  # the pass that proposed it: "draft" or "state"
+    material: bool = True
 
     @classmethod
     def parse(cls, data: Mapping[str, Any]) -> Candidate:
@@ -108,6 +113,10 @@ class Candidate:
             quotes = (data["old_quote"], data["new_quote"])
             if not all(isinstance(q, str) for q in quotes):
                 raise ValueError("quotes must be strings")
+            if data["pass"] not in PASSES:
+                raise ValueError(f"pass must be one of {', '.join(PASSES)}")
+            if not isinstance(data["material"], bool):
+                raise ValueError("material must be true or false")
             return cls(
                 str(data["dimension"]),
                 data["old_value"],
@@ -115,13 +124,15 @@ class Candidate:
                 quotes[0],
                 quotes[1],
                 tuple(path),
+                data["pass"],
+                data["material"],
             )
         except (KeyError, TypeError) as exc:
             raise ValueError(f"malformed transition: {exc}") from exc
 
 
 # What the log records for a reply (or a transition) that did not parse into a candidate.
-NO_CANDIDATE = Candidate("", None, None, "", "", ())
+NO_CANDIDATE = Candidate("", None, None, "", "", (), "", False)
 
 
 @dataclass(frozen=True)
@@ -195,6 +206,8 @@ def authorize(candidate: Candidate, index: Index) -> Decision:
         return Decision(False, "a state value is missing")
     if candidate.old_value == candidate.new_value:
         return Decision(False, "old and new values are equal")
+    if not candidate.material:
+        return Decision(False, "the transition is not material to the answer")
     if len(candidate.causal_path) < MIN_PATH:
         return Decision(False, f"causal path has fewer than {MIN_PATH} nodes")
     old = index.ground(candidate.old_quote)
@@ -225,10 +238,15 @@ def audit_index(request: AuditRequest) -> Index:
     id and revision."""
     return Index(
         [
-            Entry(f"{r.object_id} r{r.revision}", record_evidence(r), r.updated)
+            Entry(entry_id(r), record_evidence(r), r.updated)
             for r in (*request.cited, *request.records)
         ]
     )
+
+
+def entry_id(record: Record) -> str:
+    """The name of a record's entry in an audit: its object id and revision."""
+    return f"{record.object_id} r{record.revision}"
 
 
 def review(

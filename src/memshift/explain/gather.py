@@ -38,11 +38,8 @@ class Target:
     system: str
     item_id: str
     checkpoint: int
-    premise: bool = False  # the premise probe of that item-time instead of the direct one
-
-    @property
-    def kind(self) -> str:
-        return "premise" if self.premise else "direct"
+    # the item-time's probe of that kind: "direct", "premise" or "implicit"
+    kind: str = "direct"
 
     @property
     def where(self) -> str:

@@ -204,28 +204,37 @@ def _answer_lines(a: AnswerFacts) -> list[str]:
     ]
 
 
+_DIRECTIVES = {
+    "repair": "correct-and-inform: the answer becomes the current value",
+    "verify": "verify: the draft stands and the user is asked",
+}
+
+
 def _audit_lines(a: AnswerAudit) -> list[str]:
     lines = [f"draft of {a.audited}: {a.draft.status} {_or_dash(a.draft.value)}"]
-    if a.draft.status != "answer" or a.draft.value is None:
-        return [*lines, "not audited: the draft has no value"]
-    if not a.rows:
-        return [
-            *lines,
-            "no transition: no record states the draft's value, none is newer, or "
-            "the auditor proposed nothing; the draft stands",
-        ]
+    verdicts = [r for r in a.rows if r["row"] == "verdict"]
+    if not verdicts:
+        return [*lines, "not audited: no evidence at the probe's time; the draft stands"]
     for r in a.rows:
-        decided = "verified" if r["accepted"] else f"refused: {r['reason']}"
-        lines.append(
-            f"proposed {_or_dash(r['old_value'])} -> {_or_dash(r['new_value'])} "
-            f"({r['old_entry'] or '?'} -> {r['new_entry'] or '?'}): {decided}"
-        )
-    verdict = a.rows[0]["verdict"]
-    directive = {
-        "STALE": "correct-and-inform: the answer becomes the newest verified value",
-        "UNKNOWN": "verify: the draft stands and the user is asked",
-    }.get(verdict, "none: the draft stands")
-    return [*lines, f"verdict {verdict}; directive {directive}"]
+        if r["row"] == "premise":
+            lines.append(
+                f"premise ({r['found_by']} pass) {r['premise']}: {r['premise_verdict']}"
+                f", current {_or_dash(r['current_value'])}"
+                f"{'' if r['material'] else ', not material'}"
+            )
+        elif r["row"] == "transition":
+            decided = "verified" if r["accepted"] else f"refused: {r['reason']}"
+            lines.append(
+                f"proposed ({r['found_by'] or '?'} pass) {_or_dash(r['old_value'])} -> "
+                f"{_or_dash(r['new_value'])} ({r['old_entry'] or '?'} -> "
+                f"{r['new_entry'] or '?'}): {decided}"
+            )
+    v = verdicts[0]
+    directive = _DIRECTIVES.get(v["directive"], "none: the draft stands")
+    return [
+        *lines,
+        f"verdict {v['verdict']} from {v['source']} ({v['reason']}); directive {directive}",
+    ]
 
 
 def _score_lines(s: ScoreFacts) -> list[str]:

@@ -1,8 +1,9 @@
 """The `audit` detection's step: at each checkpoint an auditor reads every item whose sources
 received records since its last write (within its token budget: the new revisions of the
-records the item cites first, then the others by rank against the item) and proposes
-old-to-new transitions; the gate verifies them, and only a verified transition re-derives the
-item (`memshift.audit`)."""
+records the item cites first, then the others by rank against the item): the base audit in two
+passes and old-to-new transitions, which the gate verifies. A repair directive (a verified
+transition, or without one the base audit's material STALE) re-derives the item
+(`memshift.audit`); verify and no directive leave it."""
 
 from __future__ import annotations
 
@@ -49,11 +50,12 @@ class AuditStep:
                         selectors[arrived], item_query(item, detector.version(item)), cited
                     ),
                     detector.call_context(item, checkpoint),
+                    as_of=now,
                 )
             )
         verdicts: dict[str, Verdict] = {}
         for request, reply in zip(requests, detector.auditor.generate(requests), strict=True):
-            verdict, decisions = judge(request, reply.value if reply.ok else None)
-            verdicts[request.item.item_id] = verdict
-            detector.audits += audit_log(request.item.item_id, checkpoint, verdict, decisions)
+            audit = judge(request, reply.value if reply.ok else None)
+            verdicts[request.item.item_id] = audit.verdict
+            detector.audits += audit_log(request.item.item_id, checkpoint, audit, request.variant)
         return verdicts

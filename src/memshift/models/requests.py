@@ -75,9 +75,10 @@ class ProgramRequest:
 
 @dataclass(frozen=True)
 class AuditRequest:
-    """Propose old-to-new transitions of a stored item from records that arrived since it was
-    written (timestamped; those its caller selected within the auditor's budget), plus the
-    records the item cites."""
+    """Audit a stored statement (or a draft answer to `question`) as of `as_of`: the base audit's
+    premises, checked in a draft-anchored and a state-anchored pass, and old-to-new transitions,
+    from the records the statement cites and those its caller selected within the auditor's
+    budget (timestamped). `variant` names the ablation, which changes what is asked."""
 
     role: ClassVar[str] = "auditor"
     item: Item
@@ -88,6 +89,18 @@ class AuditRequest:
     cited: tuple[Record, ...]
     records: tuple[Record, ...]
     context: CallContext = field(default=CallContext(), compare=False)
+    question: str = ""
+    as_of: datetime | None = None
+    variant: str = "full"
+
+    @property
+    def proposes(self) -> bool:
+        """Whether the auditor is asked for transitions (the matched control asks for none)."""
+        return self.variant != "control"
+
+    @property
+    def state_pass(self) -> bool:
+        return self.variant != "draftonly"
 
 
 ModelRequest = WriterRequest | ReaderRequest | ProgramRequest | AuditRequest

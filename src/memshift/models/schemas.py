@@ -67,6 +67,21 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "auditor": {
         "type": "object",
         "properties": {
+            "premises": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "premise": {"type": "string"},
+                        "pass": {"enum": ["draft", "state"]},
+                        "verdict": {"enum": ["VALID", "STALE", "UNKNOWN"]},
+                        "current_value": _VALUE,
+                        "material": {"type": "boolean"},
+                    },
+                    "required": ["premise", "pass", "verdict", "current_value", "material"],
+                    "additionalProperties": False,
+                },
+            },
             "transitions": {
                 "type": "array",
                 "items": {
@@ -78,6 +93,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                         "old_quote": {"type": "string"},
                         "new_quote": {"type": "string"},
                         "causal_path": {"type": "array", "items": {"type": "string"}},
+                        "pass": {"enum": ["draft", "state"]},
+                        "material": {"type": "boolean"},
                     },
                     "required": [
                         "dimension",
@@ -86,12 +103,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                         "old_quote",
                         "new_quote",
                         "causal_path",
+                        "pass",
+                        "material",
                     ],
                     "additionalProperties": False,
                 },
-            }
+            },
         },
-        "required": ["transitions"],
+        "required": ["premises", "transitions"],
         "additionalProperties": False,
     },
 }

@@ -33,7 +33,14 @@ from memshift.analysis.bootstrap import MIN_WORLDS
 from memshift.artifacts import write_atomically
 from memshift.layout import CHANGED_OUTCOMES, CONTRASTS_BY_CLASS, UPDATE_STABILITY
 from memshift.report.order import in_order, ordered_branches, ordered_systems
-from memshift.vocabulary import BASELINES, BRANCH_NAMES, DETECTIONS, ITEM_CLASSES, cell_parts
+from memshift.vocabulary import (
+    BASELINES,
+    BRANCH_NAMES,
+    DETECTIONS,
+    ITEM_CLASSES,
+    audited_base,
+    cell_parts,
+)
 
 DPI = 150
 INCHES = {
@@ -182,7 +189,7 @@ def effect_points(contrasts: pa.Table) -> dict[tuple[str, str, str, Effect], Poi
 
 
 def system_group(system: str) -> str:
-    if system.endswith("+audit"):
+    if audited_base(system) is not None:
         return "answer audit"
     cell = cell_parts(system)
     if cell:

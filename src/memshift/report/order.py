@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from memshift.vocabulary import BASELINES, BRANCHES, DETECTIONS, REPAIRS, cell_parts
+from memshift.vocabulary import BASELINES, BRANCHES, DETECTIONS, REPAIRS, audited_base, cell_parts
 
 # Display orders are the vocabulary's; names not listed follow the listed ones, alphabetically.
 
@@ -25,7 +25,7 @@ def system_key(system: str) -> tuple[int, int, str, int, str, int]:
     """HoldMem cells first, by detection then repair (a detection's own calls before its cells);
     then the baselines; then custom systems; a system audited at answer level right after the
     system itself."""
-    base = system.removesuffix("+audit")
+    base = audited_base(system) or system
     audited = int(base != system)
     if base == "holdmem":  # the store written before the fork (a caller in the cost table)
         return 0, -1, "", -1, "", audited

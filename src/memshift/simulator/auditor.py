@@ -1,61 +1,160 @@
-"""The rule-based auditor: proposes a transition whenever a record that arrived after the item
-was written yields a different value for the item on its own."""
+"""The rule-based auditor: the base audit in two passes and transitions, read from the records of
+the request with the project's own parsers.
+
+The draft-anchored pass checks the value the statement states against the records that state
+it in so many words: VALID when nothing later gives another value, STALE (with the later value)
+when something does, UNKNOWN when no record states it (an implicit answer, such as a country,
+is stated by no record of the item). An abstention states nothing, so this pass finds no
+premise in it. The state-anchored pass reads the item's timeline from every record given: its
+current value as of the audit (the newest statement of a free-text attribute, the gold rules over
+the records for a structured item) and checks the statement against it: VALID when they agree,
+STALE when they differ, UNKNOWN when the records establish no value but the statement holds one.
+A question the reader answered through an implicit dependency (`memshift.implicit`) is checked
+in its own terms: the item's values are mapped through the relation the question's wording
+names, and a change that leaves the answer alone is not material.
+
+Transitions: the draft-anchored pass proposes one from the record stating the held value to each
+later record stating another; the state-anchored pass one from the record of the previous value
+to the record of the current one. Definition items get no premises and no transitions.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from memshift.gold.evaluator import Value, evaluate
 from memshift.models.profiles import Profile
 from memshift.models.requests import AuditRequest
+from memshift.readings import answer_map, stated_value
 from memshift.simulator.quotes import quote_of
 from memshift.statements import value_text
-from memshift.world import phrasing
 from memshift.world.records import Record
+
+Answer = Callable[[Value], Value]
 
 
 def _value_of(request: AuditRequest, record: Record) -> Value:
-    item = request.item
-    if item.free_text:
-        found = [v for _, v, _ in phrasing.find_statements(record.text, item.attribute)]
-        return found[-1] if found else None
-    gold = evaluate(item, [record], record.updated, version=request.version)
-    return gold.value if gold.status == "answer" else None
+    """The item's value as one record states it on its own."""
+    return stated_value(request.item, record, request.version)
 
 
 def _surface(value: Value) -> str:
     return value[0] if isinstance(value, tuple) and value else value_text(value)
 
 
+def _json(value: Value) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _records(request: AuditRequest) -> list[Record]:
+    seen: dict[tuple[str, int], Record] = {}
+    for record in (*request.cited, *request.records):
+        seen.setdefault((record.object_id, record.revision), record)
+    return sorted(seen.values(), key=lambda r: (r.updated, r.object_id, r.revision))
+
+
+def _current(request: AuditRequest, timeline: Sequence[tuple[Record, Value]]) -> Value:
+    """The item's value as of the audit, from every record given."""
+    if request.item.free_text or request.as_of is None:
+        return timeline[-1][1] if timeline else None
+    records = [r for r in _records(request) if r.updated <= request.as_of]
+    gold = evaluate(request.item, records, request.as_of, version=request.version)
+    return gold.value if gold.status == "answer" else None
+
+
+def _transition(
+    old: tuple[Record, Value], new: tuple[Record, Value], answer: Answer, found_by: str
+) -> dict[str, Any] | None:
+    old_quote = quote_of(old[0].text, _surface(old[1]))
+    new_quote = quote_of(new[0].text, _surface(new[1]))
+    if old_quote is None or new_quote is None:
+        return None
+    before, after = answer(old[1]), answer(new[1])
+    if before is None or after is None:
+        return None
+    return {
+        "dimension": "",
+        "old_value": _json(before),
+        "new_value": _json(after),
+        "old_quote": old_quote,
+        "new_quote": new_quote,
+        "causal_path": [old[0].object_id, new[0].object_id],
+        "pass": found_by,
+        "material": before != after,
+    }
+
+
+def _premise(text: str, found_by: str, verdict: str, current: Value) -> dict[str, Any]:
+    return {
+        "premise": text,
+        "pass": found_by,
+        "verdict": verdict,
+        "current_value": _json(current),
+        "material": True,
+    }
+
+
+def _draft_pass(
+    request: AuditRequest, timeline: Sequence[tuple[Record, Value]], answer: Answer
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    held = request.value
+    if held is None:
+        return [], []
+    # what the draft says: records that state its value in so many words (an implicit answer,
+    # such as a country, is stated by no record of the item, so this pass cannot check it)
+    said = _surface(held)
+    support = [
+        (r, v) for r, v in timeline if answer(v) == held and quote_of(r.text, said) is not None
+    ]
+    if not support:
+        return [_premise(request.statement, "draft", "UNKNOWN", None)], []
+    since = support[-1][0].updated
+    later = [(r, v) for r, v in timeline if r.updated > since and answer(v) != held]
+    if not later:
+        return [_premise(request.statement, "draft", "VALID", held)], []
+    transitions = [_transition(support[-1], new, answer, "draft") for new in later]
+    premise = _premise(request.statement, "draft", "STALE", answer(later[-1][1]))
+    return [premise], [t for t in transitions if t is not None]
+
+
+def _state_pass(
+    request: AuditRequest, timeline: Sequence[tuple[Record, Value]], answer: Answer
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    held, current = request.value, _current(request, timeline)
+    label = request.item.label
+    if current is None:
+        if held is None:
+            return [_premise(f"no value of {label} is established", "state", "VALID", None)], []
+        return [_premise(f"the records establish {label}", "state", "UNKNOWN", None)], []
+    now = answer(current)
+    text = f"{label} is currently {value_text(current)}"  # type: ignore[arg-type]
+    if now == held:
+        return [_premise(text, "state", "VALID", now)], []
+    premises = [_premise(text, "state", "STALE", now)]
+    holders = [k for k, (_, v) in enumerate(timeline) if v == current]
+    if not holders:
+        return premises, []
+    at = holders[-1]
+    previous = [tv for tv in timeline[:at] if answer(tv[1]) != now]
+    if not previous:
+        return premises, []
+    found = _transition(previous[-1], timeline[at], answer, "state")
+    return premises, [] if found is None else [found]
+
+
 def propose(request: AuditRequest) -> dict[str, Any]:
     if request.item.is_definition:
-        return {"transitions": []}
-    old_holder = next(
-        (r for r in request.cited if quote_of(r.text, _surface(request.value)) is not None), None
-    )
-    transitions = []
-    for record in sorted(request.records, key=lambda r: (r.updated, r.object_id)):
-        new = _value_of(request, record)
-        if new is None or new == request.value or old_holder is None:
-            continue
-        old_quote = quote_of(old_holder.text, _surface(request.value))
-        new_quote = quote_of(record.text, _surface(new))
-        if old_quote is None or new_quote is None:
-            continue
-        transitions.append(
-            {
-                "dimension": request.item.attribute or request.item.item_class,
-                "old_value": list(request.value)
-                if isinstance(request.value, tuple)
-                else request.value,
-                "new_value": list(new) if isinstance(new, tuple) else new,
-                "old_quote": old_quote,
-                "new_quote": new_quote,
-                "causal_path": [old_holder.object_id, record.object_id],
-            }
-        )
-    return {"transitions": transitions}
+        return {"premises": [], "transitions": []}
+    timeline = [(r, v) for r in _records(request) if (v := _value_of(request, r)) is not None]
+    answer = answer_map(request)
+    premises, transitions = _draft_pass(request, timeline, answer)
+    if request.state_pass:
+        more_premises, more = _state_pass(request, timeline, answer)
+        premises += more_premises
+        proposed = {(t["old_quote"], t["new_quote"]) for t in transitions}
+        transitions += [t for t in more if (t["old_quote"], t["new_quote"]) not in proposed]
+    return {"premises": premises, "transitions": transitions if request.proposes else []}
 
 
 def simulated_auditor(profile: Profile) -> Callable[[AuditRequest], dict[str, Any]]:

@@ -1,6 +1,7 @@
 """The rule-based reader: answers from the newest applicable evidence, or abstains.
 
-It understands two kinds of evidence: statements in memshift's own grammar (written by the
+It reads the question only to tell a direct question from an implicit-dependency one, by its
+wording. It understands two kinds of evidence: statements in memshift's own grammar (written by the
 rule-based writer or by exact recomputation) and records rendered as evidence (the baselines
 serve those). A language-model writer's free statement is neither, so the rule-based reader
 falls back to the records quoted beside it, and abstains if there are none.
@@ -13,6 +14,7 @@ from typing import Any
 
 from memshift import statements
 from memshift.gold.evaluator import Value, evaluate
+from memshift.implicit import relation_of_question
 from memshift.models.profiles import Profile
 from memshift.models.requests import ReaderRequest
 from memshift.world import phrasing
@@ -26,6 +28,19 @@ def _answer(value: Value) -> dict[str, Any]:
 
 
 def read(request: ReaderRequest) -> dict[str, Any]:
+    """The item's value from the evidence; for a question the wording of an implicit dependency
+    (`memshift.implicit`), that value mapped through it, as a model would reason from it."""
+    relation = relation_of_question(request.question, request.item)
+    found = _read_item(request)
+    if relation is None or found["status"] != "answer":
+        return found
+    value = found["value"]
+    return _answer(
+        relation.derive(tuple(value) if isinstance(value, list) else value, request.as_of)
+    )
+
+
+def _read_item(request: ReaderRequest) -> dict[str, Any]:
     item = request.item
     is_set = item.value_type == "entity_set"
     stated = [

@@ -10,8 +10,10 @@ import pyarrow as pa
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.audit.answers import Draft, answer_json, draft_value, evidence_at, request_for
-from memshift.audit.arbiter import STALE, AuditRow, audit_log, judge
+from memshift.audit.arbiter import REPAIR, AuditRow, audit_log, judge
+from memshift.audit.semantic import semantic_check
 from memshift.errors import MemshiftError
+from memshift.gold.evaluator import Value
 from memshift.memory.write_tables import audits_to_table
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
@@ -21,6 +23,10 @@ from memshift.probes import measured
 from memshift.vocabulary import audited_system
 from memshift.world.stored import load, load_public_events
 
+# A blocked answer (consent revoked) or a failed call is never audited: a repair would answer
+# what the system may not, or hide the failure.
+AUDITED_STATUSES = ("answer", "abstain")
+
 
 def run(
     world_dir: Path,
@@ -29,10 +35,12 @@ def run(
     system: str,
     profile: Profile,
     cache_dir: Path | None,
+    variant: str = "full",
 ) -> tuple[int, int]:
     """Audit `system`'s answers on `branch` to the probes the measures count (a system that
-    answers every unshifted item-time is audited on the same ones as any other); return
-    (answers, corrected)."""
+    answers every unshifted item-time is audited on the same ones as any other), abstentions
+    included (never a blocked or failed answer), under the audit `variant`; return (answers,
+    repaired)."""
     world = load(world_dir, with_events=False)
     items = {i.item_id: i for i in world.items}
     every = read_table(layout.probes(world_dir, branch), schemas.PROBES)
@@ -47,7 +55,7 @@ def run(
             f"{layout.probes(world_dir, branch)}, e.g. {unknown[0]}"
         )
     answers = [a for a in answered if a["probe_id"] in probes]
-    name = audited_system(system)
+    name = audited_system(system, variant)
     drafts = [
         Draft(
             a["probe_id"],
@@ -55,10 +63,11 @@ def run(
             probes[a["probe_id"]]["time"],
             items[a["item_id"]],
             probes[a["probe_id"]]["definition_version"],
-            draft_value(a["value"]),
+            draft_value(a["value"] if a["status"] == "answer" else None),
+            probes[a["probe_id"]]["question"],
         )
         for a in answers
-        if a["status"] == "answer" and a["value"] is not None
+        if a["status"] in AUDITED_STATUSES
     ]
     evidence = evidence_at(load_public_events(world_dir, branch), drafts)
     requests = {}
@@ -66,24 +75,28 @@ def run(
         context = CallContext(
             profile.name, world.seed, branch, name, draft.item.item_id, draft.checkpoint
         )
-        request = request_for(draft, evidence[draft.probe_id], context)
+        request = request_for(draft, evidence[draft.probe_id], context, variant)
         if request is not None:
             requests[draft.probe_id] = request
     log = CallLog()
     auditor = ModelClient(profile, cache_dir=cache_dir, log=log)
     replies = auditor.generate(list(requests.values()))
-    corrected: dict[str, str] = {}
+    repaired: dict[str, Value] = {}
     audit_rows: list[AuditRow] = []
+    second = semantic_check if variant == "semantic" else None
     for (probe_id, request), reply in zip(requests.items(), replies, strict=True):
-        verdict, decisions = judge(request, reply.value if reply.ok else None)
-        if verdict.status == STALE:
-            corrected[probe_id] = answer_json(verdict.current)
+        audit = judge(request, reply.value if reply.ok else None, second)
+        if audit.verdict.directive == REPAIR:
+            repaired[probe_id] = audit.verdict.current
         audit_rows += audit_log(
-            request.item.item_id, request.context.checkpoint, verdict, decisions, probe_id
+            request.item.item_id, request.context.checkpoint, audit, variant, probe_id
         )
     out = layout.system_dir(run_world_dir, branch, name)
     rows = [
-        {**a, "system": name, "value": corrected.get(a["probe_id"], a["value"])} for a in answers
+        {**a, "system": name, **corrected(repaired[a["probe_id"]])}
+        if a["probe_id"] in repaired
+        else {**a, "system": name}
+        for a in answers
     ]
     answers_table = pa.Table.from_pylist(rows, schema=schemas.ANSWERS)
     write_table(answers_table, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
@@ -91,4 +104,11 @@ def run(
         audits_to_table(audit_rows), schemas.AUDITS, layout.table(out, layout.ANSWER_AUDITS)
     )
     log.write(layout.table(out, layout.AUDITOR_CALLS))
-    return len(rows), len(corrected)
+    return len(rows), len(repaired)
+
+
+def corrected(value: Value) -> dict[str, str | None]:
+    """A repaired answer: the current value, or an abstention where there is none."""
+    if value is None:
+        return {"status": "abstain", "value": None}
+    return {"status": "answer", "value": answer_json(value)}

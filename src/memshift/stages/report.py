@@ -4,8 +4,8 @@ Reads the run's scores, the maintenance logs of its HoldMem detections, the logs
 answer-level audits, the invalidation logs of other systems that report them, its model call
 logs, its exported bundles, and from each world its probes' times, events and items (for the
 cost of a full re-read). Writes
-report/tables/{measures,measures_by_checkpoint,contrasts,diagnostics,calls}.parquet (with an
-export also export and bundles, with a writer switch its three tables),
+report/tables/{measures,measures_by_checkpoint,contrasts,diagnostics,calls,...}.parquet (every
+table of TABLES; with an export also export and bundles, with a writer switch its three tables),
 report/figures/*.png, report/report.md and report/report.html (the same text as one standalone
 page, its tables as tables and its figures embedded).
 """
@@ -33,12 +33,19 @@ from memshift.analysis import (
     switch,
     unshifted,
 )
+from memshift.analysis.audit_metrics import (
+    audit_metrics_table,
+    load_answer_audits,
+    load_detection_audits,
+)
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
 from memshift.analysis.costs import call_costs
 from memshift.analysis.frame import log_sources, open_study
 from memshift.analysis.sqlfiles import path_list
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
+from memshift.audit.trap_suite import run_suite
 from memshift.models.profiles import Profile
+from memshift.report import audit_metrics as audit_text
 from memshift.report import citation_misses as misses_text
 from memshift.report import export as export_text
 from memshift.report import keys as keys_text
@@ -61,6 +68,8 @@ TABLES = {
     "unshifted": schemas.UNSHIFTED,
     "citation_misses": schemas.CITATION_MISSES,
     "forced": schemas.FORCED,
+    "audit_metrics": schemas.AUDIT_METRICS,
+    "traps": schemas.TRAPS,
     # with an export
     "export": schemas.EXPORT,
     "bundles": schemas.BUNDLES,
@@ -181,6 +190,26 @@ def _load_world_tables(con: duckdb.DuckDBPyConnection, worlds_dir: Path) -> None
         con.executemany("INSERT INTO world_items VALUES (?, ?, ?)", items)
 
 
+TRAP_CASES = 20  # per regime and world
+
+
+def trap_table(worlds: Sequence[int]) -> pa.Table:
+    """The trap suite on the study's worlds' seeds, summed per regime."""
+    totals: dict[str, list[int]] = {}
+    for world in worlds:
+        for r in run_suite(world, TRAP_CASES):
+            found = totals.setdefault(r.regime, [0, 0, 0, 0])
+            counts = (r.cases, r.proposed, r.gate_accepted, r.semantic_accepted)
+            totals[r.regime] = [a + b for a, b in zip(found, counts, strict=True)]
+    return pa.Table.from_pylist(
+        [
+            dict(zip(schemas.TRAPS.names, [regime, *counts], strict=True))
+            for regime, counts in totals.items()
+        ],
+        schema=schemas.TRAPS,
+    )
+
+
 def run(
     scores: Path,
     logs: Sequence[Path],
@@ -220,6 +249,11 @@ def run(
         if switch_scores is None
         else writer_switch(switch_scores, resampling, switch_pools or {})
     )
+    load_answer_audits(con, log_sources(logs).answer_audits)
+    load_detection_audits(con, log_sources(logs).maintenance, worlds_dir)
+    metrics = audit_metrics_table(con, resampling)
+    traps = trap_table(worlds) if metrics.num_rows else schemas.TRAPS.empty_table()
+    _progress(f"audit metrics: {metrics.num_rows} rows; trap suite on {len(worlds)} worlds")
     exported = export.pairs(systems)
     leaving = leaving_rows(con, exported, resampling)
     rows = [
@@ -247,6 +281,8 @@ def run(
         "unshifted": unshifted.unshifted_table(con, resampling),
         "citation_misses": misses,
         "forced": forced,
+        "audit_metrics": metrics,
+        "traps": traps,
     }
     if switch_report is not None:
         tables.update(switch_report.tables)
@@ -257,6 +293,7 @@ def run(
             recovery_text.section(tables["recovery"].to_pylist()),
             unshifted_text.section(tables["unshifted"].to_pylist()),
             misses_text.section(misses.to_pylist(), forced.to_pylist()),
+            audit_text.section(metrics.to_pylist(), traps.to_pylist()),
         )
         if text
     ]

@@ -16,7 +16,8 @@ from memshift.world.records import Event, sort_events
 from memshift.world.timeline import Timeline
 
 # 2.1.0: the unshifted branch's probes hold every item-time (events and gold as in 2.0.0)
-GENERATOR_VERSION = "2.1.0"
+# 2.2.0: implicit-dependency probes beside the counted direct ones (events and gold as in 2.0.0)
+GENERATOR_VERSION = "2.2.0"
 
 Component = Callable[[np.random.Generator, Cast, Timeline], list[Event]]
 

@@ -14,12 +14,12 @@ WITH cells AS (
         s.*,
         regexp_extract(s.system, '^holdmem-d([^-]+)-([^+]+)$', 1) AS repair,
         regexp_extract(s.system, '^holdmem-d([^-]+)-([^+]+)$', 2) AS detection,
-        s.system LIKE '%+audit' AS answer_audited,
+        regexp_matches(s.system, '\+audit(-[a-z]+)?$') AS answer_audited,
         EXISTS (
             SELECT 1
             FROM log_files AS f
             WHERE f.world = s.world AND f.branch = s.branch AND f.system = s.system
-        ) AND s.system NOT LIKE '%+audit' AS logged
+        ) AND NOT regexp_matches(s.system, '\+audit(-[a-z]+)?$') AS logged
     FROM scores AS s
 ),
 -- the last checkpoint after the fork, up to the probe's, at which the system invalidated the

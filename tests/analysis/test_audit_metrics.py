@@ -1,0 +1,150 @@
+"""The audit's own metrics on a constructed study whose every share is known by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pytest
+from test_measures import score
+
+from memshift import schemas
+from memshift.analysis import measures
+from memshift.analysis.audit_metrics import (
+    audit_metrics_table,
+    load_answer_audits,
+    load_detection_audits,
+)
+from memshift.analysis.bootstrap import Resampling
+from memshift.analysis.frame import log_sources, open_study
+from memshift.artifacts import ArtifactError, write_table
+
+WORLDS = range(1, 7)
+AUDITED = "bm25+audit"
+# probe: (kind, changed, sampled, draft right, directive, source, right after, stale premise,
+# gold abstains)
+CASES: dict[str, tuple[Any, ...]] = {
+    "a": ("direct", True, False, False, "repair", "transition", True, True, False),
+    "b": ("direct", True, False, False, "verify", "base", False, False, False),
+    "c": ("direct", False, True, True, "none", "base", True, False, False),
+    "d": ("direct", False, True, True, "repair", "base", False, False, False),
+    "e": ("implicit", True, False, False, "repair", "transition", True, True, False),
+    "f": ("direct", False, True, True, "none", "base", True, False, True),
+}
+# over the direct probes a, b, c, d, f (c, d and f unchanged) unless said otherwise
+# e asks about a's item (its implicit probe): their two audits share an item and a checkpoint
+ITEM = {"e": "a"}
+EXPECTED = {
+    "stale_precision": 1 / 2,  # a of the repairs a, d
+    "true_change_recall": 1 / 2,  # a of the wrong drafts a, b on changed item-times
+    "false_invalidation": 1 / 3,  # d of c, d, f
+    "verify_rate": 1 / 5,  # b
+    "rewrite_conflict_free": 1 / 3,  # d of the right drafts c, d, f
+    "parse_failure": 1 / 6,  # c's reply, of six audits
+    "alignment": 1.0,  # a and e, repaired from a verified transition, end right
+    "stale_premise_recall_direct": 1 / 2,  # a of a, b
+    "stale_premise_recall_implicit": 1.0,  # e
+    "abstention_kept": 1.0,  # f
+    "abstention_verified": 0.0,
+    "accuracy_direct": 3 / 5,  # a, c, f
+    "calls_per_audit": 1.0,
+    "tokens_per_audit": 601 / 6,  # e's call read one more token
+}
+
+
+def rows_of(world: int) -> tuple[list[dict[str, Any]], ...]:
+    scores, audits, calls = [], [], []
+    for probe, case in CASES.items():
+        kind, changed, sampled, draft, directive, source, after, stale, abstains = case
+        fields = {
+            "world": world,
+            "kind": kind,
+            "changed": changed,
+            "sampled": sampled,
+            "gold_status": "abstain" if abstains else "answer",
+        }
+        status = "abstain" if abstains else "answer"
+        item = ITEM.get(probe, probe)
+        fields.update(status=status, probe_id=f"{probe}-1")
+        scores.append(score(item, 1, draft, system="bm25", **fields))
+        scores.append(score(item, 1, after, system=AUDITED, **fields))
+        verdict = {"repair": "STALE", "verify": "UNKNOWN", "none": "VALID"}[directive]
+        common = {"probe_id": f"{probe}-1", "item_id": item, "checkpoint": 1, "causal_path": []}
+        audits.append(
+            {
+                **common,
+                "row": "verdict",
+                "verdict": verdict,
+                "directive": directive,
+                "source": source,
+                "parsed": probe != "c",
+            }
+        )
+        audits.append(
+            {
+                **common,
+                "row": "premise",
+                "premise_verdict": "STALE" if stale else "VALID",
+                "found_by": "state",
+                "parsed": True,
+            }
+        )
+        calls.append(
+            {
+                "run": "rules",
+                "role": "auditor",
+                "world": world,
+                "branch": "src",
+                "system": AUDITED,
+                "item": item,
+                "checkpoint": 1,
+                "tokens_in": 90,
+                "tokens_out": 11 if probe == "e" else 10,
+            }
+        )
+    return scores, audits, calls
+
+
+def study(tmp_path: Path) -> list[Path]:
+    scores, logs, calls = [], [], []
+    for world in WORLDS:
+        s, a, c = rows_of(world)
+        scores += s
+        calls += c
+        path = tmp_path / f"w{world}/src/{AUDITED}/answer-audits.parquet"
+        write_table(pa.Table.from_pylist(a, schema=schemas.AUDITS), schemas.AUDITS, path)
+        logs.append(path)
+    write_table(
+        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
+    )
+    call_log = tmp_path / "calls-auditor.parquet"
+    write_table(pa.Table.from_pylist(calls, schema=schemas.CALLS), schemas.CALLS, call_log)
+    return [*logs, call_log]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_every_share_is_the_hand_computed_one_with_an_interval_around_it(tmp_path, seed):
+    logs = study(tmp_path)
+    con = open_study(tmp_path / "s.parquet", logs)
+    load_answer_audits(con, log_sources(logs).answer_audits)
+    load_detection_audits(con, [], tmp_path)
+    resampling = Resampling(draws=50, seed=seed)
+    measures.compute(con, resampling)  # the world draws every quantity shares
+    rows = audit_metrics_table(con, resampling).to_pylist()
+    found = {r["quantity"]: r for r in rows if r["system"] == AUDITED}
+    for quantity, expected in EXPECTED.items():
+        row = found[quantity]
+        assert row["estimate"] == pytest.approx(expected), quantity
+        assert row["worlds"] == len(WORLDS)
+        # every world is alike, so every draw gives the same share
+        assert row["low"] == pytest.approx(expected) and row["high"] == pytest.approx(expected)
+    assert {r["system"] for r in rows} == {AUDITED}
+
+
+def test_a_detection_that_audits_needs_its_audits_beside_its_maintenance_log(tmp_path):
+    maintenance = tmp_path / "w1/src/holdmem-audit/maintenance.parquet"
+    maintenance.parent.mkdir(parents=True)
+    with pytest.raises(ArtifactError, match=r"audits\.parquet"):
+        load_detection_audits(duckdb.connect(), [(1, "src", "audit", maintenance)], tmp_path)
