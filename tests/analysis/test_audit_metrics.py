@@ -148,3 +148,106 @@ def test_a_detection_that_audits_needs_its_audits_beside_its_maintenance_log(tmp
     maintenance.parent.mkdir(parents=True)
     with pytest.raises(ArtifactError, match=r"audits\.parquet"):
         load_detection_audits(duckdb.connect(), [(1, "src", "audit", maintenance)], tmp_path)
+
+
+# --- the audit detection ---------------------------------------------------------------------
+
+# gold per item and checkpoint; every item written at the fork, x written again at checkpoint 1
+GOLD = {"x": ("A", "B", "B"), "y": ("C", "C", "C"), "z": ("D", "D", "E")}
+WRITES = [("x", 0), ("y", 0), ("z", 0), ("x", 1)]
+# (item, checkpoint): directive, source, current value, a STALE premise
+DETECTION_AUDITS = {
+    ("x", 1): ("repair", "transition", "B", True),
+    ("y", 1): ("verify", "base", None, False),
+    ("y", 2): ("repair", "base", "X", False),
+    ("z", 2): ("none", "base", None, False),
+}
+# item-times after the fork: x1 changed (repaired), x2 unchanged since x's write at 1, y1 and
+# y2 unchanged, z1 unchanged, z2 changed (missed)
+EXPECTED_DETECTION = {
+    "stale_precision": 1 / 2,  # x1 of the repairs x1, y2
+    "true_change_recall": 1 / 2,  # x1 of x1, z2
+    "false_invalidation": 1 / 4,  # y2 of x2, y1, y2, z1
+    "verify_rate": 1 / 4,  # y1 of four audits
+    "rewrite_conflict_free": 1.0,  # y1 and y2, the audits of unchanged item-times
+    "parse_failure": 0.0,
+    "alignment": 1.0,  # x1's current value is the gold
+    "stale_premise_recall_direct": 1 / 2,  # x1 of x1, z2
+    "calls_per_audit": 1.0,
+}
+
+
+def detection_study(tmp_path: Path) -> tuple[list[Path], list[tuple[int, str, str, Path]]]:
+    scores, calls, maintenance = [], [], []
+    for world in WORLDS:
+        folder = tmp_path / f"w{world}/src/holdmem-audit"
+        audits = []
+        for (item, k), (directive, source, current, stale) in DETECTION_AUDITS.items():
+            verdict = {"repair": "STALE", "verify": "UNKNOWN", "none": "VALID"}[directive]
+            common = {"probe_id": "", "item_id": item, "checkpoint": k, "causal_path": []}
+            audits.append(
+                {
+                    **common,
+                    "row": "verdict",
+                    "verdict": verdict,
+                    "directive": directive,
+                    "source": source,
+                    "current_value": None if current is None else f'"{current}"',
+                    "parsed": True,
+                }
+            )
+            audits.append(
+                {**common, "row": "premise", "parsed": True, "found_by": "state"}
+                | {"premise_verdict": "STALE" if stale else "VALID"}
+            )
+            calls.append(
+                {"run": "rules", "role": "auditor", "world": world, "branch": "src"}
+                | {"system": "holdmem-audit", "item": item, "checkpoint": k}
+                | {"tokens_in": 50, "tokens_out": 5}
+            )
+        write_table(
+            pa.Table.from_pylist(audits, schema=schemas.AUDITS),
+            schemas.AUDITS,
+            folder / "audits.parquet",
+        )
+        writes = [{"write_id": f"{i}{k}", "item_id": i, "checkpoint": k} for i, k in WRITES]
+        write_table(
+            pa.Table.from_pylist(writes, schema=schemas.WRITES),
+            schemas.WRITES,
+            folder / "writes.parquet",
+        )
+        gold = [
+            {"world": world, "branch": "src", "item_id": item, "checkpoint": k}
+            | {"status": "answer", "value": f'"{value}"'}
+            for item, values in GOLD.items()
+            for k, value in enumerate(values)
+        ]
+        write_table(
+            pa.Table.from_pylist(gold, schema=schemas.GOLD),
+            schemas.GOLD,
+            tmp_path / f"worlds/w{world}/gold-src.parquet",
+        )
+        maintenance.append((world, "src", "audit", folder / "maintenance.parquet"))
+        scores.append(score("x", 1, True, world=world, system="bm25"))
+    write_table(
+        pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
+    )
+    call_log = tmp_path / "calls.parquet"
+    write_table(pa.Table.from_pylist(calls, schema=schemas.CALLS), schemas.CALLS, call_log)
+    return [call_log], maintenance
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_audit_detection_counts_changes_since_each_items_last_write(tmp_path, seed):
+    logs, maintenance = detection_study(tmp_path)
+    con = open_study(tmp_path / "s.parquet", logs)
+    load_answer_audits(con, [])
+    load_detection_audits(con, maintenance, tmp_path / "worlds")
+    resampling = Resampling(draws=50, seed=seed)
+    measures.compute(con, resampling)
+    rows = audit_metrics_table(con, resampling).to_pylist()
+    found = {r["quantity"]: r for r in rows if r["system"] == "holdmem-audit"}
+    for quantity, expected in EXPECTED_DETECTION.items():
+        assert found[quantity]["estimate"] == pytest.approx(expected), quantity
+        assert found[quantity]["low"] == pytest.approx(expected), quantity
+    assert found["tokens_per_audit"]["estimate"] == pytest.approx(55.0)

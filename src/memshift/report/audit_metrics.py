@@ -45,6 +45,11 @@ def amount(row: Row | None) -> str:
     return f"{row['estimate']:,.1f} [{row['low']:,.1f}, {row['high']:,.1f}]"
 
 
+def is_ablation(system: str) -> bool:
+    parts = audited_parts(system)
+    return parts is not None and parts[1] != "full"
+
+
 def _metrics_table(index: Mapping[tuple[str, str], Row], systems: Sequence[str]) -> str:
     body = []
     for quantity, meaning in QUANTITIES.items():
@@ -62,7 +67,7 @@ def _ablation_table(index: Mapping[tuple[str, str], Row], systems: Sequence[str]
     body = []
     for system in systems:
         parts = audited_parts(system)
-        if parts is None or parts[1] == "full":
+        if parts is None or not is_ablation(system):
             continue
         base, variant = parts
         body.append(
@@ -101,7 +106,7 @@ def section(metrics: Sequence[Row], traps: Sequence[Row]) -> str:
         return ""
     index = {(r["system"], r["quantity"]): r for r in metrics}
     systems = ordered_systems({r["system"] for r in metrics})
-    full = [s for s in systems if (audited_parts(s) or ("", ""))[1] == "full"]
+    full = [s for s in systems if not is_ablation(s)]
     parts = [
         "## The audit's own metrics",
         "",
