@@ -34,11 +34,6 @@ from memshift.world.records import Record
 Answer = Callable[[Value], Value]
 
 
-def _value_of(request: AuditRequest, record: Record) -> Value:
-    """The item's value as one record states it on its own."""
-    return stated_value(request.item, record, request.version)
-
-
 def _surface(value: Value) -> str:
     return value[0] if isinstance(value, tuple) and value else value_text(value)
 
@@ -146,7 +141,11 @@ def _state_pass(
 def propose(request: AuditRequest) -> dict[str, Any]:
     if request.item.is_definition:
         return {"premises": [], "transitions": []}
-    timeline = [(r, v) for r in _records(request) if (v := _value_of(request, r)) is not None]
+    timeline = [
+        (r, v)
+        for r in _records(request)
+        if (v := stated_value(request.item, r, request.version)) is not None
+    ]
     answer = answer_map(request)
     premises, transitions = _draft_pass(request, timeline, answer)
     if request.state_pass:
