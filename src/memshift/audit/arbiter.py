@@ -101,11 +101,13 @@ class Audit:
 
 def base_verdict(stored: Any, premises: Sequence[Premise]) -> Verdict:
     """The base audit's verdict: a STALE premise first (the state-anchored pass's before the
-    draft-anchored one's, since it reads the timeline's current value), then UNKNOWN, else
-    VALID; material when the premise it rests on is."""
+    draft-anchored one's, since it reads the timeline's current value); then UNKNOWN, unless a
+    premise was found VALID (a pass that read the records settles what another could not
+    check); else VALID. Material when the premise it rests on is."""
+    confirmed = any(p.verdict == VALID for p in premises)
     for status in (STALE, UNKNOWN):
         found = [p for p in premises if p.verdict == status]
-        if found:
+        if found and not (status == UNKNOWN and confirmed):
             found.sort(key=lambda p: (not p.material, p.found_by != "state"))
             p = found[0]
             current = p.current if status == STALE else stored
