@@ -384,3 +384,26 @@ def test_a_system_with_a_log_on_one_branch_needs_it_on_every_branch(tmp_path: Pa
     # an imported memory always reports: without its log the report refuses it
     with pytest.raises(MemshiftError, match=r"e.g. pm-d1-source-ext on branch del"):
         open_study(tmp_path / "s.parquet", [imported[0]])
+
+
+def test_implicit_probes_stay_out_of_the_shifts_measures_and_the_unshifted_census(tmp_path):
+    from memshift.analysis.unshifted import census_systems
+
+    scores = [
+        score("a", 1, True, system="bm25", branch="none", changed=False, sampled=True),
+        score(
+            "a",
+            1,
+            False,
+            system="bm25",
+            branch="none",
+            changed=False,
+            sampled=False,
+            kind="implicit",
+            probe_id="a-1-implicit",
+        ),
+    ]
+    con = opened(tmp_path, scores, [])
+    assert con.execute("SELECT probe_id FROM item_times").fetchall() == [("a-1",)]
+    # an implicit probe is neither changed nor sampled, yet it is no unshifted census answer
+    assert census_systems(con) == []

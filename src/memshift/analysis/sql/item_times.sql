@@ -7,7 +7,8 @@
 -- that span;
 -- for a cell that writes from the delta (append-only, upsert), whether the delta yielded a new
 -- item in that same span.
--- Premise probes (asked as if the fork's value still held) count in the premise measures only.
+-- Premise probes (asked as if the fork's value still held) count in the premise measures only;
+-- implicit-dependency probes are left out (the audit's metrics read them from the scores).
 CREATE OR REPLACE TABLE item_times AS
 WITH cells AS (
     SELECT
@@ -21,6 +22,7 @@ WITH cells AS (
             WHERE f.world = s.world AND f.branch = s.branch AND f.system = s.system
         ) AND NOT regexp_matches(s.system, '\+audit(-[a-z]+)?$') AS logged
     FROM scores AS s
+    WHERE s.kind <> 'implicit'
 ),
 -- the last checkpoint after the fork, up to the probe's, at which the system invalidated the
 -- item (from its own log, or from its detection's maintenance log for a HoldMem cell); and for
