@@ -103,19 +103,18 @@ def test_stale_drafts_after_a_source_revision_are_repaired_to_the_current_value(
         assert TRANSITION in sources
 
 
-def test_a_draft_no_record_states_is_repaired_only_by_the_state_anchored_pass():
-    drafts, truth = fork_value_drafts("src")
+def test_a_draft_no_record_states_is_never_repaired_but_verified():
+    """The records cannot tell a draft whose value they never state from one that read a record
+    the audit was not shown: both passes find it UNKNOWN and the user is asked."""
+    drafts, _ = fork_value_drafts("src")
     person = [d for d in drafts if d.item.item_id == "person.home_city"][:3]
     made_up = [replace(d, value="Zzyzx Unheard-of") for d in person]
     assert made_up
-    full, draft_only = audits(made_up, "src"), audits(made_up, "src", "draftonly")
-    for d in made_up:
-        assert full[d.probe_id].verdict.directive == REPAIR
-        assert full[d.probe_id].verdict.current == truth[d.probe_id].gold.value
-        # the draft-anchored pass finds no record stating the value: memory neither confirms
-        # nor refutes it, so the user is asked
-        assert draft_only[d.probe_id].verdict.directive == VERIFY
-        assert {p.found_by for p in draft_only[d.probe_id].premises} == {"draft"}
+    for variant in ("full", "draftonly"):
+        for d in made_up:
+            audit = audits(made_up, "src", variant)[d.probe_id]
+            assert audit.verdict.directive == VERIFY, variant
+            assert {p.verdict for p in audit.premises} == {"UNKNOWN"}
 
 
 def test_a_request_needs_evidence_and_names_the_records_stating_the_draft_as_cited():

@@ -70,3 +70,25 @@ def test_a_move_abroad_repairs_the_answer_to_the_new_country(seed):
         assert audit.verdict.directive == REPAIR
         assert audit.verdict.current == COUNTRY[case.new_value]
         assert all(t.material for t, _ in audit.decisions if t is not None)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_right_answer_whose_record_the_audit_was_not_shown_is_verified_not_repaired(seed):
+    """The draft read the newer record; the audit was shown only the older one, which states
+    another value and was never revised: nothing shows an update, so nothing is repaired."""
+    for case in moves(seed):
+        when = case.new.updated + timedelta(days=1)
+        direct = AuditRequest(
+            case.item,
+            1,
+            f"The draft answers: {case.new_value}.",
+            case.new_value,
+            when,
+            (),
+            (case.old,),
+            question=f"As of {when:%Y-%m-%d %H:%M}: {case.item.question}",
+            as_of=when,
+        )
+        assert case.old.revision == 1
+        audit = judge(direct, propose(direct))
+        assert audit.verdict.directive == VERIFY, case.new_value

@@ -8,7 +8,11 @@ is stated by no record of the item). An abstention states nothing, so this pass 
 premise in it. The state-anchored pass reads the item's timeline from every record given: its
 current value as of the audit (the newest statement of a free-text attribute, the gold rules over
 the records for a structured item) and checks the statement against it: VALID when they agree,
-STALE when they differ, UNKNOWN when the records establish no value but the statement holds one.
+STALE when they differ and the records show the update (the held value is on the timeline
+before the current one, or a record stating the current value was revised), UNKNOWN when the
+records establish no value but the statement holds one, or show no update and never state the
+held value (they cannot tell a stale draft from one that read a record the audit was not
+shown).
 A question the reader answered through an implicit dependency (`memshift.implicit`) is checked
 in its own terms: the item's values are mapped through the relation the question's wording
 names, and a change that leaves the answer alone is not material.
@@ -126,6 +130,13 @@ def _state_pass(
     text = f"{label} is currently {value_text(current)}"  # type: ignore[arg-type]
     if now == held:
         return [_premise(text, "state", "VALID", now)], []
+    revised = any(r.revision > 1 for r, v in timeline if v == current)
+    if held is not None and held not in {answer(v) for _, v in timeline} and not revised:
+        # the records never show the held value and the current one was never revised, so they
+        # show no update: they cannot tell a stale draft from one that read a record the audit
+        # was not shown
+        unseen = f"the records never state {value_text(held)} for {label}"  # type: ignore[arg-type]
+        return [_premise(unseen, "state", "UNKNOWN", now)], []
     premises = [_premise(text, "state", "STALE", now)]
     holders = [k for k, (_, v) in enumerate(timeline) if v == current]
     if not holders:
