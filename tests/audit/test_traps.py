@@ -34,6 +34,7 @@ from memshift.gold.evaluator import evaluate
 from memshift.implicit import COUNTRY, implicit_question
 from memshift.models.requests import AuditRequest
 from memshift.rng import stream
+from memshift.simulator.auditor import propose
 from memshift.world import phrasing
 from memshift.world.cast import draw_cast
 from memshift.world.contacts import card_fields
@@ -357,3 +358,14 @@ def test_a_definition_is_never_confirmed_by_one_record() -> None:
     refused = semantic_check(request, candidate, decision)
     assert not refused.accepted
     assert isinstance(refused, Decision) and refused.new_entry == decision.new_entry
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_rule_based_auditor_proposes_nothing_on_a_trap_and_the_change_on_a_true_one(seed):
+    for case in trap_cases(seed, 6):
+        reply = propose(request_for(case))
+        new_values = {t["new_value"] for t in reply["transitions"]}
+        if case.is_trap:
+            assert new_values == set(), case.regime
+        else:
+            assert new_values == {case.new_value}
