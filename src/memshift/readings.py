@@ -1,5 +1,6 @@
-"""What one record states about an item, read on its own, and how an item's value becomes the
-answer to a question: the readings the rule-based auditor and the semantic check share."""
+"""The records of an audit by the names its entries go by, what one record states about an item
+read on its own, and how an item's value becomes the answer to a question: the readings the
+gate, the rule-based auditor and the semantic check share."""
 
 from __future__ import annotations
 
@@ -11,6 +12,20 @@ from memshift.models.requests import AuditRequest
 from memshift.world import phrasing
 from memshift.world.items import Item
 from memshift.world.records import Record
+
+
+def entry_id(record: Record) -> str:
+    """The name of a record's entry in an audit: its object id and revision."""
+    return f"{record.object_id} r{record.revision}"
+
+
+def audited_records(request: AuditRequest) -> dict[str, Record]:
+    """The request's records (cited first) by entry id; of two with one id the first stays, as
+    in grounding."""
+    records: dict[str, Record] = {}
+    for record in (*request.cited, *request.records):
+        records.setdefault(entry_id(record), record)
+    return records
 
 
 def stated_value(item: Item, record: Record, version: int) -> Value:

@@ -105,7 +105,9 @@ def cell_parts(system: str) -> tuple[str, str] | None:
 # the gate, verified-only authority), or one of its ablations (`memshift.audit.arbiter`).
 AUDIT_VARIANTS = ("full", "draftonly", "nogate", "noauthority", "control", "semantic")
 # An ablation of the audit names its answers `<system>+audit-<variant>` (`AUDIT_VARIANTS`).
-_AUDITED = re.compile(r"(?P<base>.+)\+audit(?:-(?P<variant>[a-z]+))?")
+# (the SQL of the report matches names with the same pattern: `analysis/frame.py`)
+AUDITED_PATTERN = r"(?P<base>.+)\+audit(?:-(?P<variant>[a-z]+))?"
+_AUDITED = re.compile(AUDITED_PATTERN)
 
 
 def audited_system(system: str, variant: str = "full") -> str:

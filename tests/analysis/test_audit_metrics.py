@@ -7,6 +7,7 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from test_measures import score
 
@@ -251,3 +252,37 @@ def test_the_audit_detection_counts_changes_since_each_items_last_write(tmp_path
         assert found[quantity]["estimate"] == pytest.approx(expected), quantity
         assert found[quantity]["low"] == pytest.approx(expected), quantity
     assert found["tokens_per_audit"]["estimate"] == pytest.approx(55.0)
+
+
+ABLATION = "bm25+audit-control"
+
+
+def test_an_ablation_is_set_against_the_full_audit_on_the_same_probes(tmp_path):
+    """The ablation answers as the full audit does, except that it leaves a's wrong draft: one
+    right answer fewer of the five direct probes and none fewer of e, the implicit one."""
+    logs = study(tmp_path)
+    scores = pq.read_table(tmp_path / "s.parquet").to_pylist()
+    ablated = [
+        {**r, "system": ABLATION, "correct": r["correct"] and r["probe_id"] != "a-1"}
+        for r in scores
+        if r["system"] == AUDITED
+    ]
+    write_table(
+        pa.Table.from_pylist(scores + ablated, schema=schemas.SCORES),
+        schemas.SCORES,
+        tmp_path / "s.parquet",
+    )
+    for world in WORLDS:
+        path = tmp_path / f"w{world}/src/{ABLATION}/answer-audits.parquet"
+        write_table(schemas.AUDITS.empty_table(), schemas.AUDITS, path)
+        logs.append(path)
+    con = open_study(tmp_path / "s.parquet", logs)
+    load_answer_audits(con, log_sources(logs).answer_audits)
+    load_detection_audits(con, [], tmp_path)
+    resampling = Resampling(draws=50)
+    measures.compute(con, resampling)
+    rows = audit_metrics_table(con, resampling).to_pylist()
+    found = {(r["system"], r["quantity"]): r["estimate"] for r in rows}
+    assert found[(ABLATION, "versus_full_direct")] == pytest.approx(-1 / 5)
+    assert found[(ABLATION, "versus_full_implicit")] == pytest.approx(0.0)
+    assert (AUDITED, "versus_full_direct") not in found  # the full audit has no such row

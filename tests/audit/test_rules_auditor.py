@@ -92,3 +92,33 @@ def test_a_right_answer_whose_record_the_audit_was_not_shown_is_verified_not_rep
         assert case.old.revision == 1
         audit = judge(direct, propose(direct))
         assert audit.verdict.directive == VERIFY, case.new_value
+
+
+UNREAD = {"premise": "x", "pass": "draft", "verdict": "STALE", "current_value": "Porto"}
+
+
+@pytest.mark.parametrize(
+    ("reply", "failure"),
+    [
+        (None, "no reply"),
+        ([], "reply not parsed: the reply is not an object"),
+        ({"premises": "STALE", "transitions": []}, "reply not parsed: premises is not a list"),
+        ({"premises": [{"premise": "x"}], "transitions": []}, "reply not parsed: malformed"),
+        ({"premises": [], "transitions": "all"}, "reply not parsed: transitions is not a list"),
+        (
+            {"premises": [{**UNREAD, "pass": "side", "material": True}], "transitions": []},
+            "reply not parsed: pass must be one of draft, state",
+        ),
+        (
+            {"premises": [{**UNREAD, "material": "yes"}], "transitions": []},
+            "reply not parsed: material must be true or false",
+        ),
+    ],
+)
+def test_a_reply_that_failed_or_cannot_be_read_leaves_the_value_and_says_why(reply, failure):
+    case = moves(1)[0]
+    audit = judge(request(case), reply)
+    assert audit.failure.startswith(failure)
+    assert (audit.verdict.status, audit.verdict.directive) == (VALID, "none")
+    assert audit.verdict.current == COUNTRY[case.stored]
+    assert audit.decisions == () and audit.premises == ()

@@ -193,8 +193,9 @@ def test_a_known_writer_error_rate_shows_in_repair_at_d0_and_not_at_d1():
     assert share[("1", "weak")] == share[("1", "rules")]
 
 
-def test_the_audit_detection_invalidates_exactly_where_its_verdict_repairs():
-    shifted = detect(1000, "src", "audit")
+@pytest.mark.parametrize("seed", [1000, 1001, 1002])
+def test_the_audit_detection_invalidates_exactly_where_its_verdict_repairs(seed):
+    shifted = detect(seed, "src", "audit")
     invalidated = {(m.item_id, m.checkpoint) for m in shifted.maintenance if m.invalidated}
     verdicts = [a for a in shifted.audits if a.kind == "verdict"]
     repaired = {(a.item_id, a.checkpoint) for a in verdicts if a.verdict.directive == "repair"}

@@ -12,6 +12,7 @@ import duckdb
 from memshift import schemas
 from memshift.analysis.sqlfiles import path_list, path_literal, run, text_literal
 from memshift.errors import MemshiftError
+from memshift.vocabulary import AUDITED_PATTERN
 
 # results/runs/<run>/w<world>/<branch>/holdmem-<detection>/maintenance.parquet
 MAINTENANCE_PATH = re.compile(r"w(\d+)/([^/]+)/holdmem-([^/]+)/maintenance\.parquet$")
@@ -96,6 +97,11 @@ def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
     # finish, and a rerun of the report must reproduce its tables byte for byte
     con.execute("SET threads TO 1")
     con.execute("SET enable_progress_bar = false")
+    # an audited system's name as vocabulary.audited_parts reads it: the audited system and
+    # the audit's variant ('' for the full audit; both '' for any other system)
+    named = text_literal(f"^{AUDITED_PATTERN}$")
+    con.execute(f"CREATE MACRO audited_base(system) AS regexp_extract(system, {named}, 1)")
+    con.execute(f"CREATE MACRO audit_variant(system) AS regexp_extract(system, {named}, 2)")
     con.execute(f"CREATE TABLE scores AS SELECT * FROM read_parquet({path_literal(scores)})")
     found = log_sources(logs)
     maintenance, answer_audits = found.maintenance, found.answer_audits
@@ -146,7 +152,7 @@ def _check_reports(con: duckdb.DuckDBPyConnection) -> None:
                     ELSE system
                 END AS log
             FROM scores
-            WHERE regexp_matches(system, '\+audit(-[a-z]+)?$')
+            WHERE audited_base(system) <> ''
                 OR regexp_matches(system, '^holdmem-d[^-]+-[^+]+$')
                 OR system LIKE 'pm-%'
                 OR system IN (SELECT system FROM log_files)

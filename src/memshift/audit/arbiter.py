@@ -15,7 +15,7 @@ without its state-anchored pass; `semantic` adds a semantic check after the gate
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ from memshift.audit.gate import (
     audit_index,
     review,
 )
+from memshift.audit.semantic import semantic_check
 from memshift.models.requests import AuditRequest
 
 VALID, STALE, UNKNOWN = "VALID", "STALE", "UNKNOWN"
@@ -38,8 +39,6 @@ REPAIR, VERIFY, NO_DIRECTIVE = "repair", "verify", "none"
 TRANSITION, BASE, NOTHING = "transition", "base", "none"
 
 Decided = tuple[Candidate | None, Decision]
-# A check run on each decision the gate accepted (the `semantic` variant's).
-SecondCheck = Callable[[AuditRequest, Candidate, Decision], Decision]
 
 
 @dataclass(frozen=True)
@@ -129,9 +128,9 @@ def arbitrate(
     verified = [(c, d) for c, d in decisions if d.accepted and c is not None]
     if verified:
         # the newest verified transition; without the gate's times, the last one proposed
-        position = {id(cd): k for k, cd in enumerate(verified)}
-        candidate, decision = max(
-            verified, key=lambda cd: (cd[1].new_time is not None, cd[1].new_time, position[id(cd)])
+        _, (candidate, decision) = max(
+            enumerate(verified),
+            key=lambda kcd: (kcd[1][1].new_time is not None, kcd[1][1].new_time, kcd[0]),
         )
         path = (
             f"{decision.old_entry} -> {decision.new_entry}" if decision.new_entry else "unchecked"
@@ -147,12 +146,10 @@ def unchecked(decisions: Sequence[Decided]) -> list[Decided]:
     ]
 
 
-def judge(
-    request: AuditRequest, reply: Mapping[str, Any] | None, second: SecondCheck | None = None
-) -> Audit:
+def judge(request: AuditRequest, reply: Mapping[str, Any] | None) -> Audit:
     """The audit of one request from its reply (None: the call failed): the gate's decisions,
-    the premises and the verdict under the request's variant. `second` runs after the gate on
-    what it accepted (the `semantic` variant)."""
+    the premises and the verdict under the request's variant (the `semantic` variant runs the
+    semantic check on what the gate accepted)."""
     if reply is None:
         return Audit(Verdict(VALID, request.value, "auditor reply failed"), (), (), "no reply")
     try:
@@ -164,10 +161,9 @@ def judge(
     decisions = review(reply, audit_index(request)) if request.proposes else []
     if request.variant == "nogate":
         decisions = unchecked(decisions)
-    if second is not None:
+    if request.variant == "semantic":
         decisions = [
-            (c, second(request, c, d)) if c is not None and d.accepted else (c, d)
-            for c, d in decisions
+            (c, semantic_check(request, c, d)) if c is not None else (c, d) for c, d in decisions
         ]
     verdict = arbitrate(request.value, decisions, premises, request.variant)
     return Audit(verdict, tuple(decisions), premises)
@@ -180,9 +176,6 @@ def _listed(reply: Mapping[str, Any], key: str) -> list[Any]:
     if not isinstance(found, list):
         raise ValueError(f"{key} is not a list")
     return found
-
-
-ROW_KINDS = ("verdict", "transition", "premise")
 
 
 @dataclass(frozen=True)

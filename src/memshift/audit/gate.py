@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from memshift.models.requests import AuditRequest
+from memshift.readings import entry_id
 from memshift.world.parse import record_evidence
-from memshift.world.records import Record
 
 MATCH_SHARE = 0.8
 PASSES = ("draft", "state")
@@ -244,18 +244,9 @@ def audit_index(request: AuditRequest) -> Index:
     )
 
 
-def entry_id(record: Record) -> str:
-    """The name of a record's entry in an audit: its object id and revision."""
-    return f"{record.object_id} r{record.revision}"
-
-
-def review(
-    reply: Mapping[str, Any] | None, index: Index
-) -> list[tuple[Candidate | None, Decision]]:
-    """Every proposed transition of one auditor reply with its decision; a reply that failed or
-    a transition that does not parse is logged as refused."""
-    if reply is None:
-        return [(None, Decision(False, "auditor reply failed"))]
+def review(reply: Mapping[str, Any], index: Index) -> list[tuple[Candidate | None, Decision]]:
+    """Every proposed transition of one auditor reply with its decision; a transition that does
+    not parse is logged as refused (a reply that failed is the arbiter's: `arbiter.judge`)."""
     decisions: list[tuple[Candidate | None, Decision]] = []
     for raw in reply.get("transitions", []):
         try:

@@ -27,10 +27,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from memshift.audit.gate import Candidate, Decision, entry_id
+from memshift.audit.gate import Candidate, Decision
 from memshift.models.requests import AuditRequest
-from memshift.readings import answer_map, stated_value
-from memshift.world.records import Record
+from memshift.readings import answer_map, audited_records, stated_value
 
 NOT_STATED = "new record does not state the new value as the item's"
 NOT_AMONG = "new record is not among the audited records"
@@ -47,14 +46,6 @@ def _comparable(value: Any) -> Any:
     return value
 
 
-def _records(request: AuditRequest) -> dict[str, Record]:
-    """The request's records by entry id; the first of two with one id wins, as in grounding."""
-    records: dict[str, Record] = {}
-    for record in (*request.cited, *request.records):
-        records.setdefault(entry_id(record), record)
-    return records
-
-
 def semantic_check(request: AuditRequest, candidate: Candidate, decision: Decision) -> Decision:
     """`decision`, or the same decision refused when the record of its new entry does not state
     the candidate's new value as the item's. Refused decisions pass through unchanged."""
@@ -62,7 +53,7 @@ def semantic_check(request: AuditRequest, candidate: Candidate, decision: Decisi
         return decision
     if request.item.is_definition:
         return dataclasses.replace(decision, accepted=False, reason=AGGREGATE)
-    record = _records(request).get(decision.new_entry)
+    record = audited_records(request).get(decision.new_entry)
     if record is None:
         return dataclasses.replace(decision, accepted=False, reason=NOT_AMONG)
     stated = stated_value(request.item, record, request.version)

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memshift.analysis.audit_metrics import QUANTITIES
-from memshift.report.markdown import beside, interval, no_interval, points, table
+from memshift.report.markdown import beside, interval, points, table
 from memshift.report.order import ordered_systems
 from memshift.vocabulary import AUDIT_VARIANTS, audited_parts
 
@@ -38,11 +38,7 @@ AMOUNTS = ("calls_per_audit", "tokens_per_audit")
 
 
 def amount(row: Row | None) -> str:
-    if row is None or row["estimate"] is None:
-        return "—"
-    if row["low"] is None:
-        return f"{row['estimate']:,.1f} ({no_interval(row)})"
-    return f"{row['estimate']:,.1f} [{row['low']:,.1f}, {row['high']:,.1f}]"
+    return interval(row, lambda value: f"{value:,.1f}")
 
 
 def is_ablation(system: str) -> bool:

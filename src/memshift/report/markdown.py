@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,12 +42,14 @@ def no_interval(row: Row) -> str:
     return f"no interval: {worlds_text(count) if count is not None else f'< {MIN_WORLDS} worlds'}"
 
 
-def interval(row: Row | None) -> str:
+def interval(row: Row | None, show: Callable[[float], str] = pct) -> str:
+    """An estimate with its interval, each number shown by `show` (a share as a percentage
+    unless said otherwise)."""
     if row is None or row["estimate"] is None:
         return "—"
     if row["low"] is None:
-        return f"{pct(row['estimate'])} ({no_interval(row)})"
-    return f"{pct(row['estimate'])} [{pct(row['low'])}, {pct(row['high'])}]"
+        return f"{show(row['estimate'])} ({no_interval(row)})"
+    return f"{show(row['estimate'])} [{show(row['low'])}, {show(row['high'])}]"
 
 
 def points(row: Row | None) -> str:

@@ -2,9 +2,9 @@
 the request with the project's own parsers.
 
 The draft-anchored pass checks the value the statement states against the records that state
-it in so many words: VALID when nothing later gives another value, STALE (with the later value)
-when something does, UNKNOWN when no record states it (an implicit answer, such as a country,
-is stated by no record of the item). An abstention states nothing, so this pass finds no
+it in so many words: VALID when nothing later gives another value, STALE (with the value as of
+the audit) when something does, UNKNOWN when no record states it (an implicit answer, such as a
+country, is stated by no record of the item). An abstention states nothing, so this pass finds no
 premise in it. The state-anchored pass reads the item's timeline from every record given: its
 current value as of the audit (the newest statement of a free-text attribute, the gold rules over
 the records for a structured item) and checks the statement against it: VALID when they agree,
@@ -30,7 +30,7 @@ from typing import Any
 from memshift.gold.evaluator import Value, evaluate
 from memshift.models.profiles import Profile
 from memshift.models.requests import AuditRequest
-from memshift.readings import answer_map, stated_value
+from memshift.readings import answer_map, audited_records, stated_value
 from memshift.simulator.quotes import quote_of
 from memshift.statements import value_text
 from memshift.world.records import Record
@@ -47,10 +47,9 @@ def _json(value: Value) -> Any:
 
 
 def _records(request: AuditRequest) -> list[Record]:
-    seen: dict[tuple[str, int], Record] = {}
-    for record in (*request.cited, *request.records):
-        seen.setdefault((record.object_id, record.revision), record)
-    return sorted(seen.values(), key=lambda r: (r.updated, r.object_id, r.revision))
+    return sorted(
+        audited_records(request).values(), key=lambda r: (r.updated, r.object_id, r.revision)
+    )
 
 
 def _current(request: AuditRequest, timeline: Sequence[tuple[Record, Value]]) -> Value:
@@ -95,7 +94,10 @@ def _premise(text: str, found_by: str, verdict: str, current: Value) -> dict[str
 
 
 def _draft_pass(
-    request: AuditRequest, timeline: Sequence[tuple[Record, Value]], answer: Answer
+    request: AuditRequest,
+    timeline: Sequence[tuple[Record, Value]],
+    current: Value,
+    answer: Answer,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     held = request.value
     if held is None:
@@ -112,15 +114,22 @@ def _draft_pass(
     later = [(r, v) for r, v in timeline if r.updated > since and answer(v) != held]
     if not later:
         return [_premise(request.statement, "draft", "VALID", held)], []
-    transitions = [_transition(support[-1], new, answer, "draft") for new in later]
-    premise = _premise(request.statement, "draft", "STALE", answer(later[-1][1]))
+    # a later value that no longer holds as of the audit (an appointment since past) is no
+    # transition to repair to: only the current value is
+    transitions = [
+        _transition(support[-1], new, answer, "draft") for new in later if new[1] == current
+    ]
+    premise = _premise(request.statement, "draft", "STALE", answer(current))
     return [premise], [t for t in transitions if t is not None]
 
 
 def _state_pass(
-    request: AuditRequest, timeline: Sequence[tuple[Record, Value]], answer: Answer
+    request: AuditRequest,
+    timeline: Sequence[tuple[Record, Value]],
+    current: Value,
+    answer: Answer,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    held, current = request.value, _current(request, timeline)
+    held = request.value
     label = request.item.label
     if current is None:
         if held is None:
@@ -157,10 +166,10 @@ def propose(request: AuditRequest) -> dict[str, Any]:
         for r in _records(request)
         if (v := stated_value(request.item, r, request.version)) is not None
     ]
-    answer = answer_map(request)
-    premises, transitions = _draft_pass(request, timeline, answer)
+    answer, current = answer_map(request), _current(request, timeline)
+    premises, transitions = _draft_pass(request, timeline, current, answer)
     if request.state_pass:
-        more_premises, more = _state_pass(request, timeline, answer)
+        more_premises, more = _state_pass(request, timeline, current, answer)
         premises += more_premises
         proposed = {(t["old_quote"], t["new_quote"]) for t in transitions}
         transitions += [t for t in more if (t["old_quote"], t["new_quote"]) not in proposed]

@@ -11,7 +11,6 @@ from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.audit.answers import Draft, answer_json, draft_value, evidence_at, request_for
 from memshift.audit.arbiter import REPAIR, AuditRow, audit_log, judge
-from memshift.audit.semantic import semantic_check
 from memshift.errors import MemshiftError
 from memshift.gold.evaluator import Value
 from memshift.memory.write_tables import audits_to_table
@@ -83,9 +82,8 @@ def run(
     replies = auditor.generate(list(requests.values()))
     repaired: dict[str, Value] = {}
     audit_rows: list[AuditRow] = []
-    second = semantic_check if variant == "semantic" else None
     for (probe_id, request), reply in zip(requests.items(), replies, strict=True):
-        audit = judge(request, reply.value if reply.ok else None, second)
+        audit = judge(request, reply.value if reply.ok else None)
         if audit.verdict.directive == REPAIR:
             repaired[probe_id] = audit.verdict.current
         audit_rows += audit_log(

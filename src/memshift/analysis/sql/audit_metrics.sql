@@ -30,17 +30,17 @@ SELECT
 FROM scores AS a
 JOIN scores AS d
     ON d.world = a.world AND d.branch = a.branch AND d.probe_id = a.probe_id
-    AND d.system = regexp_extract(a.system, '^(.+)\+audit(-[a-z]+)?$', 1)
+    AND d.system = audited_base(a.system)
 LEFT JOIN verdicts AS v
     ON v.world = a.world AND v.branch = a.branch AND v.system = a.system
     AND v.probe_id = a.probe_id
-WHERE regexp_matches(a.system, '\+audit(-[a-z]+)?$');
+WHERE audited_base(a.system) <> '';
 
 CREATE OR REPLACE TABLE audit_costs AS
 SELECT world, branch, system, item AS item_id, checkpoint,
     count(*) AS calls, sum(tokens_in + tokens_out) AS tokens
 FROM calls
-WHERE role = 'auditor' AND regexp_matches(system, '\+audit(-[a-z]+)?$')
+WHERE role = 'auditor' AND audited_base(system) <> ''
 GROUP BY ALL;
 
 CREATE OR REPLACE TABLE {out} AS
@@ -85,8 +85,8 @@ versus_full AS (
     FROM audit_probes AS v
     JOIN audit_probes AS f
         ON f.world = v.world AND f.branch = v.branch AND f.probe_id = v.probe_id
-        AND f.system = regexp_replace(v.system, '-[a-z]+$', '')
-    WHERE regexp_matches(v.system, '\+audit-[a-z]+$') AND v.checkpoint > 0
+        AND f.system = audited_base(v.system) || '+audit'
+    WHERE audit_variant(v.system) <> '' AND v.checkpoint > 0
 ),
 -- each audit's calls and tokens counted once, on the first probe audited at its item and
 -- checkpoint (a world's sum over its audited probes is its cost per audit)

@@ -15,12 +15,12 @@ WITH cells AS (
         s.*,
         regexp_extract(s.system, '^holdmem-d([^-]+)-([^+]+)$', 1) AS repair,
         regexp_extract(s.system, '^holdmem-d([^-]+)-([^+]+)$', 2) AS detection,
-        regexp_matches(s.system, '\+audit(-[a-z]+)?$') AS answer_audited,
+        audited_base(s.system) <> '' AS answer_audited,
         EXISTS (
             SELECT 1
             FROM log_files AS f
             WHERE f.world = s.world AND f.branch = s.branch AND f.system = s.system
-        ) AND NOT regexp_matches(s.system, '\+audit(-[a-z]+)?$') AS logged
+        ) AND audited_base(s.system) = '' AS logged
     FROM scores AS s
     WHERE s.kind <> 'implicit'
 ),
