@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(BIN)):$(PATH)
 CORES ?= all
 
-.PHONY: run test lint bench bench-study install compile clean-results
+.PHONY: run test lint bench bench-study install compile clean-results horizons heldout rewritten
 
 install: $(STAMP)
 
@@ -24,6 +24,16 @@ compile: $(STAMP)
 # A finished run names its report and the command of Snakemake's HTML report (Snakefile, onsuccess).
 run: compile
 	$(BIN)/snakemake --cores $(CORES)
+
+# Studies of several runs and a report over them (docs/running.md, Presets)
+horizons: compile
+	$(BIN)/memshift horizons --cores $(CORES)
+
+heldout: compile
+	$(BIN)/memshift heldout --cores $(CORES)
+
+rewritten: compile
+	$(BIN)/memshift rewritten --cores $(CORES)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests

@@ -43,7 +43,13 @@ try:
     ]
     PROFILES = {
         name: study_profile(name, Path(STUDY["models"]))
-        for name in sorted({*ROLE.values(), *SWITCHED})
+        for name in sorted(
+            {
+                *ROLE.values(),
+                *SWITCHED,
+                *filter(None, [STUDY["worlds"].get("rewriter")]),
+            }
+        )
     }
 except ConfigError as exc:
     sys.exit(f"memshift: config error: {exc}")

@@ -2,8 +2,8 @@ rule branches:
     input:
         rules.world.output,
     output:
-        events=each_branch(branch_file(layout.events)),
-        shift=each_branch(branch_file(layout.shift)),
+        events=each_branch(built_branch_file(layout.events)),
+        shift=each_branch(built_branch_file(layout.shift)),
     log:
         str(L.world_log("branches", "w{world}")),
     conda:
@@ -13,7 +13,7 @@ rule branches:
         runtime=10,
     params:
         code=job_code("branches"),
-        world=world_dir,
+        world=built_dir,
         branches=BRANCH_ARGS,
     shell:
         "memshift branches --world-dir {params.world} {params.branches} 2> {log}"

@@ -14,6 +14,8 @@ from memshift.vocabulary import (
 
 # Paths come from memshift.layout, here with Snakemake's wildcards in place of values.
 WORLD = L.world("{world}")
+# where the world stages build a world: the study's world, or the template of a rewritten one
+BUILT = L.built_world("{world}")
 RUN = L.run_world("{world}")
 DETECTION = detection_system("{detection}")
 CELL = cell_system("{detection}", "{repair}")
@@ -27,6 +29,20 @@ def world_file(path):
 def branch_file(path):
     """A branch's file of a world as a pattern with {branch}."""
     return str(path(WORLD, "{branch}"))
+
+
+def built_file(path):
+    """`world_file` of the world the world stages build (`BUILT`)."""
+    return str(path(BUILT))
+
+
+def built_branch_file(path):
+    """`branch_file` of the world the world stages build (`BUILT`)."""
+    return str(path(BUILT, "{branch}"))
+
+
+def built_dir(wildcards):
+    return str(L.built_world(wildcards.world))
 
 
 def system_table(system, name, world="{world}", branch="{branch}"):

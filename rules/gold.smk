@@ -1,9 +1,9 @@
 rule gold:
     input:
-        world_file(layout.world_description),
-        each_branch(branch_file(layout.events)),
+        built_file(layout.world_description),
+        each_branch(built_branch_file(layout.events)),
     output:
-        each_branch(branch_file(layout.gold)),
+        each_branch(built_branch_file(layout.gold)),
     log:
         str(L.world_log("gold", "w{world}")),
     conda:
@@ -13,7 +13,7 @@ rule gold:
         runtime=10,
     params:
         code=job_code("gold"),
-        world=world_dir,
+        world=built_dir,
         branches=BRANCH_ARGS,
     shell:
         "memshift gold --world-dir {params.world} {params.branches} 2> {log}"

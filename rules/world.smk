@@ -1,7 +1,7 @@
 rule world:
     output:
-        events=world_file(layout.world_events),
-        description=world_file(layout.world_description),
+        events=built_file(layout.world_events),
+        description=built_file(layout.world_description),
     log:
         str(L.world_log("world", "w{world}")),
     benchmark:
@@ -14,7 +14,8 @@ rule world:
     params:
         code=job_code("world"),
         history=STUDY["worlds"]["history_months"],
-        out=world_dir,
+        definitions=STUDY["worlds"]["definitions"],
+        out=built_dir,
     shell:
         "memshift world --seed {wildcards.world} --out {params.out}"
-        " --history-months {params.history} 2> {log}"
+        " --history-months {params.history} --definitions {params.definitions} 2> {log}"

@@ -12,11 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from memshift.definitions import DEFINITION_ITEMS, definition
+from memshift.definitions import DEFINITION_SETS, FIXED_SET, definition, definition_items
 from memshift.gold.evaluator import conflict_key
 from memshift.registry import SHIFTS as SHIFT_ENTRIES
 from memshift.registry import load
 from memshift.rng import stream
+from memshift.shift_definitions import heldout_revision
 from memshift.timeutil import WEEKDAYS, days, fmt, fmt_date
 from memshift.vocabulary import BRANCHES
 from memshift.world import daytime, filler, pools
@@ -371,12 +372,7 @@ def _src_catalogue(ctx: ShiftContext) -> list[tuple[tuple[str, ...], SrcOp]]:
         (("manager",), _reorg),
         (("diet",), _new_value("diet", pools.DIETS)),
         (("commute",), _new_value("commute", pools.COMMUTES)),
-        (("important_contacts",), _important_contact),
-        (("close_friends",), _close_friend),
-        (("active_projects",), _active_project),
-        (("working_hours",), _working_hours),
-        (("vip_senders",), _vip_sender),
-        (("overdue_tasks",), _overdue_task),
+        *_definition_ops(ctx.world.definitions),
     ]
     if ctx.untouched_after_fork(cast.settings_id):
         ops.append((("home_city", "time_zone"), _relocation))
@@ -388,6 +384,22 @@ def _src_catalogue(ctx: ShiftContext) -> list[tuple[tuple[str, ...], SrcOp]]:
     ops += [((f"appointment.{kind}",), _appointment_change(kind)) for kind in ("dentist", "doctor")]
     ops += [((f"task{k}",), _task_due(k)) for k in tasks]
     return ops
+
+
+def _definition_ops(definitions: str) -> list[tuple[tuple[str, ...], SrcOp]]:
+    """The source revisions of the world's definition items: the fixed six have their own, a
+    held-out set's are built from each definition's first version (shift_definitions.py)."""
+    if definitions == FIXED_SET:
+        return [
+            (("important_contacts",), _important_contact),
+            (("close_friends",), _close_friend),
+            (("active_projects",), _active_project),
+            (("working_hours",), _working_hours),
+            (("vip_senders",), _vip_sender),
+            (("overdue_tasks",), _overdue_task),
+        ]
+    firsts = [d for d in DEFINITION_SETS[definitions] if d.version == 1]
+    return [((d.item_id,), heldout_revision(d, k)) for k, d in enumerate(firsts, start=1)]
 
 
 def _free(ctx: ShiftContext, object_id: Callable[[int], str], n: int) -> list[int]:
@@ -419,9 +431,8 @@ def source_revision(ctx: ShiftContext) -> tuple[str, ...]:
 
 def redefinition(ctx: ShiftContext) -> tuple[str, ...]:
     fork = ctx.world.timeline.fork
-    moved = sorted(
-        DEFINITION_ITEMS[int(i)] for i in ctx.rng.permutation(len(DEFINITION_ITEMS))[:DEF_MOVES]
-    )
+    items = definition_items(ctx.world.definitions)
+    moved = sorted(items[int(i)] for i in ctx.rng.permutation(len(items))[:DEF_MOVES])
     for item_id in moved:
         d = definition(item_id, 2)
         ctx.em.memory_event(

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from memshift.config import MAX_SEED, parse_seeds
+from memshift.definitions import DEFINITION_SETS, FIXED_SET
 from memshift.errors import ConfigError, MemshiftError
 from memshift.vocabulary import (
     AUDIT_VARIANTS,
@@ -103,11 +104,18 @@ def cli() -> None:
     show_default=True,
     help="Months of history before the fork.",
 )
-def world(seed: int, out: Path, history_months: str) -> None:
+@click.option(
+    "--definitions",
+    type=click.Choice(list(DEFINITION_SETS)),
+    default=FIXED_SET,
+    show_default=True,
+    help="The set the person's definitions come from: the six fixed ones or a held-out draw.",
+)
+def world(seed: int, out: Path, history_months: str, definitions: str) -> None:
     """Generate one world's base events (history and ordinary continuation)."""
     from memshift.stages import world as stage
 
-    w = stage.run(seed, out, int(history_months))
+    w = stage.run(seed, out, int(history_months), definitions)
     click.echo(f"world {seed}: {len(w.events)} base events -> {out}", err=True)
 
 
@@ -290,6 +298,46 @@ def prefork(world_dir: Path, run_dir: Path, llm: str, models_file: Path, cache_d
 
     n = stage.run(world_dir, run_dir, _profile(llm, models_file), cache_dir)
     click.echo(f"{world_dir.name}: {n} pre-fork writes", err=True)
+
+
+@cli.command()
+@click.option(
+    "--template-dir",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    required=True,
+    help="A built world (its branches, gold and probes) whose message bodies are rewritten.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Where the rewritten world goes.",
+)
+@BRANCH
+@LLM
+@MODELS
+@CACHE
+def rewrite(
+    template_dir: Path,
+    out: Path,
+    branch_list: tuple[str, ...],
+    llm: str,
+    models_file: Path,
+    cache_dir: Path | None,
+) -> None:
+    """Rewrite a world's e-mail, chat and note bodies with the profile's rewriter role, every
+    gold fact kept verbatim; refuses a world whose gold would change (docs/data.md)."""
+    from memshift.stages import rewrite as stage
+
+    summary = stage.run(
+        template_dir,
+        out,
+        _in_order(branch_list),
+        _profile(llm, models_file),
+        cache_dir,
+        calls=out / "calls-rewriter.parquet",
+    )
+    click.echo(f"{template_dir.name}: {summary.line()}", err=True)
 
 
 DETECTION = click.option(
@@ -1126,8 +1174,6 @@ def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> N
     """Run a validation study: the study once per writer (snakemake --config llm=WRITER), then
     the known-against-recovered report in <results>/validation/. Extra arguments go to
     snakemake (e.g. --workflow-profile)."""
-    import subprocess
-
     from memshift.analysis.bootstrap import Resampling
     from memshift.config import DEFAULT_CONFIG, check_config, study_config
     from memshift.layout import runs_of_study
@@ -1137,26 +1183,7 @@ def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> N
     if "validation" not in config:
         raise ConfigError(f"{configfile}: a validation study needs `validation.writers`")
     writers = config["validation"]["writers"]
-    for index, writer in enumerate(writers, start=1):
-        click.echo(f"validate: writer {index}/{len(writers)}: {writer}", err=True)
-        command = [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--configfile",
-            str(configfile),
-            "--config",
-            f"llm={writer}",
-            "--cores",
-            cores,
-            *snakemake_args,
-        ]
-        finished = subprocess.run(command, check=False)
-        if finished.returncode != 0:
-            raise MemshiftError(
-                f"the study failed for writer {writer!r} (snakemake exit {finished.returncode}); "
-                "fix it and run `memshift validate` again: finished jobs are not repeated"
-            )
+    _run_each(configfile, cores, "llm", writers, snakemake_args)
     results = Path(config["results"])
     report = config["report"]
     stage.run(
@@ -1166,6 +1193,235 @@ def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> N
         results / "validation",
         Resampling(draws=report["draws"], seed=report["seed"]),
     )
+
+
+HORIZON_LIST = click.option(
+    "--horizons",
+    default="1,3,9",
+    show_default=True,
+    help="Comma-separated months of history before the fork, each a finished run.",
+)
+
+
+def _horizon_list(text: str) -> list[int]:
+    try:
+        found = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise click.BadParameter(f"not a comma-separated list of months: {text!r}") from None
+    unknown = [m for m in found if m not in HISTORY_MONTHS]
+    if unknown or not found:
+        raise click.BadParameter(f"horizons must be among {HISTORY_MONTHS}, got {text!r}")
+    return sorted(set(found))
+
+
+@cli.command("horizons-report")
+@click.option(
+    "--configfile",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default="config/studies/horizons.yaml",
+    show_default=True,
+    help="The study whose runs at each horizon are reported.",
+)
+@HORIZON_LIST
+def horizons_report(configfile: Path, horizons: str) -> None:
+    """The horizons report of a study already run at each horizon, in
+    <results>/runs/<study>/horizons/<run>/."""
+    from memshift.config import DEFAULT_CONFIG, check_config, study_config
+
+    config = check_config(study_config(DEFAULT_CONFIG, [configfile]))
+    _report_horizons(config, _horizon_list(horizons))
+
+
+def _report_horizons(config: dict[str, Any], months: list[int]) -> None:
+    from memshift.analysis.bootstrap import Resampling
+    from memshift.layout import horizons_report_dir, run_dir, worlds_dir
+    from memshift.stages import horizons as stage
+    from memshift.vocabulary import run_name
+
+    results, study = Path(config["results"]), config["study"]
+    name = run_name(config["llm"], config["roles"])
+    report = config["report"]
+    stage.run(
+        [
+            stage.Horizon(m, run_dir(results, study, m, name), worlds_dir(results, m))
+            for m in months
+        ],
+        horizons_report_dir(results, study, name),
+        Resampling(draws=report["draws"], seed=report["seed"]),
+        study,
+    )
+
+
+def _run_each(
+    configfile: Path, cores: str, key: str, values: list[Any], snakemake_args: tuple[str, ...]
+) -> None:
+    """The study once per value of a config key (snakemake --config KEY=VALUE), in order; a
+    failed run stops with the command to resume."""
+    import subprocess
+
+    for index, value in enumerate(values, start=1):
+        click.echo(f"{key}: {index}/{len(values)}: {value}", err=True)
+        command = [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--configfile",
+            str(configfile),
+            "--config",
+            f"{key}={value}",
+            "--cores",
+            cores,
+            *snakemake_args,
+        ]
+        finished = subprocess.run(command, check=False)
+        if finished.returncode != 0:
+            raise MemshiftError(
+                f"the study failed with {key}={value} (snakemake exit {finished.returncode}); "
+                "fix it and run the same command again: finished jobs are not repeated"
+            )
+
+
+def _study_with(configfile: Path, key: str) -> dict[str, Any]:
+    from memshift.config import DEFAULT_CONFIG, check_config, study_config
+
+    config = check_config(study_config(DEFAULT_CONFIG, [configfile]))
+    if key not in config:
+        raise ConfigError(f"{configfile}: this command needs a `{key}` list in the study")
+    return config
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--configfile",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default="config/studies/horizons.yaml",
+    show_default=True,
+    help="A study with a `horizons` list.",
+)
+@click.option("--cores", default="all", show_default=True, help="Passed to snakemake.")
+@click.argument("snakemake_args", nargs=-1, type=click.UNPROCESSED)
+def horizons(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> None:
+    """Run a study at each of its horizons (snakemake --config horizon=N), then the horizons
+    report in <results>/runs/<study>/horizons/<run>/. Extra arguments go to snakemake."""
+    config = _study_with(configfile, "horizons")
+    months = sorted(config["horizons"])
+    _run_each(configfile, cores, "horizon", months, snakemake_args)
+    _report_horizons(config, months)
+
+
+@cli.command("heldout-report")
+@click.option(
+    "--configfile",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default="config/studies/heldout.yaml",
+    show_default=True,
+    help="The study whose runs with each definition set are pooled.",
+)
+def heldout_report(configfile: Path) -> None:
+    """The held-out definitions' report of a study already run with each of its
+    `definition_sets`, in <results>/runs/<study>/heldout/<run>/."""
+    _report_heldout(_study_with(configfile, "definition_sets"))
+
+
+def _report_heldout(config: dict[str, Any]) -> None:
+    from memshift.analysis.bootstrap import Resampling
+    from memshift.layout import heldout_report_dir, run_dir
+    from memshift.stages import heldout as stage
+    from memshift.vocabulary import run_name
+
+    results, study = Path(config["results"]), config["study"]
+    name = run_name(config["llm"], config["roles"])
+    months = config["worlds"]["history_months"]
+    report = config["report"]
+    stage.run(
+        {s: run_dir(results, study, months, name, s) for s in config["definition_sets"]},
+        heldout_report_dir(results, study, name),
+        Resampling(draws=report["draws"], seed=report["seed"]),
+        study,
+    )
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--configfile",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default="config/studies/heldout.yaml",
+    show_default=True,
+    help="A study with a `definition_sets` list.",
+)
+@click.option("--cores", default="all", show_default=True, help="Passed to snakemake.")
+@click.argument("snakemake_args", nargs=-1, type=click.UNPROCESSED)
+def heldout(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> None:
+    """Run a study with each of its held-out definition sets (snakemake --config
+    definition_set=SET), then the pooled report in <results>/runs/<study>/heldout/<run>/."""
+    config = _study_with(configfile, "definition_sets")
+    _run_each(configfile, cores, "definition_set", config["definition_sets"], snakemake_args)
+    _report_heldout(config)
+
+
+@cli.command("rewritten-report")
+@click.option(
+    "--configfile",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default="config/studies/rewritten.yaml",
+    show_default=True,
+    help="The study run on its template worlds and on its rewritten worlds.",
+)
+def rewritten_report(configfile: Path) -> None:
+    """Rewritten worlds against their templates, from the study's two finished runs, in
+    <results>/runs/<study>/rewritten/<run>/."""
+    _report_rewritten(_study_with_rewriter(configfile))
+
+
+def _study_with_rewriter(configfile: Path) -> dict[str, Any]:
+    from memshift.config import DEFAULT_CONFIG, check_config, study_config
+
+    config = check_config(study_config(DEFAULT_CONFIG, [configfile]))
+    if not config["worlds"].get("rewriter"):
+        raise ConfigError(f"{configfile}: this command needs `worlds.rewriter` (a profile)")
+    return config
+
+
+def _report_rewritten(config: dict[str, Any]) -> None:
+    from memshift.analysis.bootstrap import Resampling
+    from memshift.layout import rewritten_report_dir, run_dir, worlds_dir
+    from memshift.stages import rewritten as stage
+    from memshift.vocabulary import run_name
+
+    results, study, worlds = Path(config["results"]), config["study"], config["worlds"]
+    name = run_name(config["llm"], config["roles"])
+    months, definitions, rewriter = (
+        worlds["history_months"],
+        worlds["definitions"],
+        worlds["rewriter"],
+    )
+    report = config["report"]
+    stage.run(
+        run_dir(results, study, months, name, definitions),
+        run_dir(results, study, months, name, definitions, rewriter),
+        worlds_dir(results, months, definitions, rewriter),
+        rewritten_report_dir(results, study, name),
+        Resampling(draws=report["draws"], seed=report["seed"]),
+        study,
+    )
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--configfile",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default="config/studies/rewritten.yaml",
+    show_default=True,
+    help="A study with `worlds.rewriter`.",
+)
+@click.option("--cores", default="all", show_default=True, help="Passed to snakemake.")
+@click.argument("snakemake_args", nargs=-1, type=click.UNPROCESSED)
+def rewritten(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> None:
+    """Run a study on its template worlds and on its rewritten worlds (snakemake --config
+    rewriter=), then the paired report in <results>/runs/<study>/rewritten/<run>/."""
+    config = _study_with_rewriter(configfile)
+    _run_each(configfile, cores, "rewriter", ["", config["worlds"]["rewriter"]], snakemake_args)
+    _report_rewritten(config)
 
 
 def main() -> None:

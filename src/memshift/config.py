@@ -11,6 +11,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from memshift.definitions import FIXED_SET
 from memshift.errors import ConfigError
 from memshift.inputs import MAX_DEPTH, describe_error, load_yaml
 from memshift.layout import Study
@@ -18,6 +19,7 @@ from memshift.vocabulary import (
     MOVABLE,
     REPAIRS,
     UNSHIFTED,
+    WORDS,
     cell_parts,
     cell_system,
     is_reserved,
@@ -128,13 +130,34 @@ def check_config(config: dict[str, Any]) -> dict[str, Any]:
     if errors:
         raise ConfigError(describe_error(errors[0]))
     resolved = with_defaults(config, schema)
+    if "horizon" in resolved:
+        resolved["worlds"]["history_months"] = resolved["horizon"]
+    if "definition_set" in resolved:
+        resolved["worlds"]["definitions"] = resolved["definition_set"]
+    if "rewriter" in resolved:
+        resolved["worlds"]["rewriter"] = resolved["rewriter"] or None
     resolved["seed_list"] = parse_seeds(resolved["worlds"]["seeds"])
+    check_words(resolved)
     resolved["system_plan"] = study_systems(resolved)
     resolved["role_profiles"] = role_profiles(resolved["llm"], resolved["roles"])
     resolved["switch_plan"] = switch_plan(resolved)
     resolved["export_plan"] = export_plan(resolved)
     check_embedder(resolved["embedder"])
     return resolved
+
+
+def check_words(study: Mapping[str, Any]) -> None:
+    """The user's-words arm (D=w) states the fixed six in the person's words: held-out
+    definitions have none."""
+    holdmem = study["systems"]["holdmem"]
+    repairs = [*holdmem["repairs"], *(c.split("-")[1][1:] for c in holdmem["extra_cells"])]
+    sets = study.get("definition_sets") or [study["worlds"]["definitions"]]
+    held_out = [s for s in sets if s != FIXED_SET]
+    if WORDS in repairs and held_out:
+        raise ConfigError(
+            f"systems.holdmem: the user's-words arm (D={WORDS}) needs the fixed definitions; "
+            f"{held_out[0]} has no user's words"
+        )
 
 
 def with_defaults(config: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -156,6 +179,8 @@ def study_layout(study: Mapping[str, Any]) -> Study:
         study["study"],
         study["worlds"]["history_months"],
         run_name(study["llm"], study["roles"]),
+        study["worlds"]["definitions"],
+        study["worlds"].get("rewriter"),
     )
 
 

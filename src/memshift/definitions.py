@@ -11,22 +11,43 @@ fixed ones.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 AGGREGATES = ("count", "members", "span", "latest")
-CLAUSE_OPS = ("eq", "is_true", "on_weekday", "due_days_before_now")
+CLAUSE_OPS = (
+    "eq",
+    "is_true",
+    "on_weekday",
+    "due_days_before_now",
+    "ne",
+    "in",
+    "weekend",
+    "due_within_days",
+)
+ClauseValue = str | int | bool | tuple[str, ...] | None
 
 
 @dataclass(frozen=True)
 class Clause:
     field: str
     op: str
-    value: str | int | bool | None = None
+    value: ClauseValue = None
     wording: str = ""
 
     def __post_init__(self) -> None:
         if self.op not in CLAUSE_OPS:
             raise ValueError(f"unknown clause op {self.op!r}; choose one of {CLAUSE_OPS}")
+        if self.op == "in" and not (
+            isinstance(self.value, tuple) and all(isinstance(v, str) for v in self.value)
+        ):
+            raise ValueError(f"clause op 'in' needs a tuple of strings, got {self.value!r}")
+        if self.op == "due_within_days" and (
+            not isinstance(self.value, int) or isinstance(self.value, bool) or self.value < 0
+        ):
+            raise ValueError(f"clause op 'due_within_days' needs days >= 0, got {self.value!r}")
 
 
 @dataclass(frozen=True)
@@ -62,6 +83,40 @@ class Definition:
     @property
     def text(self) -> str:
         return describe(self)
+
+
+# How a record's moment reads after its noun ("e-mails sent ...", "meetings held ...").
+_MOMENT_VERBS = {"sent": "sent", "start": "held", "created": "written", "updated": "last changed"}
+
+
+def _listing(values: tuple[str, ...]) -> str:
+    if len(values) == 1:
+        return values[0]
+    return f"{', '.join(values[:-1])} or {values[-1]}"
+
+
+def default_wording(clause: Clause) -> str:
+    """The qualifier a clause of the grammar's newer ops reads as, for a clause written without
+    its own wording (the fixed six word theirs by hand, so their ops have none here)."""
+    if clause.op == "ne":
+        return f"whose {clause.field} is not {clause.value}"
+    if clause.op == "in":
+        assert isinstance(clause.value, tuple)
+        return f"whose {clause.field} is {_listing(clause.value)}"
+    if clause.op == "weekend":
+        verb = _MOMENT_VERBS.get(clause.field, f"with {clause.field}")
+        return f"{verb} on a Saturday or Sunday"
+    if clause.op == "due_within_days":
+        days = int(clause.value or 0)
+        return f"due within the next {days} day{'' if days == 1 else 's'}"
+    return ""
+
+
+def worded(clause: Clause) -> Clause:
+    """The clause with its default wording when it has none."""
+    if clause.wording:
+        return clause
+    return Clause(clause.field, clause.op, clause.value, default_wording(clause))
 
 
 def _window_phrase(d: Definition) -> str:
@@ -275,9 +330,108 @@ SIX: tuple[Definition, ...] = (
 
 DEFINITION_ITEMS: tuple[str, ...] = tuple(dict.fromkeys(d.item_id for d in SIX))
 
+FIXED_SET = "fixed"
+HELDOUT_SETS: tuple[str, ...] = ("heldout-1", "heldout-2", "heldout-3")
+# Written by `python -m memshift.definitions_grammar`; pinned so that a run never re-samples.
+HELDOUT_PATH = Path(__file__).parent / "data" / "heldout_definitions.json"
+
+
+def clause_to_json(c: Clause) -> dict[str, Any]:
+    value = list(c.value) if isinstance(c.value, tuple) else c.value
+    return {"field": c.field, "op": c.op, "value": value, "wording": c.wording}
+
+
+def clause_from_json(raw: dict[str, Any]) -> Clause:
+    value = tuple(raw["value"]) if isinstance(raw["value"], list) else raw["value"]
+    return Clause(raw["field"], raw["op"], value, raw["wording"])
+
+
+def definition_to_json(d: Definition) -> dict[str, Any]:
+    return {
+        "name": d.name,
+        "item_id": d.item_id,
+        "version": d.version,
+        "title": d.title,
+        "source": d.source,
+        "kind": d.kind,
+        "conditions": [clause_to_json(c) for c in d.conditions],
+        "aggregate": d.aggregate,
+        "key": d.key,
+        "records_phrase": d.records_phrase,
+        "key_phrase": d.key_phrase,
+        "window_days": d.window_days,
+        "window_field": d.window_field,
+        "threshold": d.threshold,
+        "records_singular": d.records_singular,
+        "text": describe(d),
+    }
+
+
+def definition_from_json(raw: dict[str, Any]) -> Definition:
+    d = Definition(
+        raw["name"],
+        raw["item_id"],
+        raw["version"],
+        raw["title"],
+        raw["source"],
+        raw["kind"],
+        tuple(clause_from_json(c) for c in raw["conditions"]),
+        raw["aggregate"],
+        raw["key"],
+        raw["records_phrase"],
+        key_phrase=raw["key_phrase"],
+        window_days=raw["window_days"],
+        window_field=raw["window_field"],
+        threshold=raw["threshold"],
+        records_singular=raw["records_singular"],
+    )
+    if "text" in raw and raw["text"] != describe(d):
+        raise ValueError(f"definition {d.label}: the pinned sentence no longer renders the same")
+    return d
+
+
+def _load_heldout(
+    path: Path,
+) -> tuple[dict[str, tuple[Definition, ...]], dict[str, tuple[str, str, str]]]:
+    """The three pinned draws and their items' (value type, question, answer format); none
+    when the file is absent (the grammar writes it and must be importable before it exists)."""
+    if not path.exists():
+        return {}, {}
+    pinned = json.loads(path.read_text(encoding="utf-8"))
+    sets = {
+        name: tuple(definition_from_json(raw) for raw in pinned["sets"][name])
+        for name in HELDOUT_SETS
+    }
+    formats = {
+        item_id: (f["value_type"], f["question"], f["answer_format"])
+        for item_id, f in pinned["items"].items()
+    }
+    return sets, formats
+
+
+_HELDOUT, HELDOUT_FORMATS = _load_heldout(HELDOUT_PATH)
+DEFINITION_SETS: dict[str, tuple[Definition, ...]] = {FIXED_SET: SIX, **_HELDOUT}
+
+_BY_ITEM_VERSION: dict[tuple[str, int], Definition] = {
+    (d.item_id, d.version): d for defs in DEFINITION_SETS.values() for d in defs
+}
+
+
+def definition_items(set_name: str) -> tuple[str, ...]:
+    """The item ids of one definition set, in order."""
+    if set_name not in DEFINITION_SETS:
+        raise KeyError(
+            f"no definition set {set_name!r}; choose one of {', '.join(DEFINITION_SETS)}"
+            + ("" if HELDOUT_PATH.exists() else f" ({HELDOUT_PATH} is missing)")
+        )
+    return tuple(dict.fromkeys(d.item_id for d in DEFINITION_SETS[set_name]))
+
 
 def definition(item_id: str, version: int) -> Definition:
     for d in SIX:
         if d.item_id == item_id and d.version == version:
             return d
+    found = _BY_ITEM_VERSION.get((item_id, version))
+    if found is not None:
+        return found
     raise KeyError(f"no definition for item {item_id!r} version {version}")

@@ -1,13 +1,15 @@
 """Where every artifact lives. The Snakefile builds its paths here (with wildcards such as
 "{world}" in place of values) and the stages find their files here, so a path is spelled once.
 
-    <results>/worlds[-h<N>]/w<seed>/          a world and its branches (shared by studies)
-    <results>/runs/<study>/h<N>/<llm>/         one study's run: per world, per branch, per system
+    <results>/worlds[-h<N>][-<set>]/w<seed>/   a world and its branches (shared by studies)
+    <results>/runs/<study>/h<N>[-<set>]/<llm>/ one study's run: per world, per branch, per system
     <results>/cache/                           model replies and embeddings, keyed by content
 
 N is the study's months of history before the fork (`worlds.history_months`); worlds of the
-default history (the twelve-month world) keep the plain `worlds/` folder. Two studies, or one
-study at two horizons, never write into each other's run.
+default history (the twelve-month world) keep the plain `worlds/` folder. <set> names a held-out
+definition set (`worlds.definitions`); worlds of the six fixed definitions have none. Two
+studies, or one study at two horizons or with two definition sets, never write into each
+other's run.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_HISTORY_MONTHS = 9
+FIXED = "fixed"  # the six fixed definitions (definitions.FIXED_SET)
 
 # ---- a world's directory ----------------------------------------------------------------------
 
@@ -164,19 +167,71 @@ def worlds_of(world_file: Path) -> Path:
     return world_file.parents[1]
 
 
-def worlds_dir(results: Path, history_months: int) -> Path:
-    if history_months == DEFAULT_HISTORY_MONTHS:
-        return results / "worlds"
-    return results / f"worlds-h{history_months}"
+def _suffix(history_months: int, definitions: str, rewriter: str | None = None) -> str:
+    """What tells a study's worlds from the default ones: the horizon, the definition set, the
+    profile that rewrote their message bodies."""
+    parts = [] if history_months == DEFAULT_HISTORY_MONTHS else [f"h{history_months}"]
+    parts += [] if definitions == FIXED else [definitions]
+    parts += [] if rewriter is None else [f"rw-{rewriter}"]
+    return "".join(f"-{p}" for p in parts)
 
 
-def runs_of_study(results: Path, study: str, history_months: int) -> Path:
-    """Where the runs of one study at one horizon live, one folder per model profile."""
-    return results / "runs" / study / f"h{history_months}"
+def worlds_dir(
+    results: Path, history_months: int, definitions: str = FIXED, rewriter: str | None = None
+) -> Path:
+    return results / f"worlds{_suffix(history_months, definitions, rewriter)}"
 
 
-def run_dir(results: Path, study: str, history_months: int, run_name: str) -> Path:
-    return runs_of_study(results, study, history_months) / run_name
+def rewrite_log(world_dir: Path) -> Path:
+    """What the rewrite stage did to each message body of a rewritten world."""
+    return world_dir / "rewrite-log.parquet"
+
+
+def history_of_worlds(worlds: Path) -> int:
+    """The months of history of a worlds directory (`worlds_dir`'s inverse)."""
+    for part in worlds.name.split("-")[1:]:
+        if part.startswith("h") and part[1:].isdigit():
+            return int(part[1:])
+    return DEFAULT_HISTORY_MONTHS
+
+
+def runs_of_study(
+    results: Path,
+    study: str,
+    history_months: int,
+    definitions: str = FIXED,
+    rewriter: str | None = None,
+) -> Path:
+    """Where the runs of one study at one horizon (definition set, rewritten worlds) live, one
+    folder per model profile."""
+    name = f"h{history_months}{_suffix(DEFAULT_HISTORY_MONTHS, definitions, rewriter)}"
+    return results / "runs" / study / name
+
+
+def run_dir(
+    results: Path,
+    study: str,
+    history_months: int,
+    run_name: str,
+    definitions: str = FIXED,
+    rewriter: str | None = None,
+) -> Path:
+    return runs_of_study(results, study, history_months, definitions, rewriter) / run_name
+
+
+def horizons_report_dir(results: Path, study: str, run_name: str) -> Path:
+    """The report of one study's runs at every horizon (horizons-report stage)."""
+    return results / "runs" / study / "horizons" / run_name
+
+
+def heldout_report_dir(results: Path, study: str, run_name: str) -> Path:
+    """The pooled report of one study's runs with each held-out definition set."""
+    return results / "runs" / study / "heldout" / run_name
+
+
+def rewritten_report_dir(results: Path, study: str, run_name: str) -> Path:
+    """The report of one study's runs on template and rewritten worlds."""
+    return results / "runs" / study / "rewritten" / run_name
 
 
 def results_of_run(run: Path) -> Path:
@@ -193,14 +248,32 @@ class Study:
     study: str
     history_months: int
     run_name: str  # `llm`, and `+role=profile` for every role whose profile differs from it
+    definitions: str = FIXED  # the definition set of the worlds (definitions.DEFINITION_SETS)
+    rewriter: str | None = None  # the profile that rewrote the worlds' message bodies, if any
 
     @property
     def worlds(self) -> Path:
-        return worlds_dir(self.results, self.history_months)
+        return worlds_dir(self.results, self.history_months, self.definitions, self.rewriter)
+
+    @property
+    def template_worlds(self) -> Path:
+        """Where the world stages build the worlds: the study's own worlds, or for rewritten
+        worlds the template worlds they are rewritten from."""
+        return worlds_dir(self.results, self.history_months, self.definitions)
+
+    def built_world(self, world: int | str) -> Path:
+        return self.template_worlds / f"w{world}"
 
     @property
     def runs(self) -> Path:
-        return run_dir(self.results, self.study, self.history_months, self.run_name)
+        return run_dir(
+            self.results,
+            self.study,
+            self.history_months,
+            self.run_name,
+            self.definitions,
+            self.rewriter,
+        )
 
     @property
     def llm_cache(self) -> Path:

@@ -16,10 +16,12 @@ from memshift.implicit import implicit_gold, implicit_question, relation_for
 from memshift.rng import stream
 from memshift.statements import value_text
 from memshift.timeutil import fmt
-from memshift.vocabulary import UNSHIFTED
+from memshift.vocabulary import REDEFINITION, UNSHIFTED
 from memshift.world.items import Item
 
-DIRECT, PREMISE, IMPLICIT = "direct", "premise", "implicit"
+DIRECT, PREMISE, IMPLICIT, UNNAMED = "direct", "premise", "implicit", "unnamed"
+# the sentence that names the definition in effect, which an unnamed probe leaves out
+NAMING = " Definition in effect: "
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,8 @@ def question_text(item: Item, point: GoldPoint) -> tuple[str, str | None]:
         return head + item.question, None
     text = definition(item.item_id, point.gold.version).text
     return (
-        f"{head}{item.question} under the user's current definition? {item.answer_format} "
-        f"Definition in effect: {text}",
+        f"{head}{item.question} under the user's current definition? {item.answer_format}"
+        f"{NAMING}{text}",
         text,
     )
 
@@ -122,11 +124,27 @@ def implicit_probes(probes: Sequence[Probe], fork: dict[str, GoldPoint]) -> list
     return out
 
 
+def unnamed_probes(probes: Sequence[Probe]) -> list[Probe]:
+    """Beside each counted direct probe of a definition item after the fork, the same question
+    without its last sentence, which names the definition in effect: the reader must know which
+    definition is current from what the memory gives it (MemShift App. B, unnamed probes)."""
+    out = []
+    for probe in probes:
+        p = probe.point
+        counted = p.checkpoint > 0 and (p.changed or probe.sampled)
+        if probe.kind != DIRECT or not counted or not p.item.is_definition:
+            continue
+        question, _, _ = probe.question.partition(NAMING)
+        out.append(Probe(f"{probe.probe_id}-unnamed", p, question, None, probe.sampled, UNNAMED))
+    return out
+
+
 def select_probes(points: Sequence[GoldPoint], *, seed: int, branch: str) -> list[Probe]:
     """Every item at the fork; after it, every changed item-time plus as many unchanged ones
     drawn with a fixed stream (all of them if there are fewer), marked `sampled`; a premise
-    probe for each changed item-time whose fork value it can presuppose; and an
-    implicit-dependency probe beside each of these after the fork whose item has a relation. The
+    probe for each changed item-time whose fork value it can presuppose; an
+    implicit-dependency probe beside each of these after the fork whose item has a relation;
+    and on the redefinition branch an unnamed probe beside each definition item's. The
     unshifted branch also holds every other item-time (neither changed nor sampled), so that the
     item-times a
     shift changed can be paired with the same item-times without it; the measures count only
@@ -154,7 +172,8 @@ def select_probes(points: Sequence[GoldPoint], *, seed: int, branch: str) -> lis
         probe_id = f"w{seed}-{branch}-c{p.checkpoint}-{p.item.item_id}"
         probes.append(Probe(probe_id, p, question, text, sampled))
     fork = {p.item.item_id: p for p in by_checkpoint.get(0, [])}
-    return probes + premise_probes(probes, fork) + implicit_probes(probes, fork)
+    unnamed = unnamed_probes(probes) if branch == REDEFINITION else []
+    return probes + premise_probes(probes, fork) + implicit_probes(probes, fork) + unnamed
 
 
 def measured(probes: pa.Table) -> pa.Table:

@@ -51,6 +51,8 @@ SIMULATED_ROLES: dict[str, str] = {
     "reader": "memshift.simulator.reader:simulated_reader",
     "program": "memshift.simulator.programs:simulated_programs",
     "auditor": "memshift.simulator.auditor:simulated_auditor",
+    # rewrites message bodies for a rewritten world (stages/rewrite.py), not a run's role
+    "rewriter": "memshift.simulator.rewriter_role:simulated_rewriter",
 }
 
 # Detection policies whose code goes beyond HoldMem's keys: loaded only by their own jobs.

@@ -413,6 +413,116 @@ CALL_COSTS = pa.schema(
     ]
 )
 
+# The cost model (analysis/cost_model.py): per system and part (ingestion, maintenance,
+# programs_audits, serving_in, serving_out, and their total), the tokens over every world and
+# branch, the queries they served, and tokens per query with its world-bootstrap interval; the
+# row of part 'ratio' divides the source-keyed cell's total per query by no-store BM25's.
+COSTS = pa.schema(
+    [
+        ("system", pa.string()),
+        ("part", pa.string()),
+        ("tokens", pa.int64()),
+        ("queries", pa.int64()),
+        ("estimate", pa.float64()),
+        ("low", pa.float64()),
+        ("high", pa.float64()),
+        ("worlds", pa.int64()),
+    ]
+)
+
+# The horizons study (stages/horizons.py), one row per horizon (months of history before the
+# fork): each system's measures pooled over the horizon's worlds (HORIZON_MEASURES), the contrasts
+# the paper follows over horizons (HORIZON_CONTRASTS), tokens per query by part (HORIZON_COSTS),
+# and the size of the horizon's worlds (HORIZON_WORLDS).
+HORIZON_MEASURES = pa.schema(
+    [
+        ("horizon_months", pa.int8()),
+        ("system", pa.string()),
+        ("branch", pa.string()),
+        ("item_class", pa.string()),
+        ("measure", pa.string()),
+        *COUNTED_ESTIMATE,
+    ]
+)
+HORIZON_CONTRASTS = pa.schema(
+    [
+        ("horizon_months", pa.int8()),
+        ("contrast", pa.string()),
+        ("estimate", pa.float64()),
+        ("low", pa.float64()),
+        ("high", pa.float64()),
+        ("n", pa.int64()),
+        ("worlds", pa.int32()),
+    ]
+)
+HORIZON_COSTS = pa.schema([("horizon_months", pa.int8()), *COSTS])
+HORIZON_DIAGNOSTICS = pa.schema([("horizon_months", pa.int8()), *DIAGNOSTICS])
+HORIZON_WORLDS = pa.schema(
+    [
+        ("horizon_months", pa.int8()),
+        ("worlds", pa.int32()),
+        ("events_per_world", pa.float64()),
+        ("tokens_per_world", pa.float64()),
+    ]
+)
+
+# The held-out definitions (stages/heldout.py, MemShift F.2, Table 8b): per definition set,
+# definition, branch and setting of D, the B×D interaction on Update over that definition's
+# changed item-times (a point estimate: one definition's item-times are too few for an interval);
+# the pooled B×D over every set has product intervals in the held-out report's contrasts.
+HELDOUT = pa.schema(
+    [
+        ("definition_set", pa.string()),
+        ("item_id", pa.string()),
+        ("definition", pa.string()),
+        ("branch", pa.string()),
+        ("setting", pa.string()),
+        ("estimate", pa.float64()),
+        ("n", pa.int64()),
+    ]
+)
+
+# What the rewrite stage did to each distinct message body of a rewritten world
+# (<worlds>-rw-<profile>/w<seed>/rewrite-log.parquet, world/rewrite_log.py): outcome accepted,
+# retried or template, the violations of each refused attempt, characters and tokens before and
+# after.
+REWRITE_LOG = pa.schema(
+    [
+        ("world", pa.int32()),
+        ("object_id", pa.string()),
+        ("revision", pa.int32()),
+        ("source", pa.string()),
+        ("kind", pa.string()),
+        ("branches", pa.list_(pa.string())),
+        ("content_hash", pa.string()),
+        ("outcome", pa.string()),
+        ("violations", pa.large_string()),
+        ("calls", pa.int8()),
+        ("cached", pa.bool_()),
+        ("changed", pa.bool_()),
+        ("chars_before", pa.int32()),
+        ("chars_after", pa.int32()),
+        ("tokens_before", pa.int32()),
+        ("tokens_after", pa.int32()),
+    ]
+)
+
+# Rewritten worlds against their templates (stages/rewritten.py, MemShift F.8): per contrast of
+# the paper's Table 4b and condition (template, rewritten, difference = rewritten − template),
+# the paired estimate over the same probes with its world-bootstrap interval.
+REWRITTEN = pa.schema(
+    [
+        ("contrast", pa.string()),
+        ("condition", pa.string()),
+        ("branch", pa.string()),
+        ("estimate", pa.float64()),
+        ("low", pa.float64()),
+        ("high", pa.float64()),
+        ("n", pa.int64()),
+        ("worlds", pa.int32()),
+    ]
+)
+
 # The key audit (report/tables/key_audit.parquet): per detection key, branch and item class,
 # pooled over worlds: the shares of unchanged item-times it invalidated and of changed ones it
 # never invalidated since the fork, and its re-derivations after the fork (a count, and a share
@@ -509,6 +619,17 @@ FORCED = pa.schema(
 AUDIT_METRICS = pa.schema(
     [
         ("system", pa.string()),
+        ("quantity", pa.string()),
+        *COUNTED_ESTIMATE,
+    ]
+)
+
+# Unnamed probes beside their named twins (report/tables/unnamed.parquet, MemShift F.2): per
+# keyed detection, the key's effect at D=1 (b_*) and the B×D interaction (bxd_*) on the named and
+# the unnamed question and their difference (unnamed - named), over the same item-times.
+UNNAMED = pa.schema(
+    [
+        ("detection", pa.string()),
         ("quantity", pa.string()),
         *COUNTED_ESTIMATE,
     ]

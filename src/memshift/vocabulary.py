@@ -12,6 +12,9 @@ from memshift.registry import SHIFTS, SYSTEMS
 HOLDMEM = "holdmem"
 # the branch without a shift, whose item-times pair with a shifted branch's
 UNSHIFTED = "none"
+# the branch whose shift moves definitions to their second version (unnamed probes are asked
+# there)
+REDEFINITION = "def"
 BRANCHES: tuple[str, ...] = (UNSHIFTED, *SHIFTS)
 BRANCH_NAMES: dict[str, str] = {
     "none": "no shift",
@@ -40,12 +43,17 @@ KEYED: tuple[str, ...] = ("source", "citation", "oracle", "scope", "audit", "lea
 # The leaky control: the source key, blind to a seeded share of the item slots of each world, so
 # its missed invalidation is known (a validation of m).
 LEAKY_BLIND_SHARE = 0.25
-# D: the writer's own value (0), exact recomputation (1), the writer's programs (m), and three
+# D: the writer's own value (0), exact recomputation (1), the writer's programs (m), and four
 # controls: the check-only control (check: D=1's check without its recomputation; a failed check
-# serves nothing), the JSON arm (json: D=1's store served as JSON records) and the template
-# control (tmpl: D=0's value stated in D=1's template)
-REPAIRS: tuple[str, ...] = ("0", "1", "m", "check", "json", "tmpl")
-CHECK_ONLY, JSON_ARM, TEMPLATE = "check", "json", "tmpl"
+# serves nothing), the JSON arm (json: D=1's store served as JSON records), the template
+# control (tmpl: D=0's value stated in D=1's template) and the user's words (w: D=m with programs
+# written from the definitions in the person's own phrasing, MemShift F.4)
+REPAIRS: tuple[str, ...] = ("0", "1", "m", "check", "json", "tmpl", "w")
+CHECK_ONLY, JSON_ARM, TEMPLATE, WORDS = "check", "json", "tmpl", "w"
+PROGRAMS = "m"
+# the arms whose repair runs the writer's programs, and the wording of the definition each
+# program request states
+PROGRAM_WORDING: dict[str, str] = {PROGRAMS: "codified", WORDS: "user"}
 # each control against the arm it varies, as (plus, minus) of its contrast: what recomputation
 # adds to the check alone, what JSON records change against statements, what D=1's template
 # changes for D=0's value
@@ -53,6 +61,7 @@ CONTROLS: dict[str, tuple[str, str]] = {
     CHECK_ONLY: ("1", CHECK_ONLY),
     JSON_ARM: (JSON_ARM, "1"),
     TEMPLATE: (TEMPLATE, "0"),
+    WORDS: (WORDS, PROGRAMS),
 }
 BASELINES: tuple[str, ...] = tuple(name for name in SYSTEMS if name != HOLDMEM)
 ITEM_CLASSES: tuple[str, ...] = ("all", "definition", "other", "free text")
@@ -66,6 +75,8 @@ def item_class(definition: bool, free_text: bool) -> str:
 # The model roles: each names a profile (`roles:` in a study, `llm` where it does not); a run's
 # folder is `llm` followed by `+role=profile` for every role whose profile differs from it.
 ROLES: tuple[str, ...] = ("writer", "reader", "program", "auditor")
+# roles that build worlds rather than run memories: named by the world's config, not `roles:`
+WORLD_ROLES: tuple[str, ...] = ("rewriter",)
 
 
 def role_profiles(llm: str, roles: dict[str, str]) -> dict[str, str]:

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from memshift import layout
+from memshift.analysis.cost_model import PARTS as COST_PARTS
 from memshift.probes import measured
 from memshift.report.markdown import interval
 
@@ -404,7 +405,8 @@ SHORT = {
 
 def check_another_horizon_beside(where: Path, package: Path) -> None:
     """The same study at one month of history, run in the same results directory, writes its
-    own worlds and run and leaves the longer study's files byte for byte as they were."""
+    own worlds and run and leaves the longer study's files byte for byte as they were; the
+    horizons report then sets the two runs side by side."""
     (where / "study-h1.yaml").write_text(yaml.safe_dump(SHORT))
     short = snakemake(where, package=package, configfile="study-h1.yaml")
     assert short.returncode == 0, short.stderr[-3000:]
@@ -413,6 +415,79 @@ def check_another_horizon_beside(where: Path, package: Path) -> None:
     assert_verified(where, RUN)
     assert_verified(where, run_of(SHORT))
     assert planned(where, package=package) == {}
+    horizons = subprocess.run(
+        [
+            str(SNAKEMAKE.with_name("memshift")),
+            "horizons-report",
+            "--configfile",
+            "study-h1.yaml",
+            "--horizons",
+            f"1,{STUDY['worlds']['history_months']}",
+        ],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=job_env(package),
+    )
+    assert horizons.returncode == 0, horizons.stderr[-3000:]
+    out = where / layout.horizons_report_dir(Path(STUDY["results"]), STUDY["study"], "rules")
+    sizes = pq.read_table(layout.report_table(out, "horizon_worlds")).to_pylist()
+    assert [r["horizon_months"] for r in sizes] == [1, 3]
+    assert sizes[0]["events_per_world"] < sizes[1]["events_per_world"]
+    assert sizes[0]["tokens_per_world"] < sizes[1]["tokens_per_world"]
+    costs = pq.read_table(layout.report_table(out, "horizon_costs")).to_pylist()
+    stored = {
+        r["horizon_months"]: r["tokens"]
+        for r in costs
+        if (r["system"], r["part"]) == ("holdmem-d0-source", "ingestion")
+    }
+    # the pre-fork store of a longer history reads more records
+    assert 0 < stored[1] < stored[3]
+    assert "# Horizons: study e2e" in (out / "report.md").read_text()
+    assert (out / "figures/horizons.png").stat().st_size > 0
+
+
+def check_costs(where: Path) -> None:
+    """The cost table charges each system exactly the tokens its call logs hold: the reader's
+    for serving, the detection's writer calls for maintenance, the pre-fork store's on every
+    branch for ingestion, nothing written for retrieval without a store."""
+    runs = where / RUN
+
+    def logged(
+        pattern: str, role: str, columns: tuple[str, ...] = ("tokens_in", "tokens_out")
+    ) -> int:
+        paths = sorted(runs.glob(pattern))
+        assert paths, pattern
+        total = 0
+        for path in paths:
+            for row in pq.read_table(path).to_pylist():
+                if row["role"] == role:
+                    total += sum(row[column] for column in columns)
+        return total
+
+    costs = {
+        (r["system"], r["part"]): r
+        for r in pq.read_table(runs / "report/tables/costs.parquet").to_pylist()
+    }
+    branches = len(STUDY["branches"])
+    assert costs[("bm25", "serving_in")]["tokens"] == logged(
+        "w*/*/bm25/calls-reader.parquet", "reader", ("tokens_in",)
+    )
+    assert costs[("holdmem-d1-append", "maintenance")]["tokens"] == logged(
+        "w*/*/holdmem-append/calls.parquet", "writer"
+    )
+    assert costs[("holdmem-d0-source", "ingestion")]["tokens"] == branches * logged(
+        "w*/calls-prefork.parquet", "writer"
+    )
+    assert costs[("holdmem-d0-source+audit", "programs_audits")]["tokens"] == logged(
+        "w*/*/holdmem-d0-source+audit/calls-auditor.parquet", "auditor"
+    )
+    for system in ("bm25", "rag", "oracle"):
+        assert [costs[(system, p)]["tokens"] for p in ("ingestion", "maintenance")] == [0, 0]
+    for system in {s for s, _ in costs if "/" not in s}:
+        parts = [costs[(system, p)]["tokens"] for p in COST_PARTS]
+        assert sum(parts) == costs[(system, "total")]["tokens"], system
 
 
 def embedded_page(report: str, name: str) -> str:
@@ -497,6 +572,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     check_writer_switch(first)
     check_export(first)
     check_reported_invalidations(first)
+    check_costs(first)
     check_snakemake_report(first, package)
     dry = snakemake(first, "-n", package=package)
     assert dry.returncode == 0 and "Nothing to be done" in dry.stdout + dry.stderr

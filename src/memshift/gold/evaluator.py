@@ -177,6 +177,17 @@ def _holds(clause: Clause, record: Record, now: datetime) -> bool:
         return actual is not None and _as_date(actual) < now.date() - timedelta(
             days=int(clause.value or 0)
         )
+    if clause.op == "ne":
+        return actual != clause.value
+    if clause.op == "in":
+        return isinstance(clause.value, tuple) and actual in clause.value
+    if clause.op == "weekend":
+        return actual is not None and _as_time(actual).weekday() >= 5
+    if clause.op == "due_within_days":
+        if actual is None:
+            return False
+        today = now.date()
+        return today <= _as_date(actual) <= today + timedelta(days=int(clause.value or 0))
     raise ValueError(f"unknown clause op {clause.op!r}")
 
 

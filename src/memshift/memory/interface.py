@@ -27,7 +27,7 @@ class Question:
 
     probe_id: str
     item: Item
-    version: int
+    version: int | None  # the definition the question names; None for an unnamed probe
     time: datetime
     agent: str
     question: str

@@ -41,6 +41,7 @@ def typed_rows(records: Sequence[Record]) -> list[dict[str, Any]]:
             "source": r.source,
             "kind": r.kind,
             "revision": r.revision,
+            "created": fmt(r.created),
             "updated": fmt(r.updated),
             "cluster": r.cluster,
             "text": r.text,
@@ -54,10 +55,17 @@ class ProgramRunner:
     """The writer's programs: one request per item and definition version (no world data in it),
     run in the restricted interpreter on the live records of the item's sources."""
 
-    def __init__(self, items: Sequence[Item], client: ModelClient, context: CallContext) -> None:
+    def __init__(
+        self,
+        items: Sequence[Item],
+        client: ModelClient,
+        context: CallContext,
+        wording: str = "codified",
+    ) -> None:
         self.items = {i.item_id: i for i in items}
         self.client = client
         self.context = context
+        self.wording = wording
         self.code: dict[tuple[str, int], str | None] = {}
 
     def prepare(self, needed: Sequence[tuple[str, int]]) -> None:
@@ -75,6 +83,7 @@ class ProgramRunner:
                     i,
                     -1,
                 ),
+                self.wording,
             )
             for i, v in missing
         ]

@@ -15,6 +15,7 @@ from memshift import schemas
 from memshift.memory.interface import Blocked, MemorySystem, Question
 from memshift.models.client import ModelClient
 from memshift.models.requests import CallContext, ReaderRequest
+from memshift.probes import UNNAMED
 from memshift.retrieval.selection import pack_evidence
 from memshift.tokens import count_tokens
 from memshift.world.items import Item
@@ -29,6 +30,8 @@ class Asked:
 
 
 def questions(probes: pa.Table, items: Sequence[Item]) -> list[tuple[int, Question]]:
+    """Each probe as a memory and the reader see it; an unnamed probe names no definition, so
+    it carries no version either."""
     by_id = {i.item_id: i for i in items}
     c = probes.to_pydict()
     return [
@@ -37,7 +40,7 @@ def questions(probes: pa.Table, items: Sequence[Item]) -> list[tuple[int, Questi
             Question(
                 c["probe_id"][n],
                 by_id[c["item_id"][n]],
-                c["definition_version"][n],
+                None if c["kind"][n] == UNNAMED else c["definition_version"][n],
                 c["time"][n],
                 c["agent"][n],
                 c["question"][n],

@@ -16,6 +16,8 @@
   the restricted interpreter. A definition item's value passes if it equals its program's output,
   else the output replaces it; other items keep the span check of D=1 and the output replaces a
   failed value; a program that fails when its output is needed leaves the item unverifiable.
+- w (the user's words, F.4): D=m with programs written from the definitions as the person
+  phrases them (definitions_words.py).
 
 The pre-fork store is served as written in every cell, so before any shift every cell shows the
 reader the same context.
@@ -33,7 +35,7 @@ from memshift.gold.evaluator import Value, evaluate
 from memshift.memory.programs import ProgramRunner as Programs
 from memshift.memory.stored import StoredItem, as_value, serve
 from memshift.memory.writes import WriteRecord
-from memshift.vocabulary import CHECK_ONLY, JSON_ARM, REPAIRS, TEMPLATE
+from memshift.vocabulary import CHECK_ONLY, JSON_ARM, PROGRAM_WORDING, REPAIRS, TEMPLATE
 from memshift.world.generate import World
 from memshift.world.items import Item
 from memshift.world.records import LiveState, PublicEvent, Record, snapshots
@@ -111,8 +113,8 @@ class Repairer:
     ) -> None:
         if repair not in REPAIRS:
             raise ValueError(f"unknown repair {repair!r}; choose one of {REPAIRS}")
-        if repair == "m" and programs is None:
-            raise ValueError("repair m needs a program runner")
+        if repair in PROGRAM_WORDING and programs is None:
+            raise ValueError(f"repair {repair} needs a program runner")
         self.items = {i.item_id: i for i in items}
         self.repair = repair
         self.programs = programs

@@ -20,7 +20,7 @@ import jsonschema
 from memshift.errors import ConfigError
 from memshift.inputs import describe_error, load_yaml
 from memshift.registry import BACKENDS
-from memshift.vocabulary import ROLES
+from memshift.vocabulary import ROLES, WORLD_ROLES
 
 DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
 URL_SCHEMES = ("http", "https")
@@ -56,7 +56,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
                     "additionalProperties": False,
                     "properties": {"decoding": _DECODING},
                 }
-                for role in ("writer", "reader", "program", "auditor")
+                for role in (*ROLES, *WORLD_ROLES)
             },
         },
         "error_model": {
@@ -187,8 +187,8 @@ def role_fingerprint(profile: Profile, role: str) -> str:
     """A hash of what in a profile can change the replies of `role`: backend, model and revision,
     server, structured-output mode, thinking, extra fields, the role's decoding and (for the
     writer) the error model. Concurrency, timeouts, retries and the key's variable cannot."""
-    if role not in ROLES:
-        raise ValueError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
+    if role not in (*ROLES, *WORLD_ROLES):
+        raise ValueError(f"unknown role {role!r}; roles are {', '.join((*ROLES, *WORLD_ROLES))}")
     fields = {
         "backend": profile.backend,
         "model": profile.model,

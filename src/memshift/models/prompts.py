@@ -7,10 +7,12 @@ from memshift.models.requests import (
     ModelRequest,
     ProgramRequest,
     ReaderRequest,
+    RewriteRequest,
     WriterRequest,
 )
 from memshift.timeutil import fmt
 from memshift.world.parse import record_evidence
+from memshift.world.rewrite_prompt import rewrite_messages
 
 Messages = list[dict[str, str]]
 PROMPT_VERSION = "2"
@@ -35,7 +37,10 @@ STORE_SYSTEM = (
 
 def _definition_line(request: WriterRequest | ProgramRequest) -> str:
     d = request.definition
-    return f"Definition in effect ({d.name} v{d.version}): {d.text}\n" if d else ""
+    if d is None:
+        return ""
+    text = request.statement if isinstance(request, ProgramRequest) else d.text
+    return f"Definition in effect ({d.name} v{d.version}): {text}\n"
 
 
 def _delta_lines(request: WriterRequest) -> tuple[str, str]:
@@ -112,8 +117,9 @@ def program(request: ProgramRequest) -> Messages:
         f"Item: {item.label}\nValue format: {VALUE_FORMATS[item.value_type]}\n"
         f"{_definition_line(request)}"
         f"Declared sources: {', '.join(item.sources)}\n"
-        "Every record is a dict with the keys object_id, source, kind, revision, updated "
-        "('YYYY-MM-DD HH:MM', its last change), cluster and text, plus the fields of its kind:\n"
+        "Every record is a dict with the keys object_id, source, kind, revision, created and "
+        "updated ('YYYY-MM-DD HH:MM', its first write and its last change), cluster and text, "
+        "plus the fields of its kind:\n"
         f"{fields}\n\n"
         "Task: write a Python function `def derive(records, as_of):` that returns the value of "
         "the item as of `as_of` ('YYYY-MM-DD HH:MM') from `records`, the live records of the "
@@ -169,7 +175,13 @@ def auditor(request: AuditRequest) -> Messages:
     return [{"role": "system", "content": AUDITOR_SYSTEM}, {"role": "user", "content": user}]
 
 
+def rewriter(request: RewriteRequest) -> Messages:
+    # The rewrite prompt lives beside the checks it must agree with (`world/rewrite_prompt.py`).
+    return rewrite_messages(request.body, request.protected, request.feedback)
+
+
 BUILDERS = {"writer": writer, "reader": reader, "program": program, "auditor": auditor}
+BUILDERS["rewriter"] = rewriter
 
 
 def build(request: ModelRequest) -> Messages:

@@ -7,13 +7,14 @@ from datetime import datetime
 from typing import ClassVar
 
 from memshift.definitions import Definition, definition
+from memshift.definitions_words import user_words
 from memshift.gold.evaluator import Value
 from memshift.world.items import Item
 from memshift.world.records import Record
 
 
-def definition_in_effect(item: Item, version: int) -> Definition | None:
-    return definition(item.item_id, version) if item.is_definition else None
+def definition_in_effect(item: Item, version: int | None) -> Definition | None:
+    return definition(item.item_id, version) if item.is_definition and version else None
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class ReaderRequest:
 
     role: ClassVar[str] = "reader"
     item: Item
-    version: int
+    version: int | None  # None: the question names no definition (an unnamed probe)
     as_of: datetime
     question: str
     evidence: tuple[str, ...]
@@ -67,10 +68,21 @@ class ProgramRequest:
     version: int
     fields: tuple[tuple[str, tuple[str, ...]], ...]
     context: CallContext = field(default=CallContext(), compare=False)
+    # how the request states the definition: "codified" (the grammar's sentence) or "user" (the
+    # person's own phrasing of the same definition, definitions_words.py)
+    wording: str = "codified"
 
     @property
     def definition(self) -> Definition | None:
         return definition_in_effect(self.item, self.version)
+
+    @property
+    def statement(self) -> str | None:
+        """The sentence the request states the definition in."""
+        d = self.definition
+        if d is None:
+            return None
+        return user_words(d) if self.wording == "user" else d.text
 
 
 @dataclass(frozen=True)
@@ -103,4 +115,18 @@ class AuditRequest:
         return self.variant != "draftonly"
 
 
-ModelRequest = WriterRequest | ReaderRequest | ProgramRequest | AuditRequest
+@dataclass(frozen=True)
+class RewriteRequest:
+    """Rewrite one message body in other words, keeping every protected fact verbatim
+    (`memshift.world.rewrite`). The header is never sent: what is not shown cannot be changed.
+    `feedback` is empty on the first attempt and names the first attempt's violations on the
+    retry, which makes the retry a request of its own (its own cache key)."""
+
+    role: ClassVar[str] = "rewriter"
+    body: str
+    protected: tuple[str, ...]
+    feedback: tuple[str, ...] = ()
+    context: CallContext = field(default=CallContext(), compare=False)
+
+
+ModelRequest = WriterRequest | ReaderRequest | ProgramRequest | AuditRequest | RewriteRequest

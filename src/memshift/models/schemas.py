@@ -12,6 +12,7 @@ import jsonschema
 
 from memshift.models.requests import ModelRequest, WriterRequest
 from memshift.storable import INT32, UnstorableError, parse_storable, storable_text
+from memshift.world.rewrite_prompt import REWRITE_SCHEMA
 
 _VALUE = {
     "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]
@@ -114,6 +115,9 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "additionalProperties": False,
     },
 }
+
+# The rewriter's reply, {"body": "..."}; the schema is kept beside the rewrite prompt.
+SCHEMAS["rewriter"] = REWRITE_SCHEMA
 
 
 def schema_name(request: ModelRequest) -> str:

@@ -29,6 +29,17 @@ def _clause(c: Clause) -> str:
             f"bool(r.get({field})) and "
             f"day_number(r[{field}]) < day_number(as_of[:10]) - {int(c.value or 0)}"
         )
+    if c.op == "ne":
+        return f"r.get({field}) != {c.value!r}"
+    if c.op == "in":
+        return f"r.get({field}) in {list(c.value or ())!r}"
+    if c.op == "weekend":
+        return f"bool(r.get({field})) and weekday(r[{field}]) >= 5"
+    if c.op == "due_within_days":
+        return (
+            f"bool(r.get({field})) and day_number(as_of[:10]) <= day_number(r[{field}]) "
+            f"<= day_number(as_of[:10]) + {int(c.value or 0)}"
+        )
     raise ValueError(f"no program for clause op {c.op!r}")
 
 

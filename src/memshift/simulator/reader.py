@@ -1,18 +1,22 @@
 """The rule-based reader: answers from the newest applicable evidence, or abstains.
 
 It reads the question only to tell a direct question from an implicit-dependency one, by its
-wording. It understands two kinds of evidence: statements in memshift's own grammar (written by the
-rule-based writer or by exact recomputation) and records rendered as evidence (the baselines
-serve those). A language-model writer's free statement is neither, so the rule-based reader
-falls back to the records quoted beside it, and abstains if there are none.
+wording; the definition a question names comes with the request (none for an unnamed probe, when
+the evidence's newest announced definition counts, else the first). It understands two kinds
+of evidence: statements in memshift's own grammar (written by the rule-based writer or by exact
+recomputation) and records rendered as evidence (the baselines serve those). A language-model
+writer's free statement is neither, so the rule-based reader falls back to the records quoted
+beside it, and abstains if there are none.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 from memshift import statements
+from memshift.definitions import definition
 from memshift.gold.evaluator import Value, evaluate
 from memshift.implicit import relation_of_question
 from memshift.models.profiles import Profile
@@ -58,8 +62,20 @@ def _read_item(request: ReaderRequest) -> dict[str, Any]:
             for _, value, offset in phrasing.find_statements(p.text, item.attribute)
         ]
         return _answer(max(found)[1] if found else None)
-    gold = evaluate(item, [p.as_record() for p in parsed], request.as_of, version=request.version)
+    version = request.version or version_in_evidence(request)
+    gold = evaluate(item, [p.as_record() for p in parsed], request.as_of, version=version)
     return _answer(gold.value if gold.status == "answer" else None)
+
+
+def version_in_evidence(request: ReaderRequest) -> int:
+    """For a question that names no definition: the newest version of the item's definition
+    the evidence announces ("Definition <name> is now version <n>: ..."), else the first."""
+    if not request.item.is_definition:
+        return 1
+    name = definition(request.item.item_id, 1).name
+    announced = re.compile(rf"Definition {re.escape(name)} is now version (\d+):")
+    found = [int(m[1]) for text in request.evidence for m in announced.finditer(text)]
+    return found[-1] if found else 1
 
 
 def simulated_reader(profile: Profile) -> Callable[[ReaderRequest], dict[str, Any]]:

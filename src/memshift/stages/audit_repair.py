@@ -14,7 +14,7 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.vocabulary import cell_system, detection_system
+from memshift.vocabulary import PROGRAM_WORDING, cell_system, detection_system
 from memshift.world.stored import load, load_public_events
 
 
@@ -34,10 +34,13 @@ def run(
     system = cell_system(detection, repair)
     log = CallLog()
     programs = None
-    if repair == "m":
+    if repair in PROGRAM_WORDING:
         client = ModelClient(profile, cache_dir=cache_dir, log=log)
         programs = ProgramRunner(
-            world.items, client, CallContext(profile.name, world.seed, branch, system)
+            world.items,
+            client,
+            CallContext(profile.name, world.seed, branch, system),
+            PROGRAM_WORDING[repair],
         )
     store = run_repair(
         world, load_public_events(world_dir, branch), writes, served, repair, programs

@@ -31,6 +31,7 @@ from memshift.analysis import (
     measures,
     recovery,
     switch,
+    unnamed,
     unshifted,
 )
 from memshift.analysis.audit_metrics import (
@@ -39,6 +40,7 @@ from memshift.analysis.audit_metrics import (
     load_detection_audits,
 )
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
+from memshift.analysis.cost_model import costs_table
 from memshift.analysis.costs import call_costs
 from memshift.analysis.frame import log_sources, open_study
 from memshift.analysis.sqlfiles import path_list
@@ -47,10 +49,12 @@ from memshift.audit.trap_suite import run_suite
 from memshift.models.profiles import Profile
 from memshift.report import audit_metrics as audit_text
 from memshift.report import citation_misses as misses_text
+from memshift.report import costs as costs_text
 from memshift.report import export as export_text
 from memshift.report import keys as keys_text
 from memshift.report import recovery as recovery_text
 from memshift.report import switch as switch_text
+from memshift.report import unnamed as unnamed_text
 from memshift.report import unshifted as unshifted_text
 from memshift.report.figures import write_figures
 from memshift.report.html import standalone
@@ -63,9 +67,11 @@ TABLES = {
     "contrasts": schemas.CONTRASTS,
     "diagnostics": schemas.DIAGNOSTICS,
     "calls": schemas.CALL_COSTS,
+    "costs": schemas.COSTS,
     "key_audit": schemas.KEY_AUDIT,
     "recovery": schemas.RECOVERY,
     "unshifted": schemas.UNSHIFTED,
+    "unnamed": schemas.UNNAMED,
     "citation_misses": schemas.CITATION_MISSES,
     "forced": schemas.FORCED,
     "audit_metrics": schemas.AUDIT_METRICS,
@@ -276,9 +282,11 @@ def run(
         "contrasts": contrast_table,
         "diagnostics": diagnostics.table(rows),
         "calls": call_costs(con),
+        "costs": costs_table(con, resampling),
         "key_audit": keys.key_audit(con),
         "recovery": recovery.recovery_table(con, systems, resampling),
         "unshifted": unshifted.unshifted_table(con, resampling),
+        "unnamed": unnamed.unnamed_table(con, resampling),
         "citation_misses": misses,
         "forced": forced,
         "audit_metrics": metrics,
@@ -292,8 +300,10 @@ def run(
             keys_text.section(tables["key_audit"].to_pylist()),
             recovery_text.section(tables["recovery"].to_pylist()),
             unshifted_text.section(tables["unshifted"].to_pylist()),
+            unnamed_text.section(tables["unnamed"].to_pylist()),
             misses_text.section(misses.to_pylist(), forced.to_pylist()),
             audit_text.section(metrics.to_pylist(), traps.to_pylist()),
+            costs_text.section(tables["costs"].to_pylist(), layout.history_of_worlds(worlds_dir)),
         )
         if text
     ]

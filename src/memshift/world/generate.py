@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memshift.definitions import DEFINITION_SETS, FIXED_SET
 from memshift.rng import Streams
 from memshift.world import calendar, contacts, messages, notes, tasks
 from memshift.world.cast import Cast, draw_cast
@@ -17,7 +18,9 @@ from memshift.world.timeline import Timeline
 
 # 2.1.0: the unshifted branch's probes hold every item-time (events and gold as in 2.0.0)
 # 2.2.0: implicit-dependency probes beside the counted direct ones (events and gold as in 2.0.0)
-GENERATOR_VERSION = "2.2.0"
+# 2.3.0: unnamed probes beside the definition items' on the redefinition branch (events and gold
+# as in 2.0.0)
+GENERATOR_VERSION = "2.3.0"
 
 Component = Callable[[np.random.Generator, Cast, Timeline], list[Event]]
 
@@ -45,6 +48,7 @@ class World:
     items: tuple[Item, ...]
     script: LifeScript
     events: tuple[Event, ...]
+    definitions: str = FIXED_SET  # the set its definition items come from
 
     @property
     def generator_version(self) -> str:
@@ -52,20 +56,28 @@ class World:
 
 
 def generate_world(
-    seed: int, timeline: Timeline | None = None, salts: Mapping[str, str] | None = None
+    seed: int,
+    timeline: Timeline | None = None,
+    salts: Mapping[str, str] | None = None,
+    definitions: str = FIXED_SET,
 ) -> World:
     """The base world: history and the ordinary continuation to the end of the year, shared by
     every branch. `salts` perturbs named streams (tests use it to show that components are
-    independent)."""
+    independent). The definition set changes the items only: the events are the same for every
+    set."""
+    if definitions not in DEFINITION_SETS:
+        raise ValueError(
+            f"unknown definition set {definitions!r}; choose one of {', '.join(DEFINITION_SETS)}"
+        )
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"a world seed must be a non-negative integer, got {seed!r}")
     timeline = timeline or Timeline()
     streams = Streams(seed, salts)
     cast = draw_cast(streams("cast"))
-    items = assign_agents(build_items(cast), streams("agents"))
+    items = assign_agents(build_items(cast, definitions), streams("agents"))
     script, life = life_events(streams("life"), cast, timeline)
     events: list[Event] = list(life)
     for name, component in COMPONENTS.items():
         events.extend(component(streams(name), cast, timeline))
     inside = [e for e in events if timeline.start <= e.time <= timeline.end]
-    return World(seed, timeline, cast, items, script, tuple(sort_events(inside)))
+    return World(seed, timeline, cast, items, script, tuple(sort_events(inside)), definitions)

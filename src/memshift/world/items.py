@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memshift.definitions import SIX, definition
+from memshift.definitions import DEFINITION_SETS, FIXED_SET, HELDOUT_FORMATS, definition
 from memshift.world.cast import AGENTS, N_SERIES, N_TRACKED_CONTACTS, N_TRACKED_TASKS, Cast
 
 ITEM_CLASSES = ("person", "contact", "series", "appointment", "task", "definition")
@@ -105,8 +105,9 @@ _DEFINITION_FORMAT = {
 }
 
 
-def build_items(cast: Cast) -> tuple[Item, ...]:
-    """The catalogue without agents; `assign_agents` fills them from the world's agent stream."""
+def build_items(cast: Cast, definitions: str = FIXED_SET) -> tuple[Item, ...]:
+    """The catalogue without agents; `assign_agents` fills them from the world's agent stream.
+    The definition items are those of the set `definitions` (definitions.DEFINITION_SETS)."""
     items: list[Item] = [
         Item(
             f"person.{attr}",
@@ -203,9 +204,11 @@ def build_items(cast: Cast) -> tuple[Item, ...]:
                 attribute="due",
             )
         )
-    for item_id in dict.fromkeys(d.item_id for d in SIX):
-        vtype, question, fmt = _DEFINITION_FORMAT[item_id]
-        sources = tuple(dict.fromkeys(d.source for d in SIX if d.item_id == item_id))
+    chosen = DEFINITION_SETS[definitions]
+    formats = {**_DEFINITION_FORMAT, **HELDOUT_FORMATS}
+    for item_id in dict.fromkeys(d.item_id for d in chosen):
+        vtype, question, fmt = formats[item_id]
+        sources = tuple(dict.fromkeys(d.source for d in chosen if d.item_id == item_id))
         title = definition(item_id, 1).title
         label = title[0].lower() + title[1:]
         items.append(Item(item_id, "definition", vtype, sources, label, question, fmt))

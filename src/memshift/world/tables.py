@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from memshift import schemas
+from memshift.definitions import FIXED_SET
 from memshift.world.cast import Cast, Person
 from memshift.world.generate import GENERATOR_VERSION, World
 from memshift.world.items import Item
@@ -70,6 +71,9 @@ def world_description(world: World) -> dict[str, Any]:
         "seed": world.seed,
         "generator_version": world.generator_version,
         "history_months": world.timeline.history_months,
+        # only a held-out set is named, so the description of a world of the fixed six is as it
+        # was before sets existed
+        **({} if world.definitions == FIXED_SET else {"definitions": world.definitions}),
         "cast": asdict(world.cast),
         "items": [asdict(i) for i in world.items],
         "script": {
@@ -124,4 +128,12 @@ def world_from_description(data: dict[str, Any], events: Sequence[Event]) -> Wor
             for attribute, line in data["script"].items()
         }
     )
-    return World(data["seed"], Timeline(data["history_months"]), cast, items, script, tuple(events))
+    return World(
+        data["seed"],
+        Timeline(data["history_months"]),
+        cast,
+        items,
+        script,
+        tuple(events),
+        data.get("definitions", FIXED_SET),
+    )

@@ -165,20 +165,97 @@ def writer_switch_section(runs: int, scratch: Path) -> list[str]:
     ]
 
 
+# The robustness studies (docs/running.md): each run of a multi-run study timed alone, as
+# `memshift horizons`, `memshift heldout` and `memshift rewritten` run them one after the other
+ROBUSTNESS = (
+    ("horizons, 1 month of history", "config/studies/horizons.yaml", ("horizon=1",)),
+    ("horizons, 3 months of history", "config/studies/horizons.yaml", ("horizon=3",)),
+    ("horizons, 9 months of history", "config/studies/horizons.yaml", ("horizon=9",)),
+    (
+        "held-out definitions, heldout-1",
+        "config/studies/heldout.yaml",
+        ("definition_set=heldout-1",),
+    ),
+    (
+        "held-out definitions, heldout-2",
+        "config/studies/heldout.yaml",
+        ("definition_set=heldout-2",),
+    ),
+    (
+        "held-out definitions, heldout-3",
+        "config/studies/heldout.yaml",
+        ("definition_set=heldout-3",),
+    ),
+    ("the user's words", "config/studies/words.yaml", ()),
+    ("rewritten study, template worlds", "config/studies/rewritten.yaml", ("rewriter=",)),
+    ("rewritten study, rewritten worlds", "config/studies/rewritten.yaml", ("rewriter=rules",)),
+)
+
+
+def robustness_section(runs: int, scratch: Path, keep: Path) -> list[str]:
+    """Every run of the robustness presets from nothing (worlds included). The runs of one
+    preset share a results folder per repetition (they share no artifact: each builds its own
+    worlds); the last repetition's folders are moved to `keep`/<preset>, so that the presets'
+    reports can be written from them (`memshift horizons-report` and the others, with
+    `results` pointed there)."""
+    rows = []
+    for k in range(runs):
+        for configfile in dict.fromkeys(c for _, c, _ in ROBUSTNESS):
+            shutil.rmtree(scratch / f"{Path(configfile).stem}-{k}", ignore_errors=True)
+    timed: dict[str, list[Run]] = {}
+    for k in range(runs):
+        for what, configfile, settings in ROBUSTNESS:
+            results = scratch / f"{Path(configfile).stem}-{k}"
+            print(f"{what}, run {k + 1} of {runs} ...", file=sys.stderr, flush=True)
+            timed.setdefault(what, []).append(
+                measure(snakemake_command(results, configfile, *settings))
+            )
+            print(f"  {timed[what][-1].seconds:.0f} s", file=sys.stderr, flush=True)
+        for configfile in dict.fromkeys(c for _, c, _ in ROBUSTNESS):
+            finished = scratch / f"{Path(configfile).stem}-{k}"
+            if k < runs - 1:
+                shutil.rmtree(finished, ignore_errors=True)
+            else:
+                target = keep / Path(configfile).stem
+                shutil.rmtree(target, ignore_errors=True)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(finished, target)
+    for what, configfile, settings in ROBUSTNESS:
+        config = f" --config {' '.join(settings)}" if settings else ""
+        command = f"snakemake --cores 2 --configfile {configfile}{config}"
+        rows.append(row(what, "15 min", timed[what], command))
+    return [
+        "## Robustness studies",
+        "",
+        f"Each run built {runs} time(s) from nothing (worlds included) by `python -m "
+        f"memshift_tools.bench.study --only robustness --runs {runs}`; code: commit {commit()}. "
+        "`memshift horizons`, `memshift heldout` and `memshift rewritten` run their studies' "
+        "runs one after the other, then a report of under a minute.",
+        "",
+        "| what | budget | median (runs); peak | command |",
+        "|---|---|---|---|",
+        *rows,
+        "",
+    ]
+
+
 def main() -> None:
     args = arguments(
         "python -m memshift_tools.bench.study",
         __doc__,
         "docs/benchmarks-study.md",
         "results/bench-study",
-        sections=("studies", "writer-switch"),
+        sections=("studies", "writer-switch", "robustness"),
     )
-    chosen = args.only or ["studies", "writer-switch"]
+    chosen = args.only or ["studies", "writer-switch", "robustness"]
     text = args.out.read_text() if args.out.exists() and "studies" not in chosen else ""
     if "studies" in chosen:
         text = "\n".join(section(args.runs, args.scratch))
     if "writer-switch" in chosen:
         text = splice(text, writer_switch_section(args.runs, args.scratch), "\0")
+    if "robustness" in chosen:
+        kept = args.scratch.parent / "robustness"
+        text = splice(text, robustness_section(args.runs, args.scratch, kept), "\0")
     publish(text.split("\n"), args.out, args.scratch)
 
 

@@ -8,7 +8,8 @@
 -- for a cell that writes from the delta (append-only, upsert), whether the delta yielded a new
 -- item in that same span.
 -- Premise probes (asked as if the fork's value still held) count in the premise measures only;
--- implicit-dependency probes are left out (the audit's metrics read them from the scores).
+-- implicit-dependency and unnamed probes are left out (the audit's metrics and the unnamed
+-- probes' table read them from the scores).
 CREATE OR REPLACE TABLE item_times AS
 WITH cells AS (
     SELECT
@@ -22,7 +23,7 @@ WITH cells AS (
             WHERE f.world = s.world AND f.branch = s.branch AND f.system = s.system
         ) AND audited_base(s.system) = '' AS logged
     FROM scores AS s
-    WHERE s.kind <> 'implicit'
+    WHERE s.kind NOT IN ('implicit', 'unnamed')
 ),
 -- the last checkpoint after the fork, up to the probe's, at which the system invalidated the
 -- item (from its own log, or from its detection's maintenance log for a HoldMem cell); and for
@@ -56,8 +57,9 @@ SELECT
     c.repair,
     c.detection,
     c.probe_id,
-    -- the writer's programs are one set shared by all worlds, so D=m cells also resample items
-    CASE WHEN c.repair = 'm' THEN c.item_id ELSE '' END AS unit,
+    -- the writer's programs are one set shared by all worlds, so D=m and D=w cells also
+    -- resample items
+    CASE WHEN c.repair IN ('m', 'w') OR c.item_id LIKE 'def.h%' THEN c.item_id ELSE '' END AS unit,
     c.item_id,
     c.checkpoint,
     CASE
