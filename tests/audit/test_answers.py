@@ -26,7 +26,7 @@ from memshift.implicit import implicit_gold, relation_for
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.probes import IMPLICIT
+from memshift.probes import IMPLICIT, UNNAMED
 from memshift.stages import answer_audit
 from memshift.stages.chain import build_world
 from memshift.world.records import public_view
@@ -248,3 +248,31 @@ def test_blocked_and_failed_answers_pass_through_unaudited(tmp_path):
     }
     assert logged <= {r["probe_id"] for r in rows[2:]}
     assert rows[3]["probe_id"] in logged  # the made-up answer was audited
+
+
+def test_an_unnamed_probes_answer_is_kept_as_given(tmp_path):
+    """Its question names no definition, so no audit request (which names one) is made for it."""
+    world_dir, run_dir = tmp_path / "w0", tmp_path / "run"
+    build_world(0, world_dir, ("none", "def"))
+    probes = read_table(layout.probes(world_dir, "def"), schemas.PROBES).to_pylist()
+    unnamed = [p for p in probes if p["kind"] == UNNAMED][:3]
+    named = [p for p in probes if p["probe_id"] == unnamed[0]["probe_id"].removesuffix("-unnamed")]
+    assert len(unnamed) == 3 and len(named) == 1
+    rows = []
+    for p in [*unnamed, *named]:
+        row = {name: None for name in schemas.ANSWERS.names}
+        row.update(probe_id=p["probe_id"], world=0, branch="def", system="bm25")
+        row.update(checkpoint=p["checkpoint"], item_id=p["item_id"], status="answer")
+        row.update(value='["Zzyzx Unheard-of"]', evidence_items=0, evidence_tokens=0)
+        row.update(evidence_hash="")
+        rows.append(row)
+    answers = layout.system_dir(run_dir, "def", "bm25") / "answers.parquet"
+    write_table(pa.Table.from_pylist(rows, schema=schemas.ANSWERS), schemas.ANSWERS, answers)
+    answer_audit.run(world_dir, run_dir, "def", "bm25", Profile("rules", "rules"), None)
+    out = layout.system_dir(run_dir, "def", "bm25+audit")
+    kept = read_table(out / "answers.parquet", schemas.ANSWERS).to_pylist()
+    assert [(r["status"], r["value"]) for r in kept[:3]] == [("answer", '["Zzyzx Unheard-of"]')] * 3
+    logged = {
+        r["probe_id"] for r in read_table(out / "answer-audits.parquet", schemas.AUDITS).to_pylist()
+    }
+    assert logged == {named[0]["probe_id"]}

@@ -18,7 +18,7 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.probes import measured
+from memshift.probes import UNNAMED, measured
 from memshift.vocabulary import audited_system
 from memshift.world.stored import load, load_public_events
 
@@ -39,7 +39,8 @@ def run(
     """Audit `system`'s answers on `branch` to the probes the measures count (a system that
     answers every unshifted item-time is audited on the same ones as any other), abstentions
     included (never a blocked or failed answer), under the audit `variant`; return (answers,
-    repaired)."""
+    repaired). An unnamed probe's answer is kept as given: its question names no definition,
+    and the audit's request would have to name one."""
     world = load(world_dir, with_events=False)
     items = {i.item_id: i for i in world.items}
     every = read_table(layout.probes(world_dir, branch), schemas.PROBES)
@@ -66,7 +67,7 @@ def run(
             probes[a["probe_id"]]["question"],
         )
         for a in answers
-        if a["status"] in AUDITED_STATUSES
+        if a["status"] in AUDITED_STATUSES and probes[a["probe_id"]]["kind"] != UNNAMED
     ]
     evidence = evidence_at(load_public_events(world_dir, branch), drafts)
     requests = {}
