@@ -176,3 +176,30 @@ def test_a_switch_of_a_missing_world_is_an_error_not_a_traceback(tmp_path):
     )
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert run.stderr.strip().startswith("memshift: error: missing artifact")
+
+
+@pytest.mark.parametrize(
+    ("command", "needs"),
+    [
+        ("horizons", "`horizons` list"),
+        ("heldout", "`definition_sets` list"),
+        ("heldout-report", "`definition_sets` list"),
+        ("rewritten", "`worlds.rewriter`"),
+        ("rewritten-report", "`worlds.rewriter`"),
+    ],
+)
+def test_a_study_of_several_runs_names_what_its_config_lacks(tmp_path, command, needs):
+    study = tmp_path / "study.yaml"
+    study.write_text("study: plain\nworlds: {seeds: '1000'}\nbranches: [none]\n")
+    error = one_line_error(memshift(command, "--configfile", str(study)))
+    assert str(study) in error and needs in error
+
+
+def test_a_failed_run_of_several_stops_with_the_setting_and_how_to_resume(tmp_path):
+    study = tmp_path / "study.yaml"
+    # a Snakemake option it does not know fails the first run at once
+    study.write_text("study: plain\nworlds: {seeds: '1000'}\nbranches: [none]\nhorizons: [1]\n")
+    run = memshift("horizons", "--configfile", str(study), "--cores", "1", "--no-such-option")
+    assert run.returncode != 0
+    assert "the study failed with horizon=1" in run.stderr
+    assert "run the same command again" in run.stderr

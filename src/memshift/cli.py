@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -1160,21 +1161,40 @@ def validation_report(
     stage.run(names, runs_dir, models_file, out, Resampling(draws=draws, seed=seed))
 
 
-@cli.command(context_settings={"ignore_unknown_options": True})
-@click.option(
-    "--configfile",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default="config/studies/validation.yaml",
-    show_default=True,
-    help="A study with a `validation.writers` list.",
-)
-@click.option("--cores", default="all", show_default=True, help="Passed to snakemake.")
-@click.argument("snakemake_args", nargs=-1, type=click.UNPROCESSED)
+def study_runs(default: str, needs: str) -> Callable[[Callable[..., None]], click.Command]:
+    """A command that runs one study several times through Snakemake, then a report over the
+    runs: `--configfile` (default `default`, a study that `needs` something), `--cores`, and
+    every other argument passed on to Snakemake."""
+
+    def command(function: Callable[..., None]) -> click.Command:
+        function = click.argument("snakemake_args", nargs=-1, type=click.UNPROCESSED)(function)
+        function = click.option(
+            "--cores", default="all", show_default=True, help="Passed to snakemake."
+        )(function)
+        function = click.option(
+            "--configfile",
+            type=click.Path(path_type=Path, dir_okay=False, exists=True),
+            default=default,
+            show_default=True,
+            help=needs,
+        )(function)
+        return cli.command(context_settings={"ignore_unknown_options": True})(function)
+
+    return command
+
+
+def study_resampling(config: dict[str, Any]) -> Any:
+    """The world bootstrap a study's `report:` asks for."""
+    from memshift.analysis.bootstrap import Resampling
+
+    return Resampling(draws=config["report"]["draws"], seed=config["report"]["seed"])
+
+
+@study_runs("config/studies/validation.yaml", "A study with a `validation.writers` list.")
 def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> None:
     """Run a validation study: the study once per writer (snakemake --config llm=WRITER), then
     the known-against-recovered report in <results>/validation/. Extra arguments go to
     snakemake (e.g. --workflow-profile)."""
-    from memshift.analysis.bootstrap import Resampling
     from memshift.config import DEFAULT_CONFIG, check_config, study_config
     from memshift.layout import runs_of_study
     from memshift.stages import validation as stage
@@ -1185,13 +1205,12 @@ def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> N
     writers = config["validation"]["writers"]
     _run_each(configfile, cores, "llm", writers, snakemake_args)
     results = Path(config["results"])
-    report = config["report"]
     stage.run(
         writers,
         runs_of_study(results, config["study"], config["worlds"]["history_months"]),
         Path(config["models"]),
         results / "validation",
-        Resampling(draws=report["draws"], seed=report["seed"]),
+        study_resampling(config),
     )
 
 
@@ -1233,21 +1252,19 @@ def horizons_report(configfile: Path, horizons: str) -> None:
 
 
 def _report_horizons(config: dict[str, Any], months: list[int]) -> None:
-    from memshift.analysis.bootstrap import Resampling
     from memshift.layout import horizons_report_dir, run_dir, worlds_dir
     from memshift.stages import horizons as stage
     from memshift.vocabulary import run_name
 
     results, study = Path(config["results"]), config["study"]
     name = run_name(config["llm"], config["roles"])
-    report = config["report"]
     stage.run(
         [
             stage.Horizon(m, run_dir(results, study, m, name), worlds_dir(results, m))
             for m in months
         ],
         horizons_report_dir(results, study, name),
-        Resampling(draws=report["draws"], seed=report["seed"]),
+        study_resampling(config),
         study,
     )
 
@@ -1290,16 +1307,7 @@ def _study_with(configfile: Path, key: str) -> dict[str, Any]:
     return config
 
 
-@cli.command(context_settings={"ignore_unknown_options": True})
-@click.option(
-    "--configfile",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default="config/studies/horizons.yaml",
-    show_default=True,
-    help="A study with a `horizons` list.",
-)
-@click.option("--cores", default="all", show_default=True, help="Passed to snakemake.")
-@click.argument("snakemake_args", nargs=-1, type=click.UNPROCESSED)
+@study_runs("config/studies/horizons.yaml", "A study with a `horizons` list.")
 def horizons(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> None:
     """Run a study at each of its horizons (snakemake --config horizon=N), then the horizons
     report in <results>/runs/<study>/horizons/<run>/. Extra arguments go to snakemake."""
@@ -1324,7 +1332,6 @@ def heldout_report(configfile: Path) -> None:
 
 
 def _report_heldout(config: dict[str, Any]) -> None:
-    from memshift.analysis.bootstrap import Resampling
     from memshift.layout import heldout_report_dir, run_dir
     from memshift.stages import heldout as stage
     from memshift.vocabulary import run_name
@@ -1332,25 +1339,15 @@ def _report_heldout(config: dict[str, Any]) -> None:
     results, study = Path(config["results"]), config["study"]
     name = run_name(config["llm"], config["roles"])
     months = config["worlds"]["history_months"]
-    report = config["report"]
     stage.run(
         {s: run_dir(results, study, months, name, s) for s in config["definition_sets"]},
         heldout_report_dir(results, study, name),
-        Resampling(draws=report["draws"], seed=report["seed"]),
+        study_resampling(config),
         study,
     )
 
 
-@cli.command(context_settings={"ignore_unknown_options": True})
-@click.option(
-    "--configfile",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default="config/studies/heldout.yaml",
-    show_default=True,
-    help="A study with a `definition_sets` list.",
-)
-@click.option("--cores", default="all", show_default=True, help="Passed to snakemake.")
-@click.argument("snakemake_args", nargs=-1, type=click.UNPROCESSED)
+@study_runs("config/studies/heldout.yaml", "A study with a `definition_sets` list.")
 def heldout(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> None:
     """Run a study with each of its held-out definition sets (snakemake --config
     definition_set=SET), then the pooled report in <results>/runs/<study>/heldout/<run>/."""
@@ -1383,7 +1380,6 @@ def _study_with_rewriter(configfile: Path) -> dict[str, Any]:
 
 
 def _report_rewritten(config: dict[str, Any]) -> None:
-    from memshift.analysis.bootstrap import Resampling
     from memshift.layout import rewritten_report_dir, run_dir, worlds_dir
     from memshift.stages import rewritten as stage
     from memshift.vocabulary import run_name
@@ -1395,27 +1391,17 @@ def _report_rewritten(config: dict[str, Any]) -> None:
         worlds["definitions"],
         worlds["rewriter"],
     )
-    report = config["report"]
     stage.run(
         run_dir(results, study, months, name, definitions),
         run_dir(results, study, months, name, definitions, rewriter),
         worlds_dir(results, months, definitions, rewriter),
         rewritten_report_dir(results, study, name),
-        Resampling(draws=report["draws"], seed=report["seed"]),
+        study_resampling(config),
         study,
     )
 
 
-@cli.command(context_settings={"ignore_unknown_options": True})
-@click.option(
-    "--configfile",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default="config/studies/rewritten.yaml",
-    show_default=True,
-    help="A study with `worlds.rewriter`.",
-)
-@click.option("--cores", default="all", show_default=True, help="Passed to snakemake.")
-@click.argument("snakemake_args", nargs=-1, type=click.UNPROCESSED)
+@study_runs("config/studies/rewritten.yaml", "A study with `worlds.rewriter`.")
 def rewritten(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> None:
     """Run a study on its template worlds and on its rewritten worlds (snakemake --config
     rewriter=), then the paired report in <results>/runs/<study>/rewritten/<run>/."""
