@@ -10,6 +10,7 @@ REPORT_TABLES = {
     "recovery": "Keys against refresh and upsert",
     "unshifted": "Without the shift",
     "unnamed": "Unnamed probes",
+    "failure_modes": "Conflicting sources",
     "citation_misses": "What the citation key missed",
     "forced": "A forced re-derivation of the missed item-times",
     "audit_metrics": "The audit's own metrics",

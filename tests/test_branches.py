@@ -6,8 +6,9 @@ from datetime import timedelta
 
 import pytest
 
-from conftest import data, world
-from memshift.branches import BRANCHES, SHIFTS, make_branch
+from conftest import world
+from memshift.branches import BRANCHES, CONFLICT_CARDS, SHIFTS, make_branch
+from memshift.gold.branch import branch_gold
 from memshift.world.tables import events_to_table
 
 MANY_SEEDS = [*range(0, 10), 1000, 1013, 1027]
@@ -70,10 +71,14 @@ def test_consent_revocation_blocks_that_agents_items_touching_the_scope(data_100
         assert (p.gold.status == "blocked") == blocked
 
 
-def test_a_conflict_between_card_and_message_makes_gold_abstain():
-    conflict = data(1003)["conflict"]
-    for p in conflict.gold.points:
-        if p.item.item_id in conflict.branch.touched_items and p.checkpoint >= 1:
+@pytest.mark.parametrize("seed", [1000, 1001, 1002, 1003, 1004])
+def test_a_conflict_between_card_and_message_makes_gold_abstain(seed):
+    """Four contact attributes per world, 20 over the five failure-mode worlds (MemShift F.10)."""
+    conflict = make_branch(world(seed), "conflict")
+    assert len(conflict.touched_items) == CONFLICT_CARDS == 4
+    assert len({item.split(".")[0] for item in conflict.touched_items}) == 4  # four cards
+    for p in branch_gold(world(seed), list(conflict.events), "conflict", None).points:
+        if p.item.item_id in conflict.touched_items and p.checkpoint >= 1:
             assert p.gold.status == "abstain"
             assert len(p.gold.deps) == 2
 

@@ -41,6 +41,9 @@ SHIFTS = BRANCHES[1:]
 SRC_ITEMS_TARGET = 10
 DEL_ITEMS_TARGET = 17
 DEF_MOVES = 3
+# contact cards whose two live sources disagree, per world (MemShift F.10: 20 attributes over 5
+# worlds)
+CONFLICT_CARDS = 4
 SHIFT_DAYS = 6
 
 
@@ -490,7 +493,7 @@ CONFLICT_LINES = {
 def conflict(ctx: ShiftContext) -> tuple[str, ...]:
     cast = ctx.world.cast
     touched = []
-    for k in sorted(_free(ctx, cast.card_id, 12)[:2]):
+    for k in sorted(_free(ctx, cast.card_id, 12)[:CONFLICT_CARDS]):
         card = ctx.record(cast.card_id(k))
         attribute = "city" if ctx.rng.random() < 0.5 else "employer"
         options = (

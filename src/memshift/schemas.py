@@ -635,6 +635,18 @@ UNNAMED = pa.schema(
     ]
 )
 
+# Failure modes (report/tables/failure_modes.parquet, analysis/failure_modes.py, MemShift F.10):
+# per system, branch and quantity (conflict_abstain: abstentions where two live sources
+# disagree), the share over the item-times with its world-bootstrap interval.
+FAILURE_MODES = pa.schema(
+    [
+        ("system", pa.string()),
+        ("branch", pa.string()),
+        ("quantity", pa.string()),
+        *COUNTED_ESTIMATE,
+    ]
+)
+
 # The trap suite (report/tables/traps.parquet): per trap regime (and the true changes), summed
 # over the study's worlds, the cases, those with a proposal, with a transition the provenance
 # gate accepted, and with one the semantic check kept too.

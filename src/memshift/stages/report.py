@@ -42,6 +42,7 @@ from memshift.analysis.audit_metrics import (
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
 from memshift.analysis.cost_model import costs_table
 from memshift.analysis.costs import call_costs
+from memshift.analysis.failure_modes import failure_modes_table
 from memshift.analysis.frame import log_sources, open_study
 from memshift.analysis.sqlfiles import path_list
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
@@ -51,6 +52,7 @@ from memshift.report import audit_metrics as audit_text
 from memshift.report import citation_misses as misses_text
 from memshift.report import costs as costs_text
 from memshift.report import export as export_text
+from memshift.report import failure_modes as failure_text
 from memshift.report import keys as keys_text
 from memshift.report import recovery as recovery_text
 from memshift.report import switch as switch_text
@@ -72,6 +74,7 @@ TABLES = {
     "recovery": schemas.RECOVERY,
     "unshifted": schemas.UNSHIFTED,
     "unnamed": schemas.UNNAMED,
+    "failure_modes": schemas.FAILURE_MODES,
     "citation_misses": schemas.CITATION_MISSES,
     "forced": schemas.FORCED,
     "audit_metrics": schemas.AUDIT_METRICS,
@@ -287,6 +290,7 @@ def run(
         "recovery": recovery.recovery_table(con, systems, resampling),
         "unshifted": unshifted.unshifted_table(con, resampling),
         "unnamed": unnamed.unnamed_table(con, resampling),
+        "failure_modes": failure_modes_table(con, resampling),
         "citation_misses": misses,
         "forced": forced,
         "audit_metrics": metrics,
@@ -301,6 +305,7 @@ def run(
             recovery_text.section(tables["recovery"].to_pylist()),
             unshifted_text.section(tables["unshifted"].to_pylist()),
             unnamed_text.section(tables["unnamed"].to_pylist()),
+            failure_text.section(tables["failure_modes"].to_pylist()),
             misses_text.section(misses.to_pylist(), forced.to_pylist()),
             audit_text.section(metrics.to_pylist(), traps.to_pylist()),
             costs_text.section(tables["costs"].to_pylist(), layout.history_of_worlds(worlds_dir)),

@@ -20,7 +20,9 @@ from memshift.world.timeline import Timeline
 # 2.2.0: implicit-dependency probes beside the counted direct ones (events and gold as in 2.0.0)
 # 2.3.0: unnamed probes beside the definition items' on the redefinition branch (events and gold
 # as in 2.0.0)
-GENERATOR_VERSION = "2.3.0"
+# 2.4.0: the conflict branch makes four contact cards disagree, not two (the other branches as
+# in 2.3.0)
+GENERATOR_VERSION = "2.4.0"
 
 Component = Callable[[np.random.Generator, Cast, Timeline], list[Event]]
 
