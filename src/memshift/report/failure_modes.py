@@ -34,7 +34,8 @@ def section(rows: Sequence[Row]) -> str:
             "share of those item-times each system abstained on, 95% world-bootstrap intervals "
             "(n: item-times). A key detects a changed source, not a disagreement; the "
             "rule-based reader rebuilds records from their text and cannot see the message's "
-            "claim as a rival value either, so offline every system reads about 0.0.",
+            "claim as a rival value either, so with it a system abstains only where its "
+            "evidence lacks the card (retrieval missed it), never because it saw the conflict.",
             "",
             table(["system", "n", "abstained (%)"], body),
             "",
