@@ -1252,7 +1252,7 @@ def horizons_report(configfile: Path, horizons: str) -> None:
 
 
 def _report_horizons(config: dict[str, Any], months: list[int]) -> None:
-    from memshift.layout import horizons_report_dir, run_dir, worlds_dir
+    from memshift.layout import run_dir, runs_report_dir, worlds_dir
     from memshift.stages import horizons as stage
     from memshift.vocabulary import run_name
 
@@ -1263,7 +1263,7 @@ def _report_horizons(config: dict[str, Any], months: list[int]) -> None:
             stage.Horizon(m, run_dir(results, study, m, name), worlds_dir(results, m))
             for m in months
         ],
-        horizons_report_dir(results, study, name),
+        runs_report_dir(results, study, "horizons", name),
         study_resampling(config),
         study,
     )
@@ -1332,7 +1332,7 @@ def heldout_report(configfile: Path) -> None:
 
 
 def _report_heldout(config: dict[str, Any]) -> None:
-    from memshift.layout import heldout_report_dir, run_dir
+    from memshift.layout import run_dir, runs_report_dir
     from memshift.stages import heldout as stage
     from memshift.vocabulary import run_name
 
@@ -1341,7 +1341,7 @@ def _report_heldout(config: dict[str, Any]) -> None:
     months = config["worlds"]["history_months"]
     stage.run(
         {s: run_dir(results, study, months, name, s) for s in config["definition_sets"]},
-        heldout_report_dir(results, study, name),
+        runs_report_dir(results, study, "heldout", name),
         study_resampling(config),
         study,
     )
@@ -1380,7 +1380,7 @@ def _study_with_rewriter(configfile: Path) -> dict[str, Any]:
 
 
 def _report_rewritten(config: dict[str, Any]) -> None:
-    from memshift.layout import rewritten_report_dir, run_dir, worlds_dir
+    from memshift.layout import run_dir, runs_report_dir, worlds_dir
     from memshift.stages import rewritten as stage
     from memshift.vocabulary import run_name
 
@@ -1395,7 +1395,7 @@ def _report_rewritten(config: dict[str, Any]) -> None:
         run_dir(results, study, months, name, definitions),
         run_dir(results, study, months, name, definitions, rewriter),
         worlds_dir(results, months, definitions, rewriter),
-        rewritten_report_dir(results, study, name),
+        runs_report_dir(results, study, "rewritten", name),
         study_resampling(config),
         study,
     )

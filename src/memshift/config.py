@@ -150,7 +150,10 @@ def check_words(study: Mapping[str, Any]) -> None:
     """The user's-words arm (D=w) states the fixed six in the person's words: held-out
     definitions have none."""
     holdmem = study["systems"]["holdmem"]
-    repairs = [*holdmem["repairs"], *(c.split("-")[1][1:] for c in holdmem["extra_cells"])]
+    repairs = [
+        *holdmem["repairs"],
+        *(parts[0] for c in holdmem["extra_cells"] if (parts := cell_parts(c)) is not None),
+    ]
     sets = study.get("definition_sets") or [study["worlds"]["definitions"]]
     held_out = [s for s in sets if s != FIXED_SET]
     if WORDS in repairs and held_out:

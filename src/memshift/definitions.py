@@ -12,6 +12,8 @@ fixed ones.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -415,6 +417,18 @@ DEFINITION_SETS: dict[str, tuple[Definition, ...]] = {FIXED_SET: SIX, **_HELDOUT
 _BY_ITEM_VERSION: dict[tuple[str, int], Definition] = {
     (d.item_id, d.version): d for defs in DEFINITION_SETS.values() for d in defs
 }
+
+
+def announcement(name: str, version: int, text: str) -> str:
+    """How a definition's new version reads where it arrives as text (an add/search system's
+    note)."""
+    return f"Definition {name} is now version {version}: {text}"
+
+
+def announced_versions(name: str, texts: Iterable[str]) -> list[int]:
+    """The versions of definition `name` that `texts` announce, in order."""
+    pattern = re.compile(rf"Definition {re.escape(name)} is now version (\d+):")
+    return [int(m[1]) for text in texts for m in pattern.finditer(text)]
 
 
 def definition_items(set_name: str) -> tuple[str, ...]:

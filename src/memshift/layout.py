@@ -219,19 +219,16 @@ def run_dir(
     return runs_of_study(results, study, history_months, definitions, rewriter) / run_name
 
 
-def horizons_report_dir(results: Path, study: str, run_name: str) -> Path:
-    """The report of one study's runs at every horizon (horizons-report stage)."""
-    return results / "runs" / study / "horizons" / run_name
+# the reports over several runs of one study: at every horizon, with each held-out definition
+# set, on template and rewritten worlds
+RUNS_REPORTS = ("horizons", "heldout", "rewritten")
 
 
-def heldout_report_dir(results: Path, study: str, run_name: str) -> Path:
-    """The pooled report of one study's runs with each held-out definition set."""
-    return results / "runs" / study / "heldout" / run_name
-
-
-def rewritten_report_dir(results: Path, study: str, run_name: str) -> Path:
-    """The report of one study's runs on template and rewritten worlds."""
-    return results / "runs" / study / "rewritten" / run_name
+def runs_report_dir(results: Path, study: str, report: str, run_name: str) -> Path:
+    """Where a report over several runs of one study goes (`RUNS_REPORTS`)."""
+    if report not in RUNS_REPORTS:
+        raise ValueError(f"unknown report {report!r}; choose one of {RUNS_REPORTS}")
+    return results / "runs" / study / report / run_name
 
 
 def results_of_run(run: Path) -> Path:

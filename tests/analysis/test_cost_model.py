@@ -127,11 +127,12 @@ def test_retrieval_without_a_store_has_no_write_parts_and_an_audit_adds_its_call
         assert parts[(w, "bm25+audit", "serving_in")] == parts[(w, "bm25", "serving_in")]
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
 def test_tokens_per_query_pool_the_worlds_and_the_ratio_compares_stored_with_no_store(
-    tmp_path: Path,
+    tmp_path: Path, seed: int
 ) -> None:
     con = open_study(*study(tmp_path))
-    resampling = Resampling(draws=200)
+    resampling = Resampling(draws=200, seed=seed)
     measures.compute(con, resampling)
     rows = {(r["system"], r["part"]): r for r in costs_table(con, resampling).to_pylist()}
     queries = 4 * len(WORLDS)
@@ -145,3 +146,4 @@ def test_tokens_per_query_pool_the_worlds_and_the_ratio_compares_stored_with_no_
     ratio = rows[("holdmem-d1-source/bm25", "ratio")]
     assert ratio["estimate"] == pytest.approx(cell_total / bm25_total)
     assert ratio["low"] <= ratio["estimate"] <= ratio["high"]
+    assert ratio["tokens"] is None and ratio["queries"] is None  # products of two systems

@@ -39,7 +39,8 @@ def conflict_scores(world: int, abstained: list[bool]) -> list[dict]:
     return rows
 
 
-def test_conflict_abstention_counts_only_the_conflict_item_times(tmp_path: Path) -> None:
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_conflict_abstention_counts_only_the_conflict_item_times(tmp_path: Path, seed: int) -> None:
     scores, logs = [], []
     pattern = {1: [True, False, False, False], 2: [True, True, False, False]}
     for w in range(1, 6):
@@ -49,7 +50,7 @@ def test_conflict_abstention_counts_only_the_conflict_item_times(tmp_path: Path)
         write_table(maintenance(rows), schemas.MAINTENANCE, log)
         logs.append(log)
     con = opened(tmp_path, scores, logs)
-    resampling = Resampling(draws=200)
+    resampling = Resampling(draws=200, seed=seed)
     measures.compute(con, resampling)
     rows = {r["system"]: r for r in failure_modes_table(con, resampling).to_pylist()}
     assert rows["holdmem-d1-source"]["estimate"] == 0.0

@@ -431,7 +431,9 @@ def check_another_horizon_beside(where: Path, package: Path) -> None:
         env=job_env(package),
     )
     assert horizons.returncode == 0, horizons.stderr[-3000:]
-    out = where / layout.horizons_report_dir(Path(STUDY["results"]), STUDY["study"], "rules")
+    out = where / layout.runs_report_dir(
+        Path(STUDY["results"]), STUDY["study"], "horizons", "rules"
+    )
     sizes = pq.read_table(layout.report_table(out, "horizon_worlds")).to_pylist()
     assert [r["horizon_months"] for r in sizes] == [1, 3]
     assert sizes[0]["events_per_world"] < sizes[1]["events_per_world"]

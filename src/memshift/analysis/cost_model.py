@@ -37,6 +37,7 @@ def costs_table(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> pa.Ta
     interval, and the ratio row of the stored cell over no-store retrieval where both ran.
     Needs the bootstrap's weight tables (measures.compute registers them)."""
     cost_parts(con)
+    first = PARTS[0]  # every part row of a system carries its queries; count them once
     con.execute(
         f"""
         CREATE OR REPLACE TABLE query_cost_ratios AS
@@ -44,7 +45,7 @@ def costs_table(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> pa.Ta
             SELECT system, part, world, sum(tokens) AS tokens, sum(queries) AS queries
             FROM cost_parts GROUP BY ALL
             UNION ALL
-            SELECT system, '{TOTAL}', world, sum(tokens), sum(queries) / {len(PARTS)}
+            SELECT system, '{TOTAL}', world, sum(tokens), sum(queries) FILTER (part = '{first}')
             FROM cost_parts GROUP BY ALL
         ),
         totals AS (SELECT * FROM per_world WHERE part = '{TOTAL}')
@@ -60,19 +61,17 @@ def costs_table(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> pa.Ta
     )
     summarize(con, "query_cost_ratios", ["system", "part"], "query_cost_summary", resampling)
     order = ", ".join(f"'{p}'" for p in (*PARTS, TOTAL, RATIO))
+    # a part's pooled numerator and denominator are its tokens and queries; the ratio row's are
+    # products of the two systems' and mean nothing alone
     return (
         con.sql(
             f"""
-            SELECT s.system, s.part, t.tokens, t.queries, s.estimate, s.low, s.high, s.worlds
-            FROM query_cost_summary AS s
-            LEFT JOIN (
-                SELECT system, part, sum(tokens)::BIGINT AS tokens, sum(queries)::BIGINT AS queries
-                FROM cost_parts GROUP BY ALL
-                UNION ALL
-                SELECT system, '{TOTAL}', sum(tokens)::BIGINT, (sum(queries) / {len(PARTS)})::BIGINT
-                FROM cost_parts GROUP BY ALL
-            ) AS t ON t.system = s.system AND t.part = s.part
-            ORDER BY s.system, list_position([{order}], s.part)
+            SELECT system, part,
+                CASE WHEN part = '{RATIO}' THEN NULL ELSE numerator END::BIGINT AS tokens,
+                CASE WHEN part = '{RATIO}' THEN NULL ELSE n END::BIGINT AS queries,
+                estimate, low, high, worlds
+            FROM query_cost_summary
+            ORDER BY system, list_position([{order}], part)
             """
         )
         .to_arrow_table()

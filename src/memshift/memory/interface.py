@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from memshift.definitions import announcement
 from memshift.errors import MemshiftError
 from memshift.world.items import Item
 from memshift.world.records import PublicEvent
@@ -168,9 +169,7 @@ class SearchAdapter:
                 self.backend.add(f"Record {e.object_id} was deleted.", {"object_id": e.object_id})
             elif e.op == "define":
                 self.backend.add(
-                    f"Definition {e.fields['name']} is now version "
-                    f"{e.fields['version']}: {e.fields['text']}",
-                    {},
+                    announcement(e.fields["name"], e.fields["version"], e.fields["text"]), {}
                 )
 
     def define(self, item_id: str, version: int, text: str) -> None:

@@ -17,10 +17,10 @@ from memshift.analysis.cost_model import NO_STORE, PARTS, RATIO, STORED, TOTAL, 
 from memshift.report.costs import times, tokens
 from memshift.report.figures import save
 from memshift.report.markdown import beside, interval, points, table
+from memshift.world.timeline import Timeline
 
 Row = Mapping[str, Any]
 FIGURE = "horizons.png"
-WORLD_MONTHS = {1: 4, 3: 6, 9: 12}  # history before the fork plus the three months after it
 # MemShift F.6 (three-month and twelve-month worlds), by the contrast's name in stages/horizons.py
 PAPER = {
     ("B at D=0, after a redefinition", 3): "+8.7 [+3.5, +14.8]",
@@ -33,8 +33,7 @@ PAPER_RATIO = {9: "3.64"}
 
 
 def _months(months: int) -> str:
-    world = WORLD_MONTHS.get(months)
-    return f"{months} ({world}-month world)" if world else str(months)
+    return f"{months} ({Timeline(months).months}-month world)"
 
 
 def render(study: str, tables: Mapping[str, Sequence[Row]]) -> str:

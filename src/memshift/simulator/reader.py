@@ -11,12 +11,11 @@ beside it, and abstains if there are none.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 from memshift import statements
-from memshift.definitions import definition
+from memshift.definitions import announced_versions, definition
 from memshift.gold.evaluator import Value, evaluate
 from memshift.implicit import relation_of_question
 from memshift.models.profiles import Profile
@@ -72,9 +71,7 @@ def version_in_evidence(request: ReaderRequest) -> int:
     the evidence announces ("Definition <name> is now version <n>: ..."), else the first."""
     if not request.item.is_definition:
         return 1
-    name = definition(request.item.item_id, 1).name
-    announced = re.compile(rf"Definition {re.escape(name)} is now version (\d+):")
-    found = [int(m[1]) for text in request.evidence for m in announced.finditer(text)]
+    found = announced_versions(definition(request.item.item_id, 1).name, request.evidence)
     return found[-1] if found else 1
 
 

@@ -34,21 +34,24 @@ def _progress(message: str) -> None:
     print(f"heldout: {message}", file=sys.stderr, flush=True)
 
 
-def pooled_scores(runs: Mapping[str, Path], out: Path) -> Path:
-    """The scores of every set's run on its held-out definition items, in one table."""
-    tables = []
+def pooled_scores(runs: Mapping[str, Path], out: Path) -> tuple[Path, dict[str, str]]:
+    """The scores of every set's run on its held-out definition items, in one table, and the
+    set of each item."""
+    tables, sets = [], {}
     for name, run in runs.items():
         path = run / "scores.parquet"
         if not path.exists():
             raise ArtifactError(f"missing {path}: run the study with definition set {name} first")
         scores = read_table(path, schemas.SCORES)
-        tables.append(scores.filter(pc.starts_with(scores.column("item_id"), HELDOUT_PREFIX)))
+        held = scores.filter(pc.starts_with(scores.column("item_id"), HELDOUT_PREFIX))
+        sets.update(dict.fromkeys(held.column("item_id").to_pylist(), name))
+        tables.append(held)
     pooled = pa.concat_tables(tables)
     if pooled.num_rows == 0:
         raise ArtifactError("the runs hold no held-out definition item: were they run with sets?")
     target = out / "scores.parquet"
     write_table(pooled, schemas.SCORES, target)
-    return target
+    return target, sets
 
 
 def per_definition(con: duckdb.DuckDBPyConnection, sets: Mapping[str, str]) -> pa.Table:
@@ -102,20 +105,12 @@ def run(runs: Mapping[str, Path], out: Path, resampling: Resampling, study: str)
         raise ArtifactError("no definition set to report")
     for name, run in runs.items():
         _progress(f"{name}: {run}")
-    scores = pooled_scores(runs, out)
+    scores, sets = pooled_scores(runs, out)
     logs = [log for run in runs.values() for log in run_logs(run)]
     con = open_study(scores, logs)
     measures.compute(con, resampling)
     systems = [s for (s,) in con.execute("SELECT DISTINCT system FROM scores").fetchall()]
     contrast_table = contrasts.compute(con, contrasts.declare(systems), resampling)
-    sets = {
-        item: name
-        for name, run in runs.items()
-        for (item,) in duckdb.sql(
-            f"SELECT DISTINCT item_id FROM read_parquet('{(run / 'scores.parquet').as_posix()}') "
-            f"WHERE item_id LIKE '{HELDOUT_PREFIX}%'"
-        ).fetchall()
-    }
     tables = {
         "contrasts": (contrast_table, schemas.CONTRASTS),
         "measures": (measures.measures_table(con), schemas.MEASURES),

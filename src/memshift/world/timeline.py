@@ -36,6 +36,11 @@ class Timeline:
         return FORK
 
     @property
+    def months(self) -> int:
+        """Calendar months from the start to the end of the world, both counted."""
+        return (self.end.year - self.start.year) * 12 + self.end.month - self.start.month + 1
+
+    @property
     def end(self) -> datetime:
         return WORLD_END
 
