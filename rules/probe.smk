@@ -25,11 +25,12 @@ rule probe_cell:
         models=STUDY["models"],
         cache=str(L.llm_cache),
         every=lambda wc: every_item_time(f"holdmem-d{wc.repair}-{wc.detection}"),
+        read_set=STUDY["consent"]["read_set"],
     shell:
         "memshift probe --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} --system holdmem-d{wildcards.repair}-{wildcards.detection}"
-        " {params.every} --llm {params.llm} --models-file {params.models}"
-        " --cache-dir {params.cache} 2> {log}"
+        " {params.every} --read-set {params.read_set} --llm {params.llm}"
+        " --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 
 
 rule probe_system:

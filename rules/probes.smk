@@ -1,6 +1,7 @@
 rule probes:
     input:
         each_branch(built_branch_file(layout.gold)),
+        each_branch(built_branch_file(layout.shift)),
     output:
         each_branch(built_branch_file(layout.probes)),
     log:

@@ -9,6 +9,7 @@ import pytest
 from conftest import world
 from memshift.branches import BRANCHES, CONFLICT_CARDS, SHIFTS, make_branch
 from memshift.gold.branch import branch_gold
+from memshift.world.records import public_view
 from memshift.world.tables import events_to_table
 
 MANY_SEEDS = [*range(0, 10), 1000, 1013, 1027]
@@ -66,9 +67,38 @@ def test_consent_revocation_blocks_that_agents_items_touching_the_scope(data_100
     cons = data_1000["cons"]
     (revocation,) = cons.branch.shift_events
     assert revocation.op == "consent" and revocation.fields["allowed"] is False
+    agent, scope = revocation.fields["agent"], revocation.fields["scope"]
+    sources = {e.object_id: e.source for e in cons.branch.events}
+    # the same item-times without the revocation: blocked exactly where their dependencies
+    # touch the revoked scope (MemShift App. B), not wherever the item declares it
+    unrevoked = {(p.item.item_id, p.checkpoint): p.gold for p in data_1000["none"].gold.points}
     for p in cons.gold.points:
-        blocked = p.checkpoint >= 1 and p.item.item_id in cons.branch.touched_items
+        deps = unrevoked[(p.item.item_id, p.checkpoint)].deps
+        touches = p.item.agent == agent and any(sources[oid] == scope for oid, _ in deps)
+        blocked = p.checkpoint >= 1 and touches
         assert (p.gold.status == "blocked") == blocked
+        assert not blocked or p.item.item_id in cons.branch.touched_items
+
+
+def test_the_failure_mode_worlds_hold_blocked_and_answerable_consent_item_times():
+    """Leak and over-block both have item-times to count on the five failure-mode worlds."""
+    statuses = set()
+    for seed in range(1000, 1005):
+        cons = make_branch(world(seed), "cons")
+        for p in branch_gold(world(seed), list(cons.events), "cons", None).points:
+            if p.checkpoint >= 1 and p.item.item_id in cons.touched_items:
+                statuses.add(p.gold.status)
+    assert "blocked" in statuses and "answer" in statuses
+
+
+def test_an_unstated_redefinition_moves_the_same_items_and_no_memory_can_see_it(data_1000):
+    unstated, stated = data_1000["undef"], data_1000["def"]
+    assert unstated.branch.touched_items == stated.branch.touched_items
+    assert all(e.fields["stated"] is False for e in unstated.branch.shift_events)
+    assert public_view(unstated.branch.events) == public_view(data_1000["none"].branch.events)
+    versions = {(p.item.item_id, p.checkpoint): p.gold.version for p in unstated.gold.points}
+    for item_id in unstated.branch.touched_items:
+        assert versions[(item_id, 0)] == 1 and versions[(item_id, 1)] == 2
 
 
 @pytest.mark.parametrize("seed", [1000, 1001, 1002, 1003, 1004])
@@ -89,4 +119,4 @@ def test_unknown_branch_names_the_choices(world_1000):
 
 
 def test_branch_names():
-    assert BRANCHES == ("none", "src", "def", "del", "cons", "conflict")
+    assert BRANCHES == ("none", "src", "def", "del", "cons", "conflict", "undef")

@@ -5,11 +5,17 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import pytest
+
+from conftest import world
 from memshift.definitions import definition
 from memshift.implicit import implicit_gold, relation_for
+from memshift.memory.reading import questions
 from memshift.probes import (
     DIRECT,
+    HELD,
     IMPLICIT,
+    NAMING,
     PREMISE,
     UNNAMED,
     measured,
@@ -177,3 +183,36 @@ def test_an_implicit_answer_changes_with_its_item_or_for_a_series_with_the_clock
             assert implicit.point.changed  # a day earlier is a different day
         if implicit.point.changed and not direct.point.changed:
             assert direct.point.item.item_class == "series"  # the next meeting moves on
+
+
+@pytest.mark.parametrize("branch", ["cons", "undef"])
+def test_held_probes_ask_every_item_time_after_the_fork_of_the_touched_items(data_1000, branch):
+    data = data_1000[branch]
+    held = [p for p in data.probes if p.kind == HELD]
+    touched = set(data.branch.touched_items)
+    expected = {
+        (p.item.item_id, p.checkpoint)
+        for p in data.gold.points
+        if p.checkpoint > 0 and p.item.item_id in touched
+    }
+    assert {(p.point.item.item_id, p.point.checkpoint) for p in held} == expected
+    assert all(not p.sampled for p in held)
+    # the measures' other probes are those of any branch: held probes come on top
+    others = [p for p in data.probes if p.kind != HELD]
+    assert others == select_probes(data.gold.points, seed=1000, branch=branch)
+    assert not [p for b, d in data_1000.items() if b not in (branch, "cons", "undef")
+                for p in d.probes if p.kind == HELD]  # fmt: skip
+
+
+def test_no_question_of_an_unstated_redefinition_names_the_definition(data_1000):
+    probes = data_1000["undef"].probes
+    about_definitions = [p for p in probes if p.point.item.is_definition]
+    assert about_definitions
+    for p in about_definitions:
+        assert p.definition_text is None and NAMING not in p.question
+    table = probes_to_table(probes, world=1000, branch="undef")
+    asked = questions(table, world(1000).items)
+    assert all(q.version is None for _, q in asked if q.item.is_definition)
+    assert all(q.version is not None for _, q in questions(
+        probes_to_table(data_1000["def"].probes, world=1000, branch="def"), world(1000).items
+    ) if q.item.is_definition and "-unnamed" not in q.probe_id)  # fmt: skip

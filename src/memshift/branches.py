@@ -12,8 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+import numpy as np
+
 from memshift.definitions import DEFINITION_SETS, FIXED_SET, definition, definition_items
-from memshift.gold.evaluator import conflict_key
+from memshift.gold.evaluator import conflict_key, evaluate
 from memshift.registry import SHIFTS as SHIFT_ENTRIES
 from memshift.registry import load
 from memshift.rng import stream
@@ -433,15 +435,27 @@ def source_revision(ctx: ShiftContext) -> tuple[str, ...]:
 
 
 def redefinition(ctx: ShiftContext) -> tuple[str, ...]:
+    return _move_definitions(ctx, ctx.rng, stated=True)
+
+
+def unstated_redefinition(ctx: ShiftContext) -> tuple[str, ...]:
+    """The redefinition's moves (drawn from its stream, so the same items move), never stated:
+    gold applies them, no memory can see them (`public_view` drops them)."""
+    return _move_definitions(ctx, stream(ctx.world.seed, "shift:def"), stated=False)
+
+
+def _move_definitions(
+    ctx: ShiftContext, rng: np.random.Generator, *, stated: bool
+) -> tuple[str, ...]:
     fork = ctx.world.timeline.fork
     items = definition_items(ctx.world.definitions)
-    moved = sorted(items[int(i)] for i in ctx.rng.permutation(len(items))[:DEF_MOVES])
+    moved = sorted(items[int(i)] for i in rng.permutation(len(items))[:DEF_MOVES])
     for item_id in moved:
         d = definition(item_id, 2)
         ctx.em.memory_event(
             fork + timedelta(minutes=1),
             "define",
-            {"item": item_id, "version": 2, "name": d.name, "text": d.text},
+            {"item": item_id, "version": 2, "name": d.name, "text": d.text, "stated": stated},
         )
     return tuple(moved)
 
@@ -468,7 +482,20 @@ def deletion(ctx: ShiftContext) -> tuple[str, ...]:
 
 
 def consent(ctx: ShiftContext) -> tuple[str, ...]:
-    pairs = sorted({(i.agent, s) for i in ctx.world.items for s in i.sources})
+    """One agent loses one scope that, at the fork, holds a dependency of one of its items (a
+    revocation that blocks nothing would measure nothing); the touched items are the agent's
+    items that declare the scope, blocked by gold or not."""
+    fork = ctx.world.timeline.fork
+    records = list(ctx.fork_state.records.values())
+    source_of = {(r.object_id, r.revision): r.source for r in records}
+    pairs = sorted(
+        {
+            (i.agent, source_of[dep])
+            for i in ctx.world.items
+            for dep in evaluate(i, records, fork).deps
+            if source_of[dep] in i.sources
+        }
+    )
     agent, scope = pairs[int(ctx.rng.integers(len(pairs)))]
     ctx.em.memory_event(
         ctx.world.timeline.fork + timedelta(minutes=1),

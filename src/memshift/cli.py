@@ -18,6 +18,7 @@ from memshift.vocabulary import (
     DETECTIONS,
     EXPORT_ARMS,
     MOVABLE,
+    READ_SETS,
     REPAIRS,
 )
 from memshift.world.timeline import HISTORY_MONTHS
@@ -438,6 +439,13 @@ def audit_repair(
     default=None,
     help="For rag: a directory caching this world's record vectors.",
 )
+@click.option(
+    "--read-set",
+    type=click.Choice(READ_SETS),
+    default=READ_SETS[0],
+    show_default=True,
+    help="For a B=1 HoldMem cell: what it revokes an item by when its agent loses a scope.",
+)
 @EVERY_ITEM_TIME
 @LLM
 @MODELS
@@ -450,6 +458,7 @@ def probe(
     spec: str | None,
     embedder: str,
     embedding_cache: Path | None,
+    read_set: str,
     every_item_time: bool,
     llm: str,
     models_file: Path,
@@ -471,6 +480,7 @@ def probe(
             embedder,
             embedding_cache,
             every_item_time,
+            read_set,
         )
         click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
 

@@ -8,7 +8,7 @@ from memshift.branches import Branch, make_branch
 from memshift.gold.branch import BranchGold, branch_gold
 from memshift.gold.compute import outcomes
 from memshift.probes import Probe, select_probes
-from memshift.vocabulary import BRANCHES
+from memshift.vocabulary import BRANCHES, HELD_BRANCHES
 from memshift.world.generate import World
 
 
@@ -31,7 +31,7 @@ def world_data(world: World, branches: tuple[str, ...] = BRANCHES) -> dict[str, 
             if name == "none"
             else branch_gold(world, list(branch.events), name, reference)
         )
-        data[name] = BranchData(
-            branch, gold, select_probes(gold.points, seed=world.seed, branch=name)
-        )
+        held = branch.touched_items if name in HELD_BRANCHES else ()
+        probes = select_probes(gold.points, seed=world.seed, branch=name, held=held)
+        data[name] = BranchData(branch, gold, probes)
     return data

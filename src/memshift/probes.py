@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 import pyarrow as pa
@@ -16,10 +16,10 @@ from memshift.implicit import implicit_gold, implicit_question, relation_for
 from memshift.rng import stream
 from memshift.statements import value_text
 from memshift.timeutil import fmt
-from memshift.vocabulary import REDEFINITION, UNSHIFTED
+from memshift.vocabulary import REDEFINITION, UNSHIFTED, UNSTATED
 from memshift.world.items import Item
 
-DIRECT, PREMISE, IMPLICIT, UNNAMED = "direct", "premise", "implicit", "unnamed"
+DIRECT, PREMISE, IMPLICIT, UNNAMED, HELD = "direct", "premise", "implicit", "unnamed", "held"
 # the sentence that names the definition in effect, which an unnamed probe leaves out
 NAMING = " Definition in effect: "
 
@@ -35,21 +35,22 @@ class Probe:
     premise: GoldPoint | None = None  # the fork's point whose value a premise probe presupposes
 
 
-def question_text(item: Item, point: GoldPoint) -> tuple[str, str | None]:
+def question_text(item: Item, point: GoldPoint, *, named: bool = True) -> tuple[str, str | None]:
+    """The question of an item-time and the definition text it names (None when it names
+    none: not a definition item, or `named` false)."""
     head = f"As of {fmt(point.time)}: "
     if not item.is_definition:
         return head + item.question, None
+    question = f"{head}{item.question} under the user's current definition? {item.answer_format}"
+    if not named:
+        return question, None
     text = definition(item.item_id, point.gold.version).text
-    return (
-        f"{head}{item.question} under the user's current definition? {item.answer_format}"
-        f"{NAMING}{text}",
-        text,
-    )
+    return f"{question}{NAMING}{text}", text
 
 
-def premise_question(item: Item, point: GoldPoint, fork: GoldPoint) -> str:
+def premise_question(item: Item, point: GoldPoint, fork: GoldPoint, *, named: bool = True) -> str:
     """The probe's question, led by a clause that takes the fork's value as still true."""
-    question, _ = question_text(item, point)
+    question, _ = question_text(item, point, named=named)
     head, _, rest = question.partition(": ")
     verb = "are" if item.value_type == "entity_set" else "is"
     assert fork.gold.value is not None
@@ -72,7 +73,7 @@ def premise_probes(probes: Sequence[Probe], fork: dict[str, GoldPoint]) -> list[
             Probe(
                 f"{probe.probe_id}-premise",
                 p,
-                premise_question(p.item, p, before),
+                premise_question(p.item, p, before, named=probe.definition_text is not None),
                 probe.definition_text,
                 False,
                 PREMISE,
@@ -139,12 +140,33 @@ def unnamed_probes(probes: Sequence[Probe]) -> list[Probe]:
     return out
 
 
-def select_probes(points: Sequence[GoldPoint], *, seed: int, branch: str) -> list[Probe]:
+def held_probes(
+    points: Sequence[GoldPoint], held: Collection[str], *, seed: int, branch: str
+) -> list[Probe]:
+    """Every item-time after the fork of the `held` items, changed or not: the fixed population
+    of a failure-mode measure (MemShift F.10; `vocabulary.HELD_BRANCHES`), counted by no other
+    measure."""
+    out = []
+    for p in points:
+        if p.checkpoint == 0 or p.item.item_id not in held:
+            continue
+        question, text = question_text(p.item, p, named=branch != UNSTATED)
+        probe_id = f"w{seed}-{branch}-c{p.checkpoint}-{p.item.item_id}-held"
+        out.append(Probe(probe_id, p, question, text, False, HELD))
+    return out
+
+
+def select_probes(
+    points: Sequence[GoldPoint], *, seed: int, branch: str, held: Collection[str] = ()
+) -> list[Probe]:
     """Every item at the fork; after it, every changed item-time plus as many unchanged ones
     drawn with a fixed stream (all of them if there are fewer), marked `sampled`; a premise
     probe for each changed item-time whose fork value it can presuppose; an
     implicit-dependency probe beside each of these after the fork whose item has a relation;
-    and on the redefinition branch an unnamed probe beside each definition item's. The
+    on the redefinition branch an unnamed probe beside each definition item's; and a held probe
+    at every item-time after the fork of the `held` items (`held_probes`). On the unstated
+    redefinition's branch no question names the definition in effect: the person never said it
+    changed. The
     unshifted branch also holds every other item-time (neither changed nor sampled), so that the
     item-times a
     shift changed can be paired with the same item-times without it; the measures count only
@@ -168,12 +190,13 @@ def select_probes(points: Sequence[GoldPoint], *, seed: int, branch: str) -> lis
             chosen += [(p, False) for i, p in enumerate(unchanged) if i not in picked]
     probes = []
     for p, sampled in sorted(chosen, key=lambda c: (c[0].checkpoint, c[0].item.item_id)):
-        question, text = question_text(p.item, p)
+        question, text = question_text(p.item, p, named=branch != UNSTATED)
         probe_id = f"w{seed}-{branch}-c{p.checkpoint}-{p.item.item_id}"
         probes.append(Probe(probe_id, p, question, text, sampled))
     fork = {p.item.item_id: p for p in by_checkpoint.get(0, [])}
     unnamed = unnamed_probes(probes) if branch == REDEFINITION else []
-    return probes + premise_probes(probes, fork) + implicit_probes(probes, fork) + unnamed
+    fixed = held_probes(points, held, seed=seed, branch=branch)
+    return probes + premise_probes(probes, fork) + implicit_probes(probes, fork) + unnamed + fixed
 
 
 def measured(probes: pa.Table) -> pa.Table:

@@ -26,6 +26,7 @@ SHIFTS: dict[str, Shift] = {
     "del": Shift("deletion", "memshift.branches:deletion"),
     "cons": Shift("consent revocation", "memshift.branches:consent"),
     "conflict": Shift("conflicting sources", "memshift.branches:conflict"),
+    "undef": Shift("unstated redefinition", "memshift.branches:unstated_redefinition"),
 }
 
 # Memory systems built in, each a factory(SystemInputs) -> MemorySystem. `holdmem` serves every

@@ -208,6 +208,9 @@ STORE = pa.schema(
         ("check", pa.string()),
         ("value", pa.string()),
         ("text", pa.large_string()),
+        # the sources of the records the write read (its selection) and cited
+        ("read_scopes", pa.list_(pa.string())),
+        ("cited_scopes", pa.list_(pa.string())),
     ]
 )
 

@@ -15,6 +15,12 @@ UNSHIFTED = "none"
 # the branch whose shift moves definitions to their second version (unnamed probes are asked
 # there)
 REDEFINITION = "def"
+# the branch whose shift revokes one scope of one agent, and the one whose redefinition is never
+# stated: on both every item-time after the fork of the items the shift touched is probed (held
+# probes, the population of their failure-mode measures)
+CONSENT = "cons"
+UNSTATED = "undef"
+HELD_BRANCHES: tuple[str, ...] = (CONSENT, UNSTATED)
 BRANCHES: tuple[str, ...] = (UNSHIFTED, *SHIFTS)
 BRANCH_NAMES: dict[str, str] = {
     "none": "no shift",
@@ -40,6 +46,10 @@ DETECTIONS: tuple[str, ...] = (
 # from gold, which holds no writer and which neither a switch nor an import has gold to rebuild
 MOVABLE: tuple[str, ...] = tuple(d for d in DETECTIONS if d != "oracle")
 KEYED: tuple[str, ...] = ("source", "citation", "oracle", "scope", "audit", "leaky")
+# What a B=1 cell revokes an item by when the asking agent loses a scope: the scopes its served
+# write read (the writer's selection) or cited; a B=0 cell keeps no read set and ignores consent
+# (MemShift F.10).
+READ_SETS: tuple[str, ...] = ("selection", "citations")
 # The leaky control: the source key, blind to a seeded share of the item slots of each world, so
 # its missed invalidation is known (a validation of m).
 LEAKY_BLIND_SHARE = 0.25

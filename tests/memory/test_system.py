@@ -50,12 +50,42 @@ def test_export_and_import_carry_the_served_statements(tmp_path):
         other.import_(bundle)
 
 
-def test_a_revoked_agent_is_refused():
+def _served(memory, item_id):
+    ids = memory.detector.served[memory.checkpoint][item_id]
+    return [memory.stored[w] for w in ids if memory.stored[w].served]
+
+
+@pytest.mark.parametrize("read_set", ["selection", "citations"])
+def test_a_b1_memory_refuses_an_item_whose_read_set_touches_a_revoked_scope(read_set):
     items = world(SEED).items
-    memory = HoldMem(items)
-    item = next(i for i in items if i.item_id == "person.time_zone")
-    memory.consent(item.agent, "calendar", False)
-    question = Question("q", item, 1, world(SEED).timeline.fork, item.agent, "?")
+    memory = HoldMem(items, detection="source", read_set=read_set)
+    run(memory)
+    item = next(i for i in items if i.item_id == "person.employer")
+    (stored,) = _served(memory, item.item_id)
+    read, unread = stored.scopes(read_set), sorted(set(item.sources) - set(stored.scopes(read_set)))
+    assert read
+    now = world(SEED).timeline.checkpoints[memory.checkpoint]
+    question = Question("q", item, 1, now, item.agent, "?")
+    served = memory.query(question)
+    assert served == [stored.text]
+    memory.consent(item.agent, read[0], False)
     assert isinstance(memory.query(question), Blocked)
-    memory.consent(item.agent, "calendar", True)
-    assert memory.query(question) == []
+    other_agent = Question("q", item, 1, now, "someone-else", "?")
+    assert memory.query(other_agent) == served
+    memory.consent(item.agent, read[0], True)
+    for scope in unread:  # a scope the item declares but its write did not read
+        memory.consent(item.agent, scope, False)
+    assert memory.query(question) == served
+
+
+def test_a_b0_memory_keeps_no_read_set_and_ignores_consent():
+    items = world(SEED).items
+    memory = HoldMem(items, detection="append")
+    run(memory)
+    item = next(i for i in items if i.item_id == "person.employer")
+    now = world(SEED).timeline.checkpoints[memory.checkpoint]
+    question = Question("q", item, 1, now, item.agent, "?")
+    served = memory.query(question)
+    for scope in item.sources:
+        memory.consent(item.agent, scope, False)
+    assert memory.query(question) == served != []

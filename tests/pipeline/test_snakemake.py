@@ -81,7 +81,7 @@ STUDY = {
     "results": "results",
     # three months of history: every stage runs as on twelve, on half the records
     "worlds": {"seeds": "1000", "history_months": 3},
-    "branches": ["none", "src", "del", "cons"],
+    "branches": ["none", "src", "del", "cons", "undef"],
     "systems": {
         "holdmem": {
             "detections": ["source", "append"],
@@ -288,6 +288,32 @@ def check_reported_invalidations(where: Path) -> None:
         logged = pq.read_table(where / RUN / f"w1000/{branch}/mine/invalidations.parquet")
         assert logged.num_rows > 0 and mine["m"] is not None and mine["r"] is not None
     assert "m" not in overall(where, "bm25", "src")  # a baseline reports no invalidations
+
+
+def check_failure_modes(where: Path) -> None:
+    """Consent and the unstated redefinition as the paper measures them: every consent probe is
+    answered, abstained on or refused; a B=0 cell never refuses, so it leaks at least as much as
+    the B=1 cell of the same repair; the oracle context is blocked exactly where gold is; no
+    system that cannot see the unstated redefinition beats the gold bound."""
+    scores = pq.read_table(where / RUN / "scores.parquet").to_pylist()
+    held = [s for s in scores if s["branch"] == "cons" and s["kind"] == "held"]
+    assert held and {s["status"] for s in held} <= {"answer", "abstain", "blocked"}
+    assert "blocked" in {s["gold_status"] for s in held}
+    rows = pq.read_table(where / RUN / "report/tables/failure_modes.parquet").to_pylist()
+    by = {(r["system"], r["quantity"]): r for r in rows}
+    for repair in ("0", "1"):
+        b0, b1 = f"holdmem-d{repair}-append", f"holdmem-d{repair}-source"
+        assert by[(b0, "leak")]["estimate"] >= by[(b1, "leak")]["estimate"]
+        assert not [s for s in scores if s["system"] == b0 and s["status"] == "blocked"]
+    oracle = [s for s in held if s["system"] == "oracle"]
+    assert all((s["status"] == "blocked") == (s["gold_status"] == "blocked") for s in oracle)
+    unstated = {system for system, quantity in by if quantity == "undef_carryover"}
+    assert len(unstated) >= 8
+    for system in unstated - {"oracle"}:
+        carried, bound = by[(system, "undef_carryover")], by[(system, "undef_bound")]
+        assert carried["n"] == bound["n"] and carried["numerator"] <= bound["numerator"], system
+    report = (where / RUN / "report/report.md").read_text()
+    assert "## Consent" in report and "## Unstated redefinition" in report
 
 
 def check_code_reruns(where: Path, package: Path) -> None:
@@ -540,7 +566,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     run = snakemake(first, package=package)
     assert run.returncode == 0, run.stderr[-3000:]
     manifest = json.loads((first / WORLDS / "w1000/manifest.json").read_text())
-    assert len(manifest["files"]) == 2 + 4 * 4
+    assert len(manifest["files"]) == 2 + 4 * len(STUDY["branches"])
     runs = first / RUN / "w1000"
     for branch in STUDY["branches"]:
         for system in (
@@ -574,6 +600,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     check_writer_switch(first)
     check_export(first)
     check_reported_invalidations(first)
+    check_failure_modes(first)
     check_costs(first)
     check_snakemake_report(first, package)
     dry = snakemake(first, "-n", package=package)

@@ -55,10 +55,29 @@ def evaluate(
     version: int = 1,
     revoked: frozenset[tuple[str, str]] | set[tuple[str, str]] = frozenset(),
 ) -> Gold:
-    if any((item.agent, source) in revoked for source in item.sources):
-        return Gold(BLOCKED, None, (), (), version if item.is_definition else 0)
     sources = item.gold_sources
     pool = [r for r in records if r.source in sources]
+    gold = _unrevoked(item, pool, now, version)
+    if revoked and touches_revoked(item, gold.deps, pool, revoked):
+        return Gold(BLOCKED, None, (), (), gold.version)
+    return gold
+
+
+def touches_revoked(
+    item: Item,
+    deps: Iterable[Dep],
+    records: Iterable[Record],
+    revoked: frozenset[tuple[str, str]] | set[tuple[str, str]],
+) -> bool:
+    """Whether the asking agent lost a scope that holds one of the item's dependencies (MemShift
+    App. B: probes "whose dependencies touch the scope" are blocked); `records` must hold the
+    dependency records, whose sources are the scopes they touch."""
+    needed = set(deps)
+    touched = {r.source for r in records if (r.object_id, r.revision) in needed}
+    return any((item.agent, source) in revoked for source in touched)
+
+
+def _unrevoked(item: Item, pool: list[Record], now: datetime, version: int) -> Gold:
     if item.item_class == "person":
         if item.free_text:
             return _stated_attribute(item.attribute, pool)

@@ -3,15 +3,16 @@ context (exactly the gold dependency records); dense retrieval is in `dense.py`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
 from memshift import layout, schemas
 from memshift.artifacts import read_table
 from memshift.errors import MemshiftError
+from memshift.gold.evaluator import BLOCKED
 from memshift.gold.tables import dependencies
-from memshift.memory.interface import Cost, Question, SystemInputs
+from memshift.memory.interface import Blocked, Consents, Cost, Question, SystemInputs
 from memshift.retrieval.selection import EVIDENCE_BUDGET, Selector, record_tokens
 from memshift.world.parse import record_evidence
 from memshift.world.records import LiveState, PublicEvent, Record
@@ -23,6 +24,7 @@ class LiveRecords:
     def __init__(self) -> None:
         self.state = LiveState()
         self._cost = Cost()
+        self.consents = Consents()
 
     def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         for e in events:
@@ -32,7 +34,9 @@ class LiveRecords:
         """Definitions reach a baseline through the question, which names the one in effect."""
 
     def consent(self, agent: str, scope: str, allowed: bool) -> None:
-        """Baselines serve every agent alike; consent probes are not part of their study."""
+        """A baseline filters the records it reads at query time: none from a scope the asking
+        agent lost (MemShift F.10)."""
+        self.consents.set(agent, scope, allowed)
 
     def set_writer(self, writer: object) -> None:
         """Baselines derive nothing, so there is no writer to switch."""
@@ -62,10 +66,16 @@ class NoStoreBM25(LiveRecords):
         super().ingest(events, now)
         self._selector = None
 
-    def query(self, question: Question) -> list[str]:
+    def query(self, question: Question) -> list[str] | Blocked:
+        """The records BM25 ranks first for the question, none of a scope the asking agent lost;
+        blocked only when the agent lost every declared source of the item."""
+        blocked = self.consents.all_lost(question)
+        if blocked is not None:
+            return blocked
         if self._selector is None:
             self._selector = Selector(list(self.state.records.values()))
-        return self._as_evidence(self._selector.select(question.question, EVIDENCE_BUDGET))
+        lost = self.consents.lost(question.agent)
+        return self._as_evidence(self._selector.select(question.question, EVIDENCE_BUDGET, lost))
 
 
 class OracleContext(LiveRecords):
@@ -75,12 +85,18 @@ class OracleContext(LiveRecords):
     name = "oracle"
 
     def __init__(
-        self, dependencies: Mapping[tuple[str, datetime], Sequence[tuple[str, int]]]
+        self,
+        dependencies: Mapping[tuple[str, datetime], Sequence[tuple[str, int]]],
+        blocked: Collection[tuple[str, datetime]] = frozenset(),
     ) -> None:
         super().__init__()
         self.dependencies = dependencies
+        self.blocked = blocked
 
-    def query(self, question: Question) -> list[str]:
+    def query(self, question: Question) -> list[str] | Blocked:
+        """The gold dependency records; blocked exactly where gold is (a control)."""
+        if (question.item.item_id, question.time) in self.blocked:
+            return Blocked("gold blocks this item for the asking agent")
         records = [
             self.state.records[oid]
             for oid, _ in self.dependencies[question.item.item_id, question.time]
@@ -100,4 +116,14 @@ def bm25_system(inputs: SystemInputs) -> NoStoreBM25:
 
 def oracle_system(inputs: SystemInputs) -> OracleContext:
     gold = read_table(layout.gold(inputs.world_dir, inputs.branch), schemas.GOLD)
-    return OracleContext(dependencies(gold))
+    blocked = {
+        (item, time)
+        for item, time, status in zip(
+            gold.column("item_id").to_pylist(),
+            gold.column("time").to_pylist(),
+            gold.column("status").to_pylist(),
+            strict=True,
+        )
+        if status == BLOCKED
+    }
+    return OracleContext(dependencies(gold), blocked)

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 from memshift.memory.baselines import LiveRecords
-from memshift.memory.interface import Question, SystemInputs
+from memshift.memory.interface import Blocked, Question, SystemInputs
 from memshift.retrieval.bm25 import oldest_first
 from memshift.retrieval.embeddings import (
     EmbeddingCache,
@@ -59,12 +59,20 @@ class PlainRAG(LiveRecords):
         super().ingest(events, now)
         self._sized = None
 
-    def query(self, question: Question) -> list[str]:
+    def query(self, question: Question) -> list[str] | Blocked:
+        """The records nearest the question, none of a scope the asking agent lost; blocked
+        only when the agent lost every declared source of the item."""
+        blocked = self.consents.all_lost(question)
+        if blocked is not None:
+            return blocked
         records = list(self.state.records.values())
         if self._sized is None:
             self._sized = SizedRecords(records)
-        ranked = self.rank(question.question, records)
-        return self._as_evidence(self._sized.within([r.object_id for r in ranked], EVIDENCE_BUDGET))
+        lost = self.consents.lost(question.agent)
+        ranked = [
+            r.object_id for r in self.rank(question.question, records) if r.source not in lost
+        ]
+        return self._as_evidence(self._sized.within(ranked, EVIDENCE_BUDGET))
 
 
 def rag_system(inputs: SystemInputs) -> PlainRAG:

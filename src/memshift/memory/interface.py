@@ -10,7 +10,7 @@ arguments and passes the backend to `SearchAdapter.__init__`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -46,6 +46,7 @@ class SystemInputs:
     checkpoints: tuple[datetime, ...]
     embedder: str = "wordllama"
     embedding_cache: Path | None = None
+    read_set: str = "selection"  # what a B=1 cell revokes by (`vocabulary.READ_SETS`)
 
 
 @dataclass(frozen=True)
@@ -90,10 +91,27 @@ class Consents:
     def set(self, agent: str, scope: str, allowed: bool) -> None:
         (self.revoked.discard if allowed else self.revoked.add)((agent, scope))
 
+    def lost(self, agent: str) -> frozenset[str]:
+        """The scopes `agent` may no longer read."""
+        return frozenset(scope for who, scope in self.revoked if who == agent)
+
+    def touching(self, question: Question, scopes: Iterable[str]) -> Blocked | None:
+        """Blocked when the asking agent lost one of `scopes` (say, those an item's read set
+        touched)."""
+        lost = sorted(set(scopes) & self.lost(question.agent))
+        if lost:
+            return Blocked(f"agent {question.agent} may not read {', '.join(lost)}")
+        return None
+
     def blocked(self, question: Question) -> Blocked | None:
-        """Blocked when the asking agent may not read one of the item's sources."""
-        if any((question.agent, s) in self.revoked for s in question.item.sources):
-            return Blocked(f"agent {question.agent} may not read {question.item.sources}")
+        """Blocked when the asking agent lost one of the item's declared sources."""
+        return self.touching(question, question.item.sources)
+
+    def all_lost(self, question: Question) -> Blocked | None:
+        """Blocked when the asking agent lost every declared source of the item, so that no
+        record it may read can bear on it."""
+        if set(question.item.sources) <= self.lost(question.agent):
+            return Blocked(f"agent {question.agent} may not read any of {question.item.sources}")
         return None
 
 

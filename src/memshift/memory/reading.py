@@ -30,8 +30,9 @@ class Asked:
 
 
 def questions(probes: pa.Table, items: Sequence[Item]) -> list[tuple[int, Question]]:
-    """Each probe as a memory and the reader see it; an unnamed probe names no definition, so
-    it carries no version either."""
+    """Each probe as a memory and the reader see it; a question about a definition item that
+    names no definition (an unnamed probe, any probe of an unstated redefinition) carries no
+    version either."""
     by_id = {i.item_id: i for i in items}
     c = probes.to_pydict()
     return [
@@ -40,7 +41,7 @@ def questions(probes: pa.Table, items: Sequence[Item]) -> list[tuple[int, Questi
             Question(
                 c["probe_id"][n],
                 by_id[c["item_id"][n]],
-                None if c["kind"][n] == UNNAMED else c["definition_version"][n],
+                c["definition_version"][n] if names_version(c, n, by_id) else None,
                 c["time"][n],
                 c["agent"][n],
                 c["question"][n],
@@ -48,6 +49,15 @@ def questions(probes: pa.Table, items: Sequence[Item]) -> list[tuple[int, Questi
         )
         for n in range(probes.num_rows)
     ]
+
+
+def names_version(columns: dict[str, list], n: int, items: dict[str, Item]) -> bool:
+    """Whether probe `n` of a probes table (as columns) names the definition version in effect."""
+    if columns["kind"][n] == UNNAMED:
+        return False
+    return (
+        not items[columns["item_id"][n]].is_definition or columns["definition_text"][n] is not None
+    )
 
 
 def drive(

@@ -120,6 +120,16 @@ class Repairer:
         self.programs = programs
 
     def apply(self, write: WriteRecord, state: LiveState) -> StoredItem:
+        """The stored item of `write` after this repair, with the scopes the write read and
+        cited (`state`: the records as they were when it was written)."""
+        cited = [(c["object_id"], 0) for c in write.citations]
+        return replace(
+            self._repaired(write, state),
+            read_scopes=scopes_of(write.selection, state),
+            cited_scopes=scopes_of(cited, state),
+        )
+
+    def _repaired(self, write: WriteRecord, state: LiveState) -> StoredItem:
         item = self.items[write.item_id]
         written = StoredItem(
             write.write_id,
@@ -209,21 +219,17 @@ class Repairer:
 
 
 def _checked(stored: StoredItem, check: str) -> StoredItem:
-    return StoredItem(
-        stored.write_id,
-        stored.item_id,
-        stored.origin,
-        stored.served,
-        check,
-        stored.value,
-        stored.text,
-    )
+    return replace(stored, check=check)
 
 
 def _unverifiable(stored: StoredItem, check: str) -> StoredItem:
-    return StoredItem(
-        stored.write_id, stored.item_id, stored.origin, False, check, stored.value, stored.text
-    )
+    return replace(stored, served=False, check=check)
+
+
+def scopes_of(records: Sequence[tuple[str, int]], state: LiveState) -> tuple[str, ...]:
+    """The sources of the live records among `records` (object id, revision; the revision is
+    not needed, an object keeps its source)."""
+    return tuple(sorted({state.records[oid].source for oid, _ in records if oid in state.records}))
 
 
 def run_repair(

@@ -10,19 +10,26 @@ from memshift import layout, schemas
 from memshift.artifacts import read_table
 from memshift.errors import MemshiftError
 from memshift.memory.interface import Blocked, Consents, Cost, Question, SystemInputs
-from memshift.memory.store_tables import table_to_evidence
+from memshift.memory.store_tables import table_to_evidence, table_to_scopes
+from memshift.vocabulary import KEYED, cell_parts
 from memshift.world.records import PublicEvent
 
 
 class StoreServer:
     """A HoldMem cell at probing time: it serves, per checkpoint and item, the statements its
-    store holds after maintenance and repair, and refuses items whose sources an agent lost."""
+    store holds after maintenance and repair. A B=1 cell (`read_scopes` given) refuses an item
+    to an agent that lost a scope the item's served statements read; a B=0 cell keeps no read
+    set and serves every agent alike (MemShift F.10)."""
 
     def __init__(
-        self, evidence: Mapping[tuple[int, str], Sequence[str]], checkpoints: Sequence[datetime]
+        self,
+        evidence: Mapping[tuple[int, str], Sequence[str]],
+        checkpoints: Sequence[datetime],
+        read_scopes: Mapping[tuple[int, str], frozenset[str]] | None = None,
     ) -> None:
         self.evidence = evidence
         self.checkpoints = list(checkpoints)
+        self.read_scopes = read_scopes
         self.consents = Consents()
 
     def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
@@ -38,10 +45,12 @@ class StoreServer:
         """The writer only matters while the store is built."""
 
     def query(self, question: Question) -> list[str] | Blocked:
-        blocked = self.consents.blocked(question)
-        if blocked is not None:
-            return blocked
         k = self.checkpoints.index(question.time)
+        if self.read_scopes is not None:
+            scopes = self.read_scopes.get((k, question.item.item_id), frozenset())
+            blocked = self.consents.touching(question, scopes)
+            if blocked is not None:
+                return blocked
         return list(self.evidence.get((k, question.item.item_id), ()))
 
     def export(self, path: object) -> None:
@@ -61,4 +70,7 @@ def store_system(inputs: SystemInputs) -> StoreServer:
         ),
         schemas.STORE,
     )
-    return StoreServer(table_to_evidence(store), inputs.checkpoints)
+    parts = cell_parts(inputs.system)
+    keyed = parts is not None and parts[1] in KEYED
+    scopes = table_to_scopes(store, inputs.read_set) if keyed else None
+    return StoreServer(table_to_evidence(store), inputs.checkpoints, scopes)

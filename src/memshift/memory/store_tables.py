@@ -9,7 +9,8 @@ import pyarrow as pa
 
 from memshift import schemas
 from memshift.gold.tables import value_json
-from memshift.memory.stored import StoredItem, as_value
+from memshift.memory.stored import SCOPE_FIELDS, StoredItem, as_value
+from memshift.vocabulary import READ_SETS
 
 
 def store_to_table(store: Mapping[int, Mapping[str, Sequence[StoredItem]]]) -> pa.Table:
@@ -25,6 +26,8 @@ def store_to_table(store: Mapping[int, Mapping[str, Sequence[StoredItem]]]) -> p
                 rows["check"].append(s.check)
                 rows["value"].append(value_json(as_value(s.value)))
                 rows["text"].append(s.text)
+                rows["read_scopes"].append(list(s.read_scopes))
+                rows["cited_scopes"].append(list(s.cited_scopes))
     return pa.Table.from_pydict(rows, schema=schemas.STORE)
 
 
@@ -38,3 +41,20 @@ def table_to_evidence(table: pa.Table) -> dict[tuple[int, str], list[str]]:
     ):
         evidence.setdefault((k, item_id), []).append(text)
     return evidence
+
+
+def table_to_scopes(table: pa.Table, read_set: str) -> dict[tuple[int, str], frozenset[str]]:
+    """Per checkpoint and item, the scopes its served statements read (`read_set` "selection")
+    or cited ("citations"): what a B=1 cell revokes an item by."""
+    if read_set not in SCOPE_FIELDS:
+        raise ValueError(f"unknown read set {read_set!r}; choose one of {READ_SETS}")
+    column = SCOPE_FIELDS[read_set]
+    scopes: dict[tuple[int, str], frozenset[str]] = {}
+    for k, item_id, touched in zip(
+        table.column("checkpoint").to_pylist(),
+        table.column("item_id").to_pylist(),
+        table.column(column).to_pylist(),
+        strict=True,
+    ):
+        scopes[(k, item_id)] = scopes.get((k, item_id), frozenset()) | frozenset(touched)
+    return scopes

@@ -18,6 +18,18 @@ class StoredItem:
     check: str  # not_checked | passed | failed | program_agreed | program_replaced | program_failed
     value: Value
     text: str
+    # the scopes (sources) of the records the write read (its selection) and of those it cited:
+    # what a B=1 cell revokes by when an agent loses a scope (MemShift F.10)
+    read_scopes: tuple[str, ...] = ()
+    cited_scopes: tuple[str, ...] = ()
+
+    def scopes(self, read_set: str) -> tuple[str, ...]:
+        """The scopes of its read set by `read_set` (`vocabulary.READ_SETS`)."""
+        return getattr(self, SCOPE_FIELDS[read_set])
+
+
+# the field (and store table column) of each read set
+SCOPE_FIELDS = {"selection": "read_scopes", "citations": "cited_scopes"}
 
 
 def as_value(raw: Any) -> Value:

@@ -22,6 +22,7 @@ from memshift.memory.stored import StoredItem
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.vocabulary import KEYED, READ_SETS
 from memshift.world.items import Item
 from memshift.world.records import PublicEvent
 
@@ -59,7 +60,11 @@ class HoldMem:
         repair: str = "1",
         client: ModelClient | None = None,
         context: CallContext | None = None,
+        read_set: str = "selection",
     ) -> None:
+        if read_set not in READ_SETS:
+            raise ValueError(f"unknown read set {read_set!r}; choose one of {READ_SETS}")
+        self.read_set = read_set
         self.client = client or ModelClient(Profile("rules", "rules"))
         context = context or CallContext()
         self.detector = HoldMemDetector(items, detection, self.client, context)
@@ -96,13 +101,21 @@ class HoldMem:
         self.detector.switch_writer(writer)
 
     def query(self, question: Question) -> list[str] | Blocked:
-        blocked = self.consents.blocked(question)
-        if blocked is not None:
-            return blocked
+        """The served statements of the item; a B=1 memory refuses them to an agent that lost a
+        scope they read (or cited, with `read_set="citations"`), a B=0 one serves every agent
+        alike, and an imported store, which carries no read set, refuses by the item's declared
+        sources."""
         if self.imported is not None:
-            return list(self.imported.get(question.item.item_id, ()))
+            blocked = self.consents.blocked(question)
+            return blocked or list(self.imported.get(question.item.item_id, ()))
         served = self.detector.served.get(self.checkpoint, {}).get(question.item.item_id, ())
-        return [self.stored[w].text for w in served if self.stored[w].served]
+        stored = [self.stored[w] for w in served if self.stored[w].served]
+        if self.detector.detection in KEYED:
+            scopes = {scope for s in stored for scope in s.scopes(self.read_set)}
+            blocked = self.consents.touching(question, scopes)
+            if blocked is not None:
+                return blocked
+        return [s.text for s in stored]
 
     def export(self, path: Path) -> None:
         slots = {

@@ -51,9 +51,15 @@ class Selector:
         self.sized = SizedRecords(records)
         self.index = BM25Index.from_records(records, cache=_TERMS)
 
-    def select(self, query: str, budget: int = WRITER_BUDGET) -> tuple[Record, ...]:
-        """Records taken by rank until the budget is full, then presented in time order."""
-        picked = self.sized.within(self.index.rank(query), budget)
+    def select(
+        self, query: str, budget: int = WRITER_BUDGET, skip: frozenset[str] = frozenset()
+    ) -> tuple[Record, ...]:
+        """Records taken by rank until the budget is full, then presented in time order; none
+        from the sources in `skip`."""
+        ranked = self.index.rank(query)
+        if skip:
+            ranked = [oid for oid in ranked if self.sized.records[oid].source not in skip]
+        picked = self.sized.within(ranked, budget)
         return tuple(sorted(picked, key=lambda r: (r.updated, r.object_id)))
 
 

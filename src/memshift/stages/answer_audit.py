@@ -18,13 +18,14 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.probes import UNNAMED, measured
+from memshift.probes import HELD, UNNAMED, measured
 from memshift.vocabulary import audited_system
 from memshift.world.stored import load, load_public_events
 
 # A blocked answer (consent revoked) or a failed call is never audited: a repair would answer
 # what the system may not, or hide the failure.
 AUDITED_STATUSES = ("answer", "abstain")
+UNAUDITED_KINDS = (UNNAMED, HELD)
 
 
 def run(
@@ -40,7 +41,8 @@ def run(
     answers every unshifted item-time is audited on the same ones as any other), abstentions
     included (never a blocked or failed answer), under the audit `variant`; return (answers,
     repaired). An unnamed probe's answer is kept as given: its question names no definition,
-    and the audit's request would have to name one."""
+    and the audit's request would have to name one; so is a held probe's, which repeats a
+    direct probe for the failure-mode measures only."""
     world = load(world_dir, with_events=False)
     items = {i.item_id: i for i in world.items}
     every = read_table(layout.probes(world_dir, branch), schemas.PROBES)
@@ -67,7 +69,7 @@ def run(
             probes[a["probe_id"]]["question"],
         )
         for a in answers
-        if a["status"] in AUDITED_STATUSES and probes[a["probe_id"]]["kind"] != UNNAMED
+        if a["status"] in AUDITED_STATUSES and probes[a["probe_id"]]["kind"] not in UNAUDITED_KINDS
     ]
     evidence = evidence_at(load_public_events(world_dir, branch), drafts)
     requests = {}

@@ -31,6 +31,7 @@ def run(
     embedder: str = "wordllama",
     embedding_cache: Path | None = None,
     every_item_time: bool = False,
+    read_set: str = "selection",
 ) -> int:
     world = load_world(world_dir, with_events=False)
     inputs = SystemInputs(
@@ -41,6 +42,7 @@ def run(
         tuple(world.timeline.checkpoints),
         embedder,
         embedding_cache,
+        read_set,
     )
     memory = system_for(inputs, spec)
     return answer_and_log(

@@ -22,7 +22,7 @@ from memshift.world.timeline import Timeline
 # as in 2.0.0)
 # 2.4.0: the conflict branch makes four contact cards disagree, not two (the other branches as
 # in 2.3.0)
-GENERATOR_VERSION = "2.4.0"
+GENERATOR_VERSION = "2.5.0"
 
 Component = Callable[[np.random.Generator, Cast, Timeline], list[Event]]
 

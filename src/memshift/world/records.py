@@ -66,12 +66,20 @@ class PublicEvent:
 
 
 def public_view(events: Iterable[Event]) -> list[PublicEvent]:
+    """What a memory may see of events: no generator labels, and no redefinition the person
+    never stated (`fields.stated` false), which only gold applies."""
     return [
         PublicEvent(
             e.time, e.op, e.object_id, e.source, e.kind, e.revision, e.cluster, e.fields, e.text
         )
         for e in events
+        if not unstated(e)
     ]
+
+
+def unstated(event: Event) -> bool:
+    """A definition change the person never stated: gold applies it, no memory sees it."""
+    return event.op == "define" and event.fields.get("stated") is False
 
 
 AnyEvent = Event | PublicEvent

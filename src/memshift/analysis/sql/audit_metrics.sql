@@ -34,7 +34,7 @@ JOIN scores AS d
 LEFT JOIN verdicts AS v
     ON v.world = a.world AND v.branch = a.branch AND v.system = a.system
     AND v.probe_id = a.probe_id
-WHERE audited_base(a.system) <> '';
+WHERE audited_base(a.system) <> '' AND a.kind <> 'held';
 
 CREATE OR REPLACE TABLE audit_costs AS
 SELECT world, branch, system, item AS item_id, checkpoint,

@@ -8,8 +8,8 @@
 -- for a cell that writes from the delta (append-only, upsert), whether the delta yielded a new
 -- item in that same span.
 -- Premise probes (asked as if the fork's value still held) count in the premise measures only;
--- implicit-dependency and unnamed probes are left out (the audit's metrics and the unnamed
--- probes' table read them from the scores).
+-- implicit-dependency, unnamed and held probes are left out (the audit's metrics, the unnamed
+-- probes' table and the failure modes read them from the scores).
 CREATE OR REPLACE TABLE item_times AS
 WITH cells AS (
     SELECT
@@ -23,7 +23,7 @@ WITH cells AS (
             WHERE f.world = s.world AND f.branch = s.branch AND f.system = s.system
         ) AND audited_base(s.system) = '' AS logged
     FROM scores AS s
-    WHERE s.kind NOT IN ('implicit', 'unnamed')
+    WHERE s.kind NOT IN ('implicit', 'unnamed', 'held')
 ),
 -- the last checkpoint after the fork, up to the probe's, at which the system invalidated the
 -- item (from its own log, or from its detection's maintenance log for a HoldMem cell); and for
