@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(BIN)):$(PATH)
 CORES ?= all
 
-.PHONY: run test lint bench bench-study install compile clean-results horizons heldout rewritten
+.PHONY: run test lint bench bench-study install compile clean-results horizons heldout rewritten \
+	failure-modes sync
 
 install: $(STAMP)
 
@@ -34,6 +35,13 @@ heldout: compile
 
 rewritten: compile
 	$(BIN)/memshift rewritten --cores $(CORES)
+
+# One run each: the failure-mode probes and the sync study (docs/failure-modes.md)
+failure-modes: compile
+	$(BIN)/snakemake --cores $(CORES) --configfile config/studies/failure-modes.yaml
+
+sync: compile
+	$(BIN)/snakemake --cores $(CORES) --configfile config/studies/sync.yaml
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests

@@ -38,6 +38,8 @@ try:
     SWITCH_PLAN = STUDY["switch_plan"]
     # the imported memories of the export shift (`export:`): name -> (exported cell, arm)
     EXPORTS = STUDY["export_plan"]
+    # the sync study's settings (`sync:`), None without
+    SYNC = STUDY.get("sync")
     SWITCHED = [
         p for s in (SWITCH_PLAN or {}).get("switches", {}).values() for p in s.values()
     ]
@@ -90,6 +92,7 @@ include: "rules/memory.smk"
 include: "rules/probe.smk"
 include: "rules/switch.smk"
 include: "rules/export.smk"
+include: "rules/sync.smk"
 include: "rules/score.smk"
 include: "rules/report.smk"
 include: "rules/run_manifest.smk"

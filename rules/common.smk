@@ -305,6 +305,11 @@ def switch_cells():
     return SWITCH_PLAN["cells"] if SWITCH_PLAN else []
 
 
+def sync_file(world, name):
+    """A table of a world's sync study (`layout.sync_dir`)."""
+    return str(layout.table(layout.sync_dir(L.run_world(world)), name))
+
+
 def switch_outputs(world="{world}", switch="{switch}", calls=True):
     """What the switch stage writes for one world and switch (`calls`: with its call log)."""
     out = layout.switch_dir(L.run_world(world), switch)

@@ -10,7 +10,8 @@ REPORT_TABLES = {
     "recovery": "Keys against refresh and upsert",
     "unshifted": "Without the shift",
     "unnamed": "Unnamed probes",
-    "failure_modes": "Conflicting sources",
+    "failure_modes": "Failure modes: conflicts, consent, unstated redefinition",
+    **({"sync": "Sync contracts"} if SYNC else {}),
     "citation_misses": "What the citation key missed",
     "forced": "A forced re-derivation of the missed item-times",
     "audit_metrics": "The audit's own metrics",
@@ -59,6 +60,9 @@ rule report:
         gold=expand(branch_file(layout.gold), world=SEEDS, branch=BRANCHES),
         citation_writes=[w for world in SEEDS for w in citation_writes(world)],
         switch_scores=[str(L.switch_scores)] if SWITCH_PLAN else [],
+        sync_scores=(
+            [sync_file(world, layout.SYNC_SCORES) for world in SEEDS] if SYNC else []
+        ),
         bundles=[
             str(layout.bundle_dir(L.run_world(world), system) / "manifest.json")
             for world in SEEDS
@@ -129,6 +133,7 @@ rule report:
         switch=lambda wc, input: (
             f"--switch-scores {input.switch_scores}" if input.switch_scores else ""
         ),
+        sync=lambda wc, input: " ".join(f"--sync-scores {p}" for p in input.sync_scores),
         bundles=lambda wc, input: " ".join(
             f"--bundle {Path(manifest).parent}" for manifest in input.bundles
         ),
@@ -143,5 +148,5 @@ rule report:
         " {params.roles}"
         " --models-file {params.models} --study {params.study}"
         " --draws {params.draws} --seed {params.seed} {params.switch} {params.pools}"
-        " {params.bundles}"
+        " {params.bundles} {params.sync}"
         " 2> {log}"

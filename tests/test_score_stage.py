@@ -78,6 +78,8 @@ def test_a_cells_store_is_scored_without_the_reader(tmp_path, data_1000):
             ("check", "not_checked"),
             ("value", value),
             ("text", "a statement"),
+            ("read_scopes", ["email"]),
+            ("cited_scopes", ["email"]),
         ):
             rows[name].append(v)
     cell = tmp_path / "run/src/holdmem-d0-source"

@@ -485,6 +485,74 @@ def probe(
         click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
 
 
+@cli.command()
+@WORLD_DIR
+@RUN_DIR
+@click.option(
+    "--lag-minutes",
+    type=click.IntRange(min=0),
+    default=5,
+    show_default=True,
+    help="Minutes after an event before a poll can see it.",
+)
+@click.option(
+    "--probe-delay-minutes",
+    type=click.IntRange(min=0),
+    default=30,
+    show_default=True,
+    help="Minutes after a sampled event that its probes are asked.",
+)
+@click.option(
+    "--poll-minutes",
+    type=click.IntRange(min=1),
+    default=15,
+    show_default=True,
+    help="Minutes between two polls of a source.",
+)
+@click.option(
+    "--page",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="Objects per page of a poll.",
+)
+@click.option(
+    "--resync-p",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.001,
+    show_default=True,
+    help="Chance per poll that the calendar's sync token is invalidated.",
+)
+@LLM
+@ROLE_PROFILES
+@MODELS
+@CACHE
+def sync(
+    world_dir: Path,
+    run_dir: Path,
+    lag_minutes: int,
+    probe_delay_minutes: int,
+    poll_minutes: int,
+    page: int,
+    resync_p: float,
+    llm: str,
+    role_pairs: tuple[str, ...],
+    models_file: Path,
+    cache_dir: Path,
+) -> None:
+    """The sync study of one world: its systems under ideal delivery and under the sources'
+    sync contracts, on the same probes (docs/failure-modes.md)."""
+    from memshift import layout
+    from memshift.stages import sync as stage
+    from memshift.sync.contracts import SyncSettings
+
+    settings = SyncSettings(lag_minutes, poll_minutes, page, resync_p, probe_delay_minutes)
+    profiles = _role_profiles(llm, role_pairs, models_file)
+    out = layout.sync_dir(run_dir)
+    n = stage.run(world_dir, out, settings, profiles["writer"], profiles["reader"], cache_dir)
+    click.echo(f"{world_dir.name} sync: {n} scored answers -> {out}", err=True)
+
+
 @cli.command("answer-audit")
 @WORLD_DIR
 @RUN_DIR
@@ -886,6 +954,12 @@ def _pools(specs: tuple[str, ...]) -> dict[str, list[str]]:
     help="An exported bundle (w<world>/export/pm-<cell>-<arm>.mem), validated again and listed "
     "in the report; repeatable.",
 )
+@click.option(
+    "--sync-scores",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="A world's sync/sync-scores.parquet, if the study has a sync study; repeatable.",
+)
 def report(
     scores: Path,
     logs: tuple[Path, ...],
@@ -900,6 +974,7 @@ def report(
     switch_scores: Path | None,
     pool_specs: tuple[str, ...],
     bundles: tuple[Path, ...],
+    sync_scores: tuple[Path, ...],
 ) -> None:
     """Measures, contrasts and diagnostic tests of a run, with world-bootstrap intervals.
 
@@ -923,6 +998,7 @@ def report(
         switch_scores,
         _pools(pool_specs),
         list(bundles),
+        list(sync_scores),
     )
     click.echo(f"report -> {path}", err=True)
 

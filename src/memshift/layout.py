@@ -78,6 +78,12 @@ def system_dir(run_world_dir: Path, branch: str, system: str) -> Path:
     return run_world_dir / branch / system
 
 
+def sync_dir(run_world_dir: Path) -> Path:
+    """A world's sync study (the sync stage owns it): `sync-scores.parquet`, `deliveries.parquet`,
+    `calls.parquet` (the writer's) and `calls-reader.parquet`."""
+    return run_world_dir / "sync"
+
+
 def fork_check(run_world_dir: Path) -> Path:
     return run_world_dir / "fork-check.json"
 
@@ -126,6 +132,9 @@ ANSWERS = "answers"
 READER_CALLS = "calls-reader"
 # probe (or import-run), per system with the optional `invalidations` method
 INVALIDATIONS = "invalidations"
+# sync, per world (`sync_dir`)
+SYNC_SCORES = "sync-scores"
+SYNC_DELIVERIES = "deliveries"
 # answer audit, per audited system (<system>+audit)
 ANSWER_AUDITS = "answer-audits"
 AUDITOR_CALLS = "calls-auditor"

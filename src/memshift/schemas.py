@@ -214,6 +214,43 @@ STORE = pa.schema(
     ]
 )
 
+# The sync study (docs/failure-modes.md, "Sync contracts"): every sync probe answered by each of
+# its systems under ideal delivery and under the sources' sync contracts, scored; and what the
+# contracts delivered after the fork.
+SYNC_SCORES = pa.schema(
+    [
+        ("world", pa.int32()),
+        ("probe_id", pa.string()),
+        ("source", pa.string()),
+        ("event_time", TIME),
+        ("time", TIME),
+        ("item_id", pa.string()),
+        ("item_class", pa.string()),
+        ("touches", pa.bool_()),
+        ("gold_status", pa.string()),
+        ("gold_value", pa.string()),
+        ("system", pa.string()),
+        ("delivery", pa.string()),
+        ("status", pa.string()),
+        ("value", pa.string()),
+        ("correct", pa.bool_()),
+    ]
+)
+SYNC_DELIVERIES = pa.schema(
+    [
+        ("world", pa.int32()),
+        ("source", pa.string()),
+        ("object_id", pa.string()),
+        ("op", pa.string()),
+        ("revision", pa.int32()),
+        ("changed_at", TIME),
+        ("received_at", pa.timestamp("us")),
+        ("poll", pa.int32()),
+        ("page", pa.int32()),
+        ("resync", pa.bool_()),
+    ]
+)
+
 ANSWERS = pa.schema(
     [
         ("probe_id", pa.string()),
@@ -338,6 +375,14 @@ COUNTED_ESTIMATE = [
     ("n", pa.int64()),
     ("worlds", pa.int32()),
 ]
+SYNC = pa.schema(
+    [
+        ("system", pa.string()),
+        ("source", pa.string()),
+        ("quantity", pa.string()),
+        *COUNTED_ESTIMATE,
+    ]
+)
 MEASURES = pa.schema(
     [
         ("system", pa.string()),

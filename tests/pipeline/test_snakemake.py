@@ -102,6 +102,7 @@ STUDY = {
         "calibration_seeds": "900",
     },
     "export": {"cells": ["holdmem-d1-source"]},
+    "sync": {},
 }
 RUN = run_of(STUDY)
 WORLDS = layout.worlds_dir(Path(STUDY["results"]), STUDY["worlds"]["history_months"])
@@ -146,6 +147,8 @@ ANSWERS_READ = {"fork_check"}  # hashes every answer's context at the fork
 SWITCHING = {"switch", "calibrate_writer", "switch_score"}
 # the export shift: its bundle states each item's repair check; the import re-derives and repairs
 EXPORTING = {"export_pm", "import_pm"}
+# the sync study: its HoldMem cells write, repair and read in one job
+SYNCING = {"sync"}
 
 
 def edited(path: Path, old: str, new: str) -> str:
@@ -316,6 +319,23 @@ def check_failure_modes(where: Path) -> None:
     assert "## Consent" in report and "## Unstated redefinition" in report
 
 
+def check_sync(where: Path) -> None:
+    """The sync study answers every sync probe under both deliveries with each of its systems,
+    and the report has its table and section."""
+    scores = pq.read_table(where / RUN / "w1000/sync/sync-scores.parquet").to_pylist()
+    pairs = {(s["probe_id"], s["system"], s["delivery"]) for s in scores}
+    probes = {s["probe_id"] for s in scores}
+    assert len(pairs) == len(scores) == len(probes) * 3 * 2
+    assert {s["source"] for s in scores} >= {"calendar", "email", "tasks"}
+    rows = pq.read_table(where / RUN / "report/tables/sync.parquet").to_pylist()
+    assert {(r["system"], r["source"]) for r in rows if r["quantity"] == "difference"} >= {
+        ("sync x key", "all"),
+        ("bm25", "calendar"),
+        ("holdmem-d1-source", "all"),
+    }
+    assert "## Sync contracts" in (where / RUN / "report/report.md").read_text()
+
+
 def check_code_reruns(where: Path, package: Path) -> None:
     """An edit to one room's code reruns that room's jobs and what reads their outputs, no
     other: the fingerprint of a job holds its stage, system, detection and model roles."""
@@ -326,9 +346,10 @@ def check_code_reruns(where: Path, package: Path) -> None:
         | AGGREGATES
         | SWITCHING
         | EXPORTING
+        | SYNCING
     )
     jobs = rerun_by_edit(where, package, "memshift/simulator/reader.py")
-    assert set(jobs) == PROBING | ANSWERS_READ | AGGREGATES | SWITCHING | {"import_pm"}
+    assert set(jobs) == (PROBING | ANSWERS_READ | AGGREGATES | SWITCHING | SYNCING | {"import_pm"})
     jobs = rerun_by_edit(where, package, "memshift/retrieval/embeddings.py")
     assert set(jobs) == {"probe_system"} | AGGREGATES
     assert jobs["probe_system"] == ["world=1000, system=rag"]
@@ -353,6 +374,7 @@ def check_precise_reruns(where: Path, package: Path) -> None:
         | ANSWERS_READ
         | AGGREGATES
         | SWITCHING
+        | SYNCING
     )
     models.write_text(original)
 
@@ -388,7 +410,8 @@ def check_precise_reruns(where: Path, package: Path) -> None:
     scorer = package / "memshift/scoring/scorer.py"
     original = scorer.read_text()
     scorer.write_text(original + "\n# an edit to the scorer\n")
-    assert set(planned(where, package=package)) == AGGREGATES | {"switch_score"}
+    # the sync study scores its answers in its own job
+    assert set(planned(where, package=package)) == AGGREGATES | {"switch_score"} | SYNCING
     scorer.write_text(original)
 
     study = where / "study.yaml"
@@ -601,6 +624,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     check_export(first)
     check_reported_invalidations(first)
     check_failure_modes(first)
+    check_sync(first)
     check_costs(first)
     check_snakemake_report(first, package)
     dry = snakemake(first, "-n", package=package)

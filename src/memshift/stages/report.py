@@ -45,6 +45,7 @@ from memshift.analysis.costs import call_costs
 from memshift.analysis.failure_modes import failure_modes_table
 from memshift.analysis.frame import log_sources, open_study
 from memshift.analysis.sqlfiles import path_list
+from memshift.analysis.sync import sync_table
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
 from memshift.audit.trap_suite import run_suite
 from memshift.models.profiles import Profile
@@ -56,6 +57,7 @@ from memshift.report import failure_modes as failure_text
 from memshift.report import keys as keys_text
 from memshift.report import recovery as recovery_text
 from memshift.report import switch as switch_text
+from memshift.report import sync as sync_text
 from memshift.report import unnamed as unnamed_text
 from memshift.report import unshifted as unshifted_text
 from memshift.report.figures import write_figures
@@ -75,6 +77,7 @@ TABLES = {
     "unshifted": schemas.UNSHIFTED,
     "unnamed": schemas.UNNAMED,
     "failure_modes": schemas.FAILURE_MODES,
+    "sync": schemas.SYNC,
     "citation_misses": schemas.CITATION_MISSES,
     "forced": schemas.FORCED,
     "audit_metrics": schemas.AUDIT_METRICS,
@@ -231,6 +234,7 @@ def run(
     switch_scores: Path | None = None,
     switch_pools: Mapping[str, Sequence[str]] | None = None,
     bundles: Sequence[Path] = (),
+    sync_scores: Sequence[Path] = (),
 ) -> Path:
     """The report of a run of profile `llm` whose roles used `profiles` (role -> profile)."""
     con = open_study(scores, logs)
@@ -298,6 +302,9 @@ def run(
     }
     if switch_report is not None:
         tables.update(switch_report.tables)
+    if sync_scores:
+        tables["sync"] = sync_table(con, sync_scores, resampling)
+        _progress(f"sync: {len(sync_scores)} worlds")
     sections = [
         text
         for text in (
@@ -306,6 +313,7 @@ def run(
             unshifted_text.section(tables["unshifted"].to_pylist()),
             unnamed_text.section(tables["unnamed"].to_pylist()),
             failure_text.section(tables["failure_modes"].to_pylist()),
+            sync_text.section(tables["sync"].to_pylist()) if "sync" in tables else "",
             misses_text.section(misses.to_pylist(), forced.to_pylist()),
             audit_text.section(metrics.to_pylist(), traps.to_pylist()),
             costs_text.section(tables["costs"].to_pylist(), layout.history_of_worlds(worlds_dir)),
