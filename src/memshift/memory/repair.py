@@ -26,7 +26,7 @@ reader the same context.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -122,11 +122,10 @@ class Repairer:
     def apply(self, write: WriteRecord, state: LiveState) -> StoredItem:
         """The stored item of `write` after this repair, with the scopes the write read and
         cited (`state`: the records as they were when it was written)."""
-        cited = [(c["object_id"], 0) for c in write.citations]
         return replace(
             self._repaired(write, state),
-            read_scopes=scopes_of(write.selection, state),
-            cited_scopes=scopes_of(cited, state),
+            read_scopes=scopes_of((oid for oid, _ in write.selection), state),
+            cited_scopes=scopes_of((c["object_id"] for c in write.citations), state),
         )
 
     def _repaired(self, write: WriteRecord, state: LiveState) -> StoredItem:
@@ -226,10 +225,9 @@ def _unverifiable(stored: StoredItem, check: str) -> StoredItem:
     return replace(stored, served=False, check=check)
 
 
-def scopes_of(records: Sequence[tuple[str, int]], state: LiveState) -> tuple[str, ...]:
-    """The sources of the live records among `records` (object id, revision; the revision is
-    not needed, an object keeps its source)."""
-    return tuple(sorted({state.records[oid].source for oid, _ in records if oid in state.records}))
+def scopes_of(object_ids: Iterable[str], state: LiveState) -> tuple[str, ...]:
+    """The sources (scopes) of the live records among `object_ids`."""
+    return tuple(sorted({state.records[oid].source for oid in object_ids if oid in state.records}))
 
 
 def run_repair(
