@@ -138,29 +138,41 @@ def section(runs: int, scratch: Path) -> list[str]:
     ]
 
 
-WRITER_SWITCH = "config/studies/writer-switch.yaml"
+WRITER_SWITCH = (
+    (
+        "writer-switch study: 20 + 10 worlds, 4 switches",
+        "config/studies/writer-switch.yaml",
+        "5 min",
+    ),
+)
+# docs/failure-modes.md: the failure-mode probes and the sync study, each a run of its own
+FAILURE_MODES = (
+    ("failure-mode probes: 5 worlds, 7 branches", "config/studies/failure-modes.yaml", "4 min"),
+    ("sync study: 5 worlds", "config/studies/sync.yaml", "5 min"),
+)
 
 
-def writer_switch_section(runs: int, scratch: Path) -> list[str]:
-    """The offline writer-switch preset from nothing: 20 test and 10 calibration worlds."""
-    measured = study_runs("writer-switch", WRITER_SWITCH, runs, scratch)
-    for n in range(runs):
-        shutil.rmtree(scratch / f"writer-switch-{n}", ignore_errors=True)
+def presets_section(
+    title: str, option: str, presets: tuple[tuple[str, str, str], ...], runs: int, scratch: Path
+) -> list[str]:
+    """Presets built `runs` times each from nothing (worlds included); (what, configfile,
+    budget) per preset."""
+    rows = []
+    for what, configfile, budget in presets:
+        name = Path(configfile).stem
+        measured = study_runs(name, configfile, runs, scratch)
+        for n in range(runs):
+            shutil.rmtree(scratch / f"{name}-{n}", ignore_errors=True)
+        rows.append(row(what, budget, measured, f"snakemake --cores 2 --configfile {configfile}"))
     return [
-        "## Writer-switch study",
+        f"## {title}",
         "",
         f"Built {runs} times from nothing (worlds included) by `python -m "
-        f"memshift_tools.bench.study --only writer-switch --runs {runs}`; code: commit "
-        f"{commit()}.",
+        f"memshift_tools.bench.study --only {option} --runs {runs}`; code: commit {commit()}.",
         "",
         "| what | budget | median (runs); peak | command |",
         "|---|---|---|---|",
-        row(
-            "writer-switch study: 20 + 10 worlds, 4 switches",
-            "5 min",
-            measured,
-            f"snakemake --cores 2 --configfile {WRITER_SWITCH}",
-        ),
+        *rows,
         "",
     ]
 
@@ -245,17 +257,25 @@ def main() -> None:
         __doc__,
         "docs/benchmarks-study.md",
         "results/bench-study",
-        sections=("studies", "writer-switch", "robustness"),
+        sections=("studies", "writer-switch", "robustness", "failure-modes"),
     )
-    chosen = args.only or ["studies", "writer-switch", "robustness"]
+    chosen = args.only or ["studies", "writer-switch", "robustness", "failure-modes"]
     text = args.out.read_text() if args.out.exists() and "studies" not in chosen else ""
     if "studies" in chosen:
         text = "\n".join(section(args.runs, args.scratch))
     if "writer-switch" in chosen:
-        text = splice(text, writer_switch_section(args.runs, args.scratch), "\0")
+        section_lines = presets_section(
+            "Writer-switch study", "writer-switch", WRITER_SWITCH, args.runs, args.scratch
+        )
+        text = splice(text, section_lines, "\0")
     if "robustness" in chosen:
         kept = args.scratch.parent / "robustness"
         text = splice(text, robustness_section(args.runs, args.scratch, kept), "\0")
+    if "failure-modes" in chosen:
+        section_lines = presets_section(
+            "Failure-mode and sync studies", "failure-modes", FAILURE_MODES, args.runs, args.scratch
+        )
+        text = splice(text, section_lines, "\0")
     publish(text.split("\n"), args.out, args.scratch)
 
 
