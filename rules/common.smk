@@ -158,11 +158,16 @@ def cell_stores(world):
     ]
 
 
+def predicted():
+    """The systems whose answers come from a predictions file (`systems.predictions`)."""
+    return list(SYSTEMS["predictions"])
+
+
 def all_answers(world):
     return cell_answers(world) + [
         system_table(system, layout.ANSWERS, world, branch)
         for branch in BRANCHES
-        for system in [*others(), *audited(), *EXPORTS]
+        for system in [*others(), *predicted(), *audited(), *EXPORTS]
     ]
 
 
@@ -180,7 +185,7 @@ def invalidation_logs(world):
     return [
         system_table(system, layout.INVALIDATIONS, world, branch)
         for branch in BRANCHES
-        for system in [*SYSTEMS["reporting"], *EXPORTS]
+        for system in [*SYSTEMS["reporting"], *SYSTEMS["predictions_reporting"], *EXPORTS]
     ]
 
 
@@ -254,7 +259,7 @@ def run_outputs(world):
     files += [
         system_table(system, layout.INVALIDATIONS, world, branch)
         for branch in BRANCHES
-        for system in [*SYSTEMS["reporting"], *EXPORTS]
+        for system in [*SYSTEMS["reporting"], *SYSTEMS["predictions_reporting"], *EXPORTS]
     ]
     files += [
         str(layout.bundle_dir(run, system) / name)

@@ -89,6 +89,41 @@ use rule probe_system as probe_reporting with:
         system=choice(tuple(SYSTEMS["reporting"])),
 
 
+# a system that ran outside memshift: its predictions file as its answers (and, where the file
+# says which items it found stale, its invalidation log)
+rule predictions:
+    input:
+        each_branch(branch_file(layout.probes)),
+        lambda wc: SYSTEMS["predictions"][wc.system],
+    output:
+        answers=each_branch(system_table("{system}", layout.ANSWERS)),
+    log:
+        str(L.run_log("predictions", "w{world}-{system}")),
+    wildcard_constraints:
+        system=choice(
+            tuple(s for s in predicted() if s not in SYSTEMS["predictions_reporting"])
+        ),
+    conda:
+        "../envs/memshift.yaml"
+    params:
+        code=job_code("predictions"),
+        world=world_dir,
+        run=run_dir,
+        branches=BRANCH_ARGS,
+        file=lambda wc: SYSTEMS["predictions"][wc.system],
+    shell:
+        "memshift import-predictions --world-dir {params.world} --run-dir {params.run}"
+        " {params.branches} --system {wildcards.system} --file {params.file} 2> {log}"
+
+
+use rule predictions as predictions_reporting with:
+    output:
+        answers=each_branch(system_table("{system}", layout.ANSWERS)),
+        invalidations=each_branch(system_table("{system}", layout.INVALIDATIONS)),
+    wildcard_constraints:
+        system=choice(tuple(SYSTEMS["predictions_reporting"])),
+
+
 rule answer_audit:
     input:
         each_branch(branch_file(layout.probes)),

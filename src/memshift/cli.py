@@ -1064,6 +1064,118 @@ def explain(
     click.echo(render(gather(study_layout(study), target)), nl=False)
 
 
+@cli.command("export-dataset")
+@click.option(
+    "--configfile",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="The study whose worlds to export (default: config/config.yaml alone); its worlds must "
+    "be built.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Directory of the dataset (Parquet, JSON lines and DATASHEET.md).",
+)
+def export_dataset(configfile: Path | None, out: Path) -> None:
+    """A study's worlds as a dataset for a system in any language: each branch's public record
+    stream, the probes (no gold), the items and the timelines (docs/dataset.md)."""
+    from memshift.config import DEFAULT_CONFIG, check_config, study_config, study_layout
+    from memshift.export.dataset import export_dataset as write
+
+    study = check_config(study_config(DEFAULT_CONFIG, [configfile] if configfile else []))
+    counts = write(
+        study_layout(study).worlds, study["seed_list"], study["branches"], out, study["study"]
+    )
+    click.echo(f"{out}: " + ", ".join(f"{n} {name}" for name, n in counts.items()), err=True)
+
+
+@cli.command("import-predictions")
+@WORLD_DIR
+@RUN_DIR
+@BRANCH
+@SYSTEM
+@click.option(
+    "--file",
+    "path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="The predictions file (docs/dataset.md).",
+)
+def import_predictions(
+    world_dir: Path, run_dir: Path, branch_list: tuple[str, ...], system: str, path: Path
+) -> None:
+    """A predictions file's answers to one world's probes, as a system's answers (the
+    `predictions` rule; `memshift score-predictions` runs it through the study)."""
+    from memshift.stages import predictions as stage
+
+    answers, missing = stage.run(world_dir, run_dir, _in_order(branch_list), system, path)
+    click.echo(f"{world_dir.name} {system}: {answers} answers", err=True)
+    if missing:
+        click.echo(
+            f"{world_dir.name} {system}: {missing} probe(s) without a prediction, scored as "
+            "failed answers",
+            err=True,
+        )
+
+
+@cli.command("score-predictions")
+@click.argument("path", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "--configfile",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    required=True,
+    help="The study whose exported dataset the predictions answer.",
+)
+@click.option(
+    "--name",
+    required=True,
+    help="The system's name in the report (lower-case letters, digits, - and _).",
+)
+@click.option("--cores", default="2", show_default=True, help="Snakemake's --cores.")
+def score_predictions(path: Path, configfile: Path, name: str, cores: str) -> None:
+    """Score a predictions file into the study's report, beside its own systems: the study runs
+    again with `systems.predictions` naming it (finished jobs are not repeated), so the file is
+    checked, its answers scored and the report written with the system in every table."""
+    import json
+    import subprocess
+
+    from memshift.config import DEFAULT_CONFIG, check_config, study_config, study_layout
+    from memshift.predictions import read_predictions
+
+    predictions = read_predictions(path)
+    study = check_config(study_config(DEFAULT_CONFIG, [configfile]))
+    outside = sorted(predictions.worlds() - set(study["seed_list"]))
+    if outside:
+        raise MemshiftError(
+            f"{path}: predictions for world {outside[0]}, which the study {configfile} does not "
+            "hold"
+        )
+    overlay = study_layout(study).runs / "predictions" / f"{name}.yaml"
+    overlay.parent.mkdir(parents=True, exist_ok=True)
+    overlay.write_text(
+        f"systems:\n  predictions:\n    {json.dumps(name)}: {json.dumps(str(path.resolve()))}\n"
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--configfile",
+        str(configfile),
+        str(overlay),
+        "--cores",
+        cores,
+    ]
+    click.echo(f"{name}: {len(predictions.by_probe)} predictions; running the study", err=True)
+    finished = subprocess.run(command, check=False)
+    if finished.returncode != 0:
+        raise MemshiftError(
+            f"the study failed with the predictions (snakemake exit {finished.returncode}); "
+            f"its configuration: {configfile} and {overlay}"
+        )
+
+
 @cli.command("run-manifest")
 @click.argument("outputs", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)

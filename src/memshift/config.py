@@ -233,6 +233,22 @@ def load_config(path: Path) -> dict[str, Any]:
     return check_config(read_config_file(path))
 
 
+def check_predictions(predicted: Mapping[str, str]) -> list[str]:
+    """Read every predictions file (refused in one line when malformed); the names of those that
+    give `invalidated`."""
+    from memshift.inputs import InputError
+    from memshift.predictions import read_predictions
+
+    reporting = []
+    for name, path in predicted.items():
+        try:
+            if read_predictions(Path(path)).reports_invalidations:
+                reporting.append(name)
+        except InputError as exc:
+            raise ConfigError(f"systems.predictions.{name}: {exc}") from None
+    return reporting
+
+
 def check_custom_systems(custom: Mapping[str, str]) -> list[str]:
     """Import every custom system and check it is a class with the interface's methods; the
     names of those that also report their invalidations."""
@@ -253,9 +269,13 @@ def study_systems(config: dict[str, Any]) -> dict[str, Any]:
     systems = config["systems"]
     holdmem = systems["holdmem"]
     custom = dict(systems["custom"])
+    predicted = dict(systems["predictions"])
     taken = [n for n in custom if is_reserved(n)]
     if taken:
         raise ConfigError(f"systems.custom: the name {taken[0]!r} is taken by a built-in system")
+    taken = [n for n in predicted if is_reserved(n) or n in custom]
+    if taken:
+        raise ConfigError(f"systems.predictions: the name {taken[0]!r} is taken by another system")
     plan = {
         "detections": list(holdmem["detections"]),
         "repairs": list(holdmem["repairs"]),
@@ -263,9 +283,12 @@ def study_systems(config: dict[str, Any]) -> dict[str, Any]:
         "custom": custom,
         # the custom systems with the optional `invalidations` method
         "reporting": check_custom_systems(custom),
+        "predictions": predicted,
+        # the predictions files that say which items the system found stale
+        "predictions_reporting": check_predictions(predicted),
     }
     plan["cells"] = study_cells(plan, list(holdmem["extra_cells"]))
-    known = [*plan["cells"], *plan["baselines"], *custom]
+    known = [*plan["cells"], *plan["baselines"], *custom, *predicted]
     plan["answer_audit"] = listed_systems("systems.answer_audit", systems["answer_audit"], known)
     plan["audit_variants"] = ["full", *systems["audit_variants"]]
     plan["unshifted_all_items"] = listed_systems(

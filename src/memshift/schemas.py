@@ -6,6 +6,17 @@ import pyarrow as pa
 
 TIME = pa.timestamp("ms")
 
+PUBLIC_EVENT_FIELDS = (
+    "time",
+    "op",
+    "object_id",
+    "source",
+    "kind",
+    "revision",
+    "cluster",
+    "fields",
+    "text",
+)
 EVENTS = pa.schema(
     [
         ("world", pa.int32()),
@@ -24,6 +35,69 @@ EVENTS = pa.schema(
         ("component", pa.string()),
         ("shift", pa.bool_()),
         ("tokens", pa.int32()),
+    ]
+)
+
+# The public dataset (`memshift export-dataset`, docs/dataset.md): what a system written in any
+# language may read. No generator annotation (event ids, asserts, components), no gold.
+PUBLIC_EVENTS = pa.schema(
+    [
+        ("world", pa.int32()),
+        ("branch", pa.string()),
+        ("position", pa.int32()),
+        *(EVENTS.field(name) for name in PUBLIC_EVENT_FIELDS),
+    ]
+)
+PUBLIC_PROBES = pa.schema(
+    [
+        ("probe_id", pa.string()),
+        ("world", pa.int32()),
+        ("branch", pa.string()),
+        ("checkpoint", pa.int8()),
+        ("time", TIME),
+        ("item_id", pa.string()),
+        ("item_class", pa.string()),
+        ("value_type", pa.string()),
+        ("agent", pa.string()),
+        ("question", pa.string()),
+        ("answer_format", pa.string()),
+        # the definition version the question names; null where it names none
+        ("definition_version", pa.int8()),
+        ("kind", pa.string()),
+    ]
+)
+PUBLIC_ITEMS = pa.schema(
+    [
+        ("world", pa.int32()),
+        ("item_id", pa.string()),
+        ("item_class", pa.string()),
+        ("value_type", pa.string()),
+        ("sources", pa.list_(pa.string())),
+        ("label", pa.string()),
+        ("question", pa.string()),
+        ("answer_format", pa.string()),
+        ("agent", pa.string()),
+    ]
+)
+TIMELINES = pa.schema(
+    [
+        ("world", pa.int32()),
+        ("start", TIME),
+        ("fork", TIME),
+        ("end", TIME),
+        ("checkpoint", pa.int8()),
+        ("time", TIME),
+    ]
+)
+# A predictions file (`memshift score-predictions`, `systems.predictions`): one row per probe.
+PREDICTIONS = pa.schema(
+    [
+        ("probe_id", pa.string()),
+        ("status", pa.string()),
+        # the answer's value as JSON (a string, or a list of strings for a set); null otherwise
+        ("value", pa.string()),
+        # optional: whether the system found the item stale at or before this probe's checkpoint
+        ("invalidated", pa.bool_()),
     ]
 )
 

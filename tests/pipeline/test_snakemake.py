@@ -336,6 +336,45 @@ def check_sync(where: Path) -> None:
     assert "## Sync contracts" in (where / RUN / "report/report.md").read_text()
 
 
+def memshift_command(where: Path, package: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(SNAKEMAKE.with_name("memshift")), *args],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=job_env(package),
+    )
+
+
+def check_predictions(where: Path, package: Path) -> None:
+    """A system outside Python: the study exported as a dataset without gold, a shell script with
+    jq predicting from its JSON lines, and the predictions scored into the report like a
+    built-in system, with m, r and a from the invalidations it gives."""
+    done = memshift_command(where, package, "export-dataset", "--configfile", "study.yaml",
+                            "--out", "dataset")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    probes = pq.read_table(where / "dataset/probes.parquet")
+    assert not {"gold_status", "gold_value", "changed", "sampled"} & set(probes.column_names)
+    events = pq.read_table(where / "dataset/events.parquet")
+    assert not {"event_id", "asserts", "component"} & set(events.column_names)
+    script = Path(__file__).with_name("predict.sh")
+    with (where / "predictions.jsonl").open("w") as out:
+        subprocess.run(["sh", str(script), "dataset"], cwd=where, stdout=out, check=True)
+    done = memshift_command(where, package, "score-predictions", "predictions.jsonl",
+                            "--configfile", "study.yaml", "--name", "jq-abstain")  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    scores = pq.read_table(where / RUN / "scores.parquet").to_pylist()
+    mine = [s for s in scores if s["system"] == "jq-abstain"]
+    assert len(mine) == probes.num_rows
+    changed = [s for s in mine if s["branch"] == "src" and s["changed"] and s["kind"] == "direct"
+               and s["checkpoint"] > 0]  # fmt: skip
+    found = overall(where, "jq-abstain", "src")
+    assert found["m"] == 0.0
+    assert found["update"] == pytest.approx(sum(s["correct"] for s in changed) / len(changed))
+    assert "| jq-abstain |" in (where / RUN / "report/report.md").read_text()
+
+
 def check_code_reruns(where: Path, package: Path) -> None:
     """An edit to one room's code reruns that room's jobs and what reads their outputs, no
     other: the fingerprint of a job holds its stage, system, detection and model roles."""
@@ -643,6 +682,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     for name in REPORT_FILES:
         path = RUN / "report" / name
         assert (first / path).read_bytes() == (second / path).read_bytes(), name
+    check_predictions(first, package)
 
 
 def test_a_bad_config_stops_with_one_line(tmp_path):
