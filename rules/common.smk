@@ -185,7 +185,11 @@ def invalidation_logs(world):
     return [
         system_table(system, layout.INVALIDATIONS, world, branch)
         for branch in BRANCHES
-        for system in [*SYSTEMS["reporting"], *SYSTEMS["predictions_reporting"], *EXPORTS]
+        for system in [
+            *SYSTEMS["reporting"],
+            *SYSTEMS["predictions_reporting"],
+            *EXPORTS,
+        ]
     ]
 
 
@@ -259,7 +263,11 @@ def run_outputs(world):
     files += [
         system_table(system, layout.INVALIDATIONS, world, branch)
         for branch in BRANCHES
-        for system in [*SYSTEMS["reporting"], *SYSTEMS["predictions_reporting"], *EXPORTS]
+        for system in [
+            *SYSTEMS["reporting"],
+            *SYSTEMS["predictions_reporting"],
+            *EXPORTS,
+        ]
     ]
     files += [
         str(layout.bundle_dir(run, system) / name)
