@@ -11,6 +11,7 @@ REPORT_TABLES = {
     "unshifted": "Without the shift",
     "unnamed": "Unnamed probes",
     "failure_modes": "Failure modes: conflicts, consent, unstated redefinition",
+    "inferred": "Settings inferred from behaviour",
     **({"sync": "Sync contracts"} if SYNC else {}),
     "citation_misses": "What the citation key missed",
     "forced": "A forced re-derivation of the missed item-times",

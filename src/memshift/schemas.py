@@ -374,6 +374,9 @@ SCORES = pa.schema(
         ("reason", pa.string()),
         # a premise probe answered with the value it presupposed
         ("accepted_premise", pa.bool_()),
+        # a direct probe after the fork answered with its item's gold value at the fork (null
+        # where that gold was no answer): what persistence after a deletion counts
+        ("kept_fork_value", pa.bool_()),
         # for a HoldMem cell's direct probe: whether what the cell stored for the item at that
         # checkpoint (its newest served row: status and typed value; none served is no value)
         # is the gold, scored without the reader; null for every other answer
@@ -449,6 +452,20 @@ COUNTED_ESTIMATE = [
     ("n", pa.int64()),
     ("worlds", pa.int32()),
 ]
+# (D,B) inferred from behaviour (MemShift C.5): per system, how often it still gave the old
+# value after the deletion shift removed what the value depended on, on one half of the items
+# (`persistence`, which decides B) and on the other half (`carryover`, compared with the cell of
+# the inferred setting); B is 1 at a persistence of at most 0.5 over at least 20 samples.
+INFERRED = pa.schema(
+    [
+        ("system", pa.string()),
+        ("quantity", pa.string()),
+        *COUNTED_ESTIMATE,
+        ("known_b", pa.int8()),
+        ("inferred_b", pa.string()),
+        ("by_interval", pa.string()),
+    ]
+)
 SYNC = pa.schema(
     [
         ("system", pa.string()),

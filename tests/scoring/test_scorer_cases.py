@@ -708,3 +708,19 @@ def test_oversized_answer_is_unparseable() -> None:
 def test_bad_gold_raises(value_type: str, gold_status: str, gold_value: str | None) -> None:
     with pytest.raises(ValueError):
         score(value_type, gold_status, gold_value, "answer", '"Porto"')
+
+
+def test_kept_fork_value_compares_an_answer_after_the_fork_with_the_forks_gold():
+    from memshift.scoring.scorer import kept_fork_value
+
+    fork = {"gold_status": "answer", "gold_value": '"2026-10-20"'}
+    probe = {"kind": "direct", "checkpoint": 2, "value_type": "date"}
+    kept = {"status": "answer", "value": '"2026-10-20"'}
+    moved = {"status": "answer", "value": '"2026-10-27"'}
+    assert kept_fork_value(probe, kept, fork) is True
+    assert kept_fork_value(probe, moved, fork) is False
+    assert kept_fork_value(probe, {"status": "abstain", "value": None}, fork) is False
+    assert kept_fork_value({**probe, "checkpoint": 0}, kept, fork) is None
+    assert kept_fork_value({**probe, "kind": "premise"}, kept, fork) is None
+    assert kept_fork_value(probe, kept, {"gold_status": "abstain", "gold_value": None}) is None
+    assert kept_fork_value(probe, kept, None) is None

@@ -741,3 +741,17 @@ def accepted_premise(probe: Mapping[str, Any], answer: Mapping[str, Any]) -> boo
     if probe.get("kind") != "premise" or premise is None:
         return False
     return score(probe["value_type"], "answer", premise, answer["status"], answer["value"]).correct
+
+
+def kept_fork_value(
+    probe: Mapping[str, Any], answer: Mapping[str, Any], fork: Mapping[str, Any] | None
+) -> bool | None:
+    """For a direct probe after the fork whose item's gold at the fork (`fork`, that direct
+    probe's row) was an answer: whether the answer still gives that value; None otherwise."""
+    if probe.get("kind") != "direct" or probe["checkpoint"] == 0 or fork is None:
+        return None
+    if fork["gold_status"] != "answer" or fork["gold_value"] is None:
+        return None
+    return score(
+        probe["value_type"], "answer", fork["gold_value"], answer["status"], answer["value"]
+    ).correct

@@ -44,6 +44,7 @@ from memshift.analysis.cost_model import costs_table
 from memshift.analysis.costs import call_costs
 from memshift.analysis.failure_modes import failure_modes_table
 from memshift.analysis.frame import log_sources, open_study
+from memshift.analysis.inference import inferred_table
 from memshift.analysis.sqlfiles import path_list
 from memshift.analysis.sync import sync_table
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
@@ -54,6 +55,7 @@ from memshift.report import citation_misses as misses_text
 from memshift.report import costs as costs_text
 from memshift.report import export as export_text
 from memshift.report import failure_modes as failure_text
+from memshift.report import inference as inference_text
 from memshift.report import keys as keys_text
 from memshift.report import recovery as recovery_text
 from memshift.report import switch as switch_text
@@ -77,6 +79,7 @@ TABLES = {
     "unshifted": schemas.UNSHIFTED,
     "unnamed": schemas.UNNAMED,
     "failure_modes": schemas.FAILURE_MODES,
+    "inferred": schemas.INFERRED,
     "sync": schemas.SYNC,
     "citation_misses": schemas.CITATION_MISSES,
     "forced": schemas.FORCED,
@@ -295,6 +298,7 @@ def run(
         "unshifted": unshifted.unshifted_table(con, resampling),
         "unnamed": unnamed.unnamed_table(con, resampling),
         "failure_modes": failure_modes_table(con, resampling),
+        "inferred": inferred_table(con, resampling),
         "citation_misses": misses,
         "forced": forced,
         "audit_metrics": metrics,
@@ -313,6 +317,7 @@ def run(
             unshifted_text.section(tables["unshifted"].to_pylist()),
             unnamed_text.section(tables["unnamed"].to_pylist()),
             failure_text.section(tables["failure_modes"].to_pylist()),
+            inference_text.section(tables["inferred"].to_pylist()),
             sync_text.section(tables["sync"].to_pylist()) if "sync" in tables else "",
             misses_text.section(misses.to_pylist(), forced.to_pylist()),
             audit_text.section(metrics.to_pylist(), traps.to_pylist()),

@@ -12,7 +12,7 @@ import pyarrow as pa
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.errors import MemshiftError
-from memshift.scoring.scorer import accepted_premise, score_answer
+from memshift.scoring.scorer import accepted_premise, kept_fork_value, score_answer
 from memshift.vocabulary import cell_parts
 
 Stored = dict[tuple[int, str], str | None]  # (checkpoint, item) -> the newest served value
@@ -40,6 +40,7 @@ def store_correct(probe: dict[str, Any], stored: Stored) -> bool | None:
 
 def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
     probes: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}
+    forks: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}  # the fork's probe per item
     rows = schemas.empty_columns(schemas.SCORES)
     for path in sorted(answer_files):
         answers = read_table(path, schemas.ANSWERS)
@@ -54,6 +55,11 @@ def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
             if key not in probes:
                 table = read_table(layout.probes(worlds_dir / f"w{key[0]}", key[1]), schemas.PROBES)
                 probes[key] = {p["probe_id"]: p for p in table.to_pylist()}
+                forks[key] = {
+                    p["item_id"]: p
+                    for p in probes[key].values()
+                    if p["checkpoint"] == 0 and p["kind"] == "direct"
+                }
             probe = probes[key].get(answer["probe_id"])
             if probe is None:
                 raise MemshiftError(f"{path}: answer to unknown probe {answer['probe_id']}")
@@ -65,6 +71,8 @@ def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
             rows["correct"].append(result.correct)
             rows["reason"].append(result.reason)
             rows["accepted_premise"].append(accepted_premise(probe, answer))
+            fork = forks[key].get(probe["item_id"])
+            rows["kept_fork_value"].append(kept_fork_value(probe, answer, fork))
             rows["store_correct"].append(None if stored is None else store_correct(probe, stored))
     write_table(pa.Table.from_pydict(rows, schema=schemas.SCORES), schemas.SCORES, out)
     return len(rows["probe_id"])

@@ -1,0 +1,114 @@
+"""(D,B) inferred from behaviour (MemShift C.5): a system gets B=1 if, after the deletion shift
+removed the objects an item's value depended on, it still gives the old value with probability
+at most 0.5, over at least 20 valid samples; otherwise B=0, or unidentifiable with fewer
+samples. The samples come from one half of the items; the other half gives the carryover the
+report compares with the HoldMem cell of the inferred setting. A HoldMem cell's B is known from
+its detection, so the cells validate the rule (Cohen's kappa)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import duckdb
+import pyarrow as pa
+
+from memshift import schemas
+from memshift.analysis.bootstrap import Resampling, quantity_table
+from memshift.vocabulary import KEYED, audited_base, cell_parts
+
+DELETION = "del"
+MIN_SAMPLES = 20
+THRESHOLD = 0.5
+
+
+def inference_half(item_id: str) -> bool:
+    """Whether an item's samples decide B (else they measure carryover): a fixed split."""
+    return hashlib.sha256(f"inference|{item_id}".encode()).digest()[0] % 2 == 0
+
+
+def known_b(system: str) -> int | None:
+    parts = cell_parts(system)
+    if parts is None or audited_base(system) is not None:
+        return None
+    return 1 if parts[1] in KEYED else 0
+
+
+def persistence_rows(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    """(system, world, quantity, kept the old value, 0, 1) per valid sample: a direct probe after
+    the fork on the deletion branch whose item's gold abstains because the shift deleted what it
+    depended on, where the fork's gold was an answer (`kept_fork_value` not null)."""
+    rows = []
+    for system, world, item, kept in con.execute(
+        "SELECT system, world, item_id, kept_fork_value FROM scores "
+        "WHERE branch = ? AND kind = 'direct' AND checkpoint > 0 AND changed "
+        "AND caused_by_shift AND gold_status = 'abstain' AND kept_fork_value IS NOT NULL "
+        "ORDER BY ALL",
+        [DELETION],
+    ).fetchall():
+        quantity = "persistence" if inference_half(item) else "carryover"
+        rows.append((system, world, quantity, int(kept), 0.0, 1.0))
+    return rows
+
+
+def inferred_table(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> pa.Table:
+    """The INFERRED table (empty without a deletion branch); needs the bootstrap's weights."""
+    rows = persistence_rows(con)
+    if not rows:
+        return schemas.INFERRED.empty_table()
+    con.execute(
+        "CREATE OR REPLACE TABLE inference_values (system VARCHAR, world INTEGER, "
+        "quantity VARCHAR, value INTEGER, lowest DOUBLE, highest DOUBLE)"
+    )
+    con.executemany("INSERT INTO inference_values VALUES (?, ?, ?, ?, ?, ?)", rows)
+    counted = quantity_table(
+        con,
+        "inference_values",
+        ["system"],
+        pa.schema([("system", pa.string()), ("quantity", pa.string()), *schemas.COUNTED_ESTIMATE]),
+        resampling,
+    ).to_pylist()
+    persistence = {r["system"]: r for r in counted if r["quantity"] == "persistence"}
+    out = []
+    for r in counted:
+        decided = persistence.get(r["system"])
+        out.append(
+            {
+                **r,
+                "known_b": known_b(r["system"]),
+                "inferred_b": inferred_b(decided),
+                "by_interval": by_interval(decided),
+            }
+        )
+    return pa.Table.from_pylist(out, schema=schemas.INFERRED)
+
+
+def inferred_b(row: dict | None) -> str:
+    """B from the point estimate of persistence, or "unidentifiable" with too few samples."""
+    if row is None or row["n"] < MIN_SAMPLES or row["estimate"] is None:
+        return "unidentifiable"
+    return "1" if row["estimate"] <= THRESHOLD else "0"
+
+
+def by_interval(row: dict | None) -> str:
+    """B when the whole interval lies on one side of the threshold, else "not identified"."""
+    if row is None or row["n"] < MIN_SAMPLES or row["low"] is None:
+        return "not identified"
+    if row["high"] <= THRESHOLD:
+        return "1"
+    if row["low"] > THRESHOLD:
+        return "0"
+    return "not identified"
+
+
+def kappa(pairs: Sequence[tuple[int, int]]) -> float | None:
+    """Cohen's kappa between known and inferred B over (known, inferred) pairs; None when the
+    chance agreement is total (both always say the same one value)."""
+    if not pairs:
+        return None
+    n = len(pairs)
+    observed = sum(a == b for a, b in pairs) / n
+    chance = sum(
+        (sum(a == v for a, _ in pairs) / n) * (sum(b == v for _, b in pairs) / n) for v in (0, 1)
+    )
+    return None if chance == 1 else (observed - chance) / (1 - chance)

@@ -1,0 +1,69 @@
+"""B inferred from behaviour (MemShift C.5): persistence of the old value after a deletion
+decides B on one half of the items; the cells' known B validates the rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_measures import maintenance, opened, score
+
+from memshift import schemas
+from memshift.analysis import measures
+from memshift.analysis.bootstrap import Resampling
+from memshift.analysis.inference import inference_half, inferred_table, kappa
+from memshift.artifacts import write_table
+
+ITEMS = [f"task{k}.due" for k in range(1, 7)]
+
+
+def deletion_scores(world: int, system: str, keeps: bool, samples: int) -> list[dict]:
+    """A system's answers to deleted task items: at the fork the old due date, after it gold
+    abstains; `keeps`: the system still answers the old date."""
+    rows = []
+    for item in ITEMS:
+        common = {"world": world, "branch": "del", "system": system, "item_class": "task",
+                  "value_type": "date"}  # fmt: skip
+        rows.append(score(item, 0, True, **common, changed=False, caused_by_shift=False,
+                          gold_status="answer", probe_id=f"{item}-0"))  # fmt: skip
+        for k in range(1, 1 + samples):
+            rows.append(score(item, k, not keeps, **common, gold_status="abstain",
+                              status="answer" if keeps else "abstain",
+                              kept_fork_value=keeps, probe_id=f"{item}-{k}"))  # fmt: skip
+    return rows
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_persistence_recovers_the_cells_b(tmp_path: Path, seed: int):
+    rows, logs = [], []
+    for w in range(1, 6):
+        rows += deletion_scores(w, "holdmem-d0-append", keeps=True, samples=2)
+        rows += deletion_scores(w, "holdmem-d0-source", keeps=False, samples=2)
+        rows += deletion_scores(w, "bm25", keeps=False, samples=1)
+        for detection in ("append", "source"):
+            log = tmp_path / f"w{w}/del/holdmem-{detection}/maintenance.parquet"
+            write_table(maintenance([]), schemas.MAINTENANCE, log)
+            logs.append(log)
+    for r in rows:
+        r["free_text"] = False
+    con = opened(tmp_path, rows, logs)
+    resampling = Resampling(draws=200, seed=seed)
+    measures.compute(con, resampling)
+    table = {(r["system"], r["quantity"]): r for r in inferred_table(con, resampling).to_pylist()}
+    inferring = sum(inference_half(i) for i in ITEMS)
+    b0 = table[("holdmem-d0-append", "persistence")]
+    assert b0["n"] == 5 * 2 * inferring and b0["estimate"] == 1.0
+    assert (b0["known_b"], b0["inferred_b"], b0["by_interval"]) == (0, "0", "0")
+    b1 = table[("holdmem-d0-source", "persistence")]
+    assert (b1["known_b"], b1["inferred_b"], b1["by_interval"]) == (1, "1", "1")
+    assert table[("holdmem-d0-source", "carryover")]["n"] == 5 * 2 * (len(ITEMS) - inferring)
+    # BM25 has too few samples (one per item and world): unidentifiable, and no known B
+    bm25 = table[("bm25", "persistence")]
+    assert bm25["n"] < 20 and bm25["inferred_b"] == "unidentifiable" and bm25["known_b"] is None
+
+
+def test_kappa():
+    assert kappa([(0, 0), (1, 1), (1, 1), (0, 0)]) == 1.0
+    assert kappa([(0, 1), (1, 0)]) == -1.0
+    assert kappa([(1, 1), (1, 1)]) is None
+    assert kappa([]) is None
