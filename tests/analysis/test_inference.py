@@ -11,8 +11,9 @@ from test_measures import maintenance, opened, score
 from memshift import schemas
 from memshift.analysis import measures
 from memshift.analysis.bootstrap import Resampling
-from memshift.analysis.inference import inference_half, inferred_table, kappa
+from memshift.analysis.inference import KNOWN_B, inference_half, inferred_table, kappa, known_b
 from memshift.artifacts import write_table
+from memshift.vocabulary import DETECTIONS, KEYED
 
 ITEMS = [f"task{k}.due" for k in range(1, 7)]
 
@@ -60,6 +61,13 @@ def test_persistence_recovers_the_cells_b(tmp_path: Path, seed: int):
     # BM25 has too few samples (one per item and world): unidentifiable, and no known B
     bm25 = table[("bm25", "persistence")]
     assert bm25["n"] < 20 and bm25["inferred_b"] == "unidentifiable" and bm25["known_b"] is None
+
+
+def test_every_detection_but_the_audit_has_a_known_b():
+    assert set(KNOWN_B) == set(DETECTIONS) - {"audit"}
+    assert {d for d, b in KNOWN_B.items() if b == 1} == set(KEYED) - {"audit"}
+    assert known_b("holdmem-d1-audit") is None and known_b("holdmem-d0-append+audit") is None
+    assert known_b("holdmem-dm-upsert") == 0 and known_b("bm25") is None
 
 
 def test_kappa():

@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from memshift import schemas
 from memshift.analysis.bootstrap import Resampling, quantity_table
-from memshift.vocabulary import KEYED, audited_base, cell_parts
+from memshift.vocabulary import audited_base, cell_parts
 
 DELETION = "del"
 MIN_SAMPLES = 20
@@ -27,11 +27,27 @@ def inference_half(item_id: str) -> bool:
     return hashlib.sha256(f"inference|{item_id}".encode()).digest()[0] % 2 == 0
 
 
+# B of the detections that fix it by construction: a key invalidates (the leaky control misses a
+# known quarter), append-only, upsert and refresh never retire what a deletion left stale. The
+# audit's B is decided by its model at each checkpoint, so it is inferred, not known.
+KNOWN_B = {
+    "append": 0,
+    "upsert": 0,
+    "refresh": 0,
+    "source": 1,
+    "citation": 1,
+    "oracle": 1,
+    "scope": 1,
+    "leaky": 1,
+}
+
+
 def known_b(system: str) -> int | None:
+    """A HoldMem cell's B where its detection fixes it; None for any other system."""
     parts = cell_parts(system)
     if parts is None or audited_base(system) is not None:
         return None
-    return 1 if parts[1] in KEYED else 0
+    return KNOWN_B.get(parts[1])
 
 
 def persistence_rows(con: duckdb.DuckDBPyConnection) -> list[tuple]:

@@ -64,8 +64,10 @@ def section(rows: Sequence[Row]) -> str:
             f"above, unidentifiable with fewer than {MIN_SAMPLES} samples; 'by interval' asks "
             "the whole 95% interval to lie on one side. On the other half the carryover (the "
             "same share) is set beside that of the HoldMem cell with the inferred setting. A "
-            "HoldMem cell's B is known from its key, which validates the rule: Cohen's kappa "
-            f"between known and inferred B over {len(pairs)} cells = {shown} (paper: 1.00). D "
+            "HoldMem cell's B is known where its detection fixes it (a key: 1; append-only, "
+            "upsert, refresh: 0; the audit's is decided by its model, so it is inferred like "
+            "any system's), which validates the rule: Cohen's kappa between known and inferred "
+            f"B over {len(pairs)} cells = {shown} (paper: 1.00). D "
             "is read from the structure of what a system stores, not inferred: no system "
             "without a checked, typed store can have D=1.",
             "",
