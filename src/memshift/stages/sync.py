@@ -25,7 +25,7 @@ from memshift.probes import question_text
 from memshift.scoring.scorer import score
 from memshift.sync.contracts import Delivery, SyncSettings, deliver
 from memshift.sync.probes import SyncProbe, sync_probes
-from memshift.vocabulary import UNSHIFTED
+from memshift.vocabulary import UNSHIFTED, cell_parts
 from memshift.world.generate import World
 from memshift.world.records import PublicEvent, public_view
 from memshift.world.stored import load, load_events
@@ -37,12 +37,14 @@ PROBES_PER_SOURCE = 8
 
 
 def system_factory(name: str, world: World, writer: ModelClient) -> Callable[[], MemorySystem]:
-    if name == "bm25":
+    """A fresh system of the sync study by name, so each delivery starts from nothing."""
+    parts = cell_parts(name)
+    if parts is None:
         return NoStoreBM25
-    detection = name.rsplit("-", 1)[1]
+    repair, detection = parts
     context = CallContext(writer.profile.name, world.seed, "sync", name)
     return lambda: HoldMem(
-        world.items, detection=detection, repair="1", client=writer, context=context
+        world.items, detection=detection, repair=repair, client=writer, context=context
     )
 
 
