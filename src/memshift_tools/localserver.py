@@ -17,6 +17,8 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
+import re
 import signal
 import threading
 import uuid
@@ -36,6 +38,8 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 LOOPBACK = "127.0.0.1"
 OPENAI_PATH = "/v1/chat/completions"
+EMBEDDINGS_PATH = "/v1/embeddings"
+EMBEDDING_DIMS = 64
 ANTHROPIC_PATH = "/v1/messages"
 FAULT_KINDS = (
     "rate_limit",
@@ -122,6 +126,16 @@ def parse_faults(text: str) -> tuple[FaultRule, ...]:
     if not isinstance(data, list):
         raise ValueError("a fault plan is a JSON list of fault rules")
     return tuple(FaultRule.from_dict(rule) for rule in data)
+
+
+def hashed_embedding(text: str, dims: int) -> list[float]:
+    """A unit vector of the text's lower-cased words hashed into `dims` buckets."""
+    vector = [0.0] * dims
+    for word in re.findall(r"\w+", text.lower()):
+        bucket = int.from_bytes(hashlib.sha256(word.encode()).digest()[:4], "big") % dims
+        vector[bucket] += 1.0
+    norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+    return [v / norm for v in vector]
 
 
 def estimate_tokens(text: str) -> int:
@@ -619,6 +633,7 @@ class _App:
         app = web.Application(client_max_size=MAX_BODY_BYTES)
         app.router.add_post(OPENAI_PATH, self._api_handler(OPENAI))
         app.router.add_post(ANTHROPIC_PATH, self._api_handler(ANTHROPIC))
+        app.router.add_post(EMBEDDINGS_PATH, self._embeddings)
         app.router.add_get("/_stats", self._stats)
         app.router.add_post("/_reset", self._reset)
         app.router.add_post("/_faults", self._faults)
@@ -732,6 +747,38 @@ class _App:
                 await response.write(data[start : start + STREAM_CHUNK])
             await response.write_eof()
         return response
+
+    async def _embeddings(self, request: web.Request) -> web.Response:
+        """OpenAI's embeddings API with a deterministic stand-in embedder (hashed words): it lets
+        a client that embeds (a memory library) run offline; its vectors mean nothing more."""
+        self._state.received(request.path)
+        try:
+            body = await _json_body(request)
+            texts = body.get("input")
+            texts = [texts] if isinstance(texts, str) else texts
+            if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+                raise _BadRequest("`input` must be a string or a list of strings")
+            dims = body.get("dimensions", EMBEDDING_DIMS)
+            if not isinstance(dims, int) or not 1 <= dims <= 4096:
+                raise _BadRequest("`dimensions` must be an integer from 1 to 4096")
+        except _BadRequest as exc:
+            self._state.replied(None, 400)
+            self._state.finished()
+            return web.json_response(_openai_error("invalid_request", str(exc)), status=400)
+        tokens = sum(estimate_tokens(t) for t in texts)
+        self._state.replied(None, 200)
+        self._state.finished()
+        return web.json_response(
+            {
+                "object": "list",
+                "data": [
+                    {"object": "embedding", "index": i, "embedding": hashed_embedding(t, dims)}
+                    for i, t in enumerate(texts)
+                ],
+                "model": body.get("model", "local"),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }
+        )
 
     async def _stats(self, request: web.Request) -> web.Response:
         return web.json_response(self._state.snapshot())

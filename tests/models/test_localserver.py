@@ -588,3 +588,19 @@ def test_command_line_serves_canned_answers_until_terminated() -> None:
         process.terminate()
         returncode = process.wait(timeout=10)
     assert returncode == 0
+
+
+def test_the_embeddings_route_serves_the_openai_client_deterministic_unit_vectors():
+    from memshift_tools.localserver import LocalServer as Server
+
+    with Server(lambda api, messages, schema: "{}") as server:
+        client = openai.OpenAI(base_url=f"{server.url}/v1", api_key="local")
+        first = client.embeddings.create(model="m", input=["Lyon in spring", "lyon IN spring"])
+        vectors = [d.embedding for d in first.data]
+        assert len(vectors[0]) == 64 and vectors[0] == vectors[1]  # words, case-folded
+        assert abs(sum(v * v for v in vectors[0]) - 1.0) < 1e-9
+        wide = client.embeddings.create(model="m", input="Lyon", dimensions=384)
+        assert len(wide.data[0].embedding) == 384
+        with pytest.raises(openai.BadRequestError, match="input"):
+            client.embeddings.create(model="m", input=[1, 2])  # type: ignore[list-item]
+        assert server.stats()["paths"]["/v1/embeddings"] == 3
