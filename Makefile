@@ -13,7 +13,7 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -c requirements/constraints.txt -e '.[workflow,dev,mem0]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -c requirements/constraints.txt -e '.[workflow,dev,native]'
 	touch $@
 
 # A study starts hundreds of short processes; compiled modules spare each of them compiling the

@@ -12,6 +12,7 @@ from memshift.analysis import measures
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.failure_modes import failure_modes_table
 from memshift.artifacts import write_table
+from memshift.report.failure_modes import section
 
 
 def conflict_scores(world: int, abstained: list[bool]) -> list[dict]:
@@ -142,3 +143,8 @@ def test_unstated_carryover_beside_its_gold_bound(tmp_path: Path, seed: int):
     assert rows[("oracle", "undef_bound")]["estimate"] == pytest.approx(0.25)
     assert rows[("bm25", "undef_carryover")]["estimate"] == pytest.approx(0.25)
     assert rows[("oracle", "undef_carryover")]["estimate"] == 1.0
+    assert rows[("bm25", "undef_beyond_bound")]["estimate"] == 0.0
+    assert rows[("oracle", "undef_beyond_bound")]["estimate"] == pytest.approx(0.75)
+    text = section(list(rows.values()))
+    assert "## Unstated redefinition" in text and "| oracle | 20 | 100.0" in text
+    assert "beyond the bound (%)" in text

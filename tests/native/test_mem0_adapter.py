@@ -1,7 +1,7 @@
 """The Mem0 adapter drives the real `mem0ai` library over a three-month world, against a local
 server that speaks OpenAI's API with a scripted stand-in for Mem0's extraction prompt: this
 tests the plumbing (events reach Mem0, it stores and retrieves, the reader gets its memories),
-never Mem0's quality. Skipped, with the reason, where the mem0 extra is not installed."""
+never Mem0's quality. Skipped, with the reason, where the native extra is not installed."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import pytest
 
 if importlib.util.find_spec("mem0") is None:  # not imported here: the adapter switches off
     # its telemetry before importing it
-    pytest.skip("the mem0 extra is not installed: pip install -e .[mem0]", allow_module_level=True)
+    pytest.skip(
+        "the native extra is not installed: pip install -e .[native]", allow_module_level=True
+    )
 
 from memshift.dataset import world_data
 from memshift.memory.reading import answer, drive, questions

@@ -81,7 +81,7 @@ STUDY = {
     "results": "results",
     # three months of history: every stage runs as on twelve, on half the records
     "worlds": {"seeds": "1000", "history_months": 3},
-    "branches": ["none", "src", "del", "cons", "undef"],
+    "branches": ["none", "src", "del", "cons"],
     "systems": {
         "holdmem": {
             "detections": ["source", "append"],
@@ -294,10 +294,9 @@ def check_reported_invalidations(where: Path) -> None:
 
 
 def check_failure_modes(where: Path) -> None:
-    """Consent and the unstated redefinition as the paper measures them: every consent probe is
-    answered, abstained on or refused; a B=0 cell never refuses, so it leaks at least as much as
-    the B=1 cell of the same repair; the oracle context is blocked exactly where gold is; no
-    system that cannot see the unstated redefinition beats the gold bound."""
+    """Consent as the paper measures it: every consent probe is answered, abstained on or
+    refused; a B=0 cell never refuses, so it leaks at least as much as the B=1 cell of the same
+    repair; the oracle context is blocked exactly where gold is."""
     scores = pq.read_table(where / RUN / "scores.parquet").to_pylist()
     held = [s for s in scores if s["branch"] == "cons" and s["kind"] == "held"]
     assert held and {s["status"] for s in held} <= {"answer", "abstain", "blocked"}
@@ -310,13 +309,8 @@ def check_failure_modes(where: Path) -> None:
         assert not [s for s in scores if s["system"] == b0 and s["status"] == "blocked"]
     oracle = [s for s in held if s["system"] == "oracle"]
     assert all((s["status"] == "blocked") == (s["gold_status"] == "blocked") for s in oracle)
-    unstated = {system for system, quantity in by if quantity == "undef_carryover"}
-    assert len(unstated) >= 8
-    for system in unstated - {"oracle"}:
-        carried, bound = by[(system, "undef_carryover")], by[(system, "undef_bound")]
-        assert carried["n"] == bound["n"] and carried["numerator"] <= bound["numerator"], system
     report = (where / RUN / "report/report.md").read_text()
-    assert "## Consent" in report and "## Unstated redefinition" in report
+    assert "## Consent" in report
 
 
 def check_sync(where: Path) -> None:

@@ -1,4 +1,4 @@
-"""Mem0 (the `mem0ai` package, 2.2.1: `pip install -e .[mem0]`) behind the memory interface,
+"""Mem0 (the `mem0ai` package, 2.2.1: `pip install -e .[native]`) behind the memory interface,
 through its own public API (MemShift C.5).
 
 Every record event reaches Mem0 as text the person shares (`Memory.add`; this release only adds:
@@ -66,7 +66,7 @@ class Mem0Memory:
             from mem0 import Memory
         except ImportError as exc:
             raise MemshiftError(
-                "the Mem0 adapter needs the mem0 extra: pip install -e .[mem0]"
+                "the Mem0 adapter needs the native extra: pip install -e .[native]"
             ) from exc
         self.memory = Memory.from_config(
             {

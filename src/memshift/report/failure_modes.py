@@ -104,11 +104,8 @@ def _consent(rows: Sequence[Row]) -> str:
 
 
 def _unstated(rows: Sequence[Row]) -> str:
-    by = {
-        (r["system"], r["quantity"]): r
-        for r in rows
-        if r["quantity"] in ("undef_carryover", "undef_bound")
-    }
+    quantities = ("undef_carryover", "undef_bound", "undef_beyond_bound")
+    by = {(r["system"], r["quantity"]): r for r in rows if r["quantity"] in quantities}
     systems = ordered_systems({system for system, _ in by})
     if not systems:
         return ""
@@ -118,6 +115,7 @@ def _unstated(rows: Sequence[Row]) -> str:
             str(by[(system, "undef_carryover")]["n"]),
             interval(by[(system, "undef_carryover")]),
             beside(interval(by[(system, "undef_bound")]), PAPER_BOUND),
+            interval(by.get((system, "undef_beyond_bound"))),
         ]
         for system in systems
     ]
@@ -128,14 +126,15 @@ def _unstated(rows: Sequence[Row]) -> str:
             "",
             "The redefinition branch's definitions move at the fork, but the person never says "
             "so: gold applies the new definitions, no memory sees them, and no question names "
-            "the definition in effect. Carryover: the share of the moved items' item-times "
-            "after the fork a system answered right. Bound: the share whose old definition's "
-            "value equals the new gold, computed from gold alone, which a memory that cannot "
-            "see the change exceeds only by luck (an old value it kept that happens to equal "
-            "the new gold). 95% world-bootstrap intervals (n: item-times; the bound is over "
-            "the same item-times for every system).",
+            "the definition in effect. Right: the share of the moved items' item-times after the "
+            "fork a system answered right. Bound: the share whose old definition's value equals "
+            "the new gold, from gold alone, which a memory reaches by carrying the old "
+            "definition. Beyond the bound: right although the old value is not the new gold, an "
+            "answer wrong under the old definition that equals the new gold by chance (an empty "
+            "answer where the new definition selects nobody). 95% world-bootstrap intervals (n: "
+            "item-times; the bound is over the same item-times for every system).",
             "",
-            table(["system", "n", "carryover (%)", "bound (%)"], body),
+            table(["system", "n", "right (%)", "bound (%)", "beyond the bound (%)"], body),
             "",
         ]
     )

@@ -10,8 +10,11 @@
 -- undef_carryover is 1 where a system answered right on an item-time after the fork of an item
 -- whose definition moved without being stated (the held probes of that branch), and
 -- undef_bound, from gold alone, 1 where the old definition's value equals the new gold there
--- (the item-time is not caused by the shift): what no memory that cannot see the change can
--- exceed (MemShift App. B).
+-- (the item-time is not caused by the shift): what a memory that cannot see the change reaches
+-- by carrying the old definition (MemShift App. B); undef_beyond_bound is 1 where a system was
+-- right although the old definition's value is not the new gold: an answer wrong under the old
+-- definition that equals the new gold by chance (an empty answer where the new definition
+-- selects nobody).
 CREATE OR REPLACE TABLE failure_mode_values AS
 SELECT
     system,
@@ -47,8 +50,10 @@ SELECT
     system,
     branch,
     world,
-    unnest(['undef_carryover', 'undef_bound']) AS quantity,
-    unnest([correct::INTEGER, (NOT caused_by_shift)::INTEGER]) AS value,
+    unnest(['undef_carryover', 'undef_bound', 'undef_beyond_bound']) AS quantity,
+    unnest([
+        correct::INTEGER, (NOT caused_by_shift)::INTEGER, (correct AND caused_by_shift)::INTEGER
+    ]) AS value,
     0.0 AS lowest,
     1.0 AS highest
 FROM scores
