@@ -1060,7 +1060,15 @@ def explain(
         return
     if branch is None or checkpoint is None:
         raise click.UsageError("give --branch and --checkpoint (or --switch NAME)")
-    target = Target(world, branch, system, item, checkpoint, "premise" if premise else kind)
+    target = Target(
+        world,
+        branch,
+        system,
+        item,
+        checkpoint,
+        "premise" if premise else kind,
+        study["consent"]["read_set"],
+    )
     click.echo(render(gather(study_layout(study), target)), nl=False)
 
 

@@ -40,6 +40,8 @@ class Target:
     checkpoint: int
     # the item-time's probe of that kind: "direct", "premise" or "implicit"
     kind: str = "direct"
+    # the study's `consent.read_set`, with which the probe stage built a B=1 cell
+    read_set: str = "selection"
 
     @property
     def where(self) -> str:
@@ -337,6 +339,7 @@ def _evidence(
         target.branch,
         target.system,
         tuple(world.timeline.checkpoints),
+        read_set=target.read_set,
     )
     memory = system_for(inputs, None)
     one_probe = _where(
