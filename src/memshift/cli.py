@@ -12,6 +12,7 @@ import click
 from memshift.config import MAX_SEED, parse_seeds
 from memshift.definitions import DEFINITION_SETS, FIXED_SET
 from memshift.errors import ConfigError, MemshiftError
+from memshift.sync.contracts import SyncSettings
 from memshift.vocabulary import (
     AUDIT_VARIANTS,
     BRANCHES,
@@ -22,6 +23,9 @@ from memshift.vocabulary import (
     REPAIRS,
 )
 from memshift.world.timeline import HISTORY_MONTHS
+
+# the sync contract's settings, as the config schema's `sync` defaults (a test keeps them equal)
+SYNC_DEFAULTS = SyncSettings()
 
 
 class SeedRange(click.ParamType):
@@ -491,35 +495,35 @@ def probe(
 @click.option(
     "--lag-minutes",
     type=click.IntRange(min=0),
-    default=5,
+    default=SYNC_DEFAULTS.lag_minutes,
     show_default=True,
     help="Minutes after an event before a poll can see it.",
 )
 @click.option(
     "--probe-delay-minutes",
     type=click.IntRange(min=0),
-    default=30,
+    default=SYNC_DEFAULTS.probe_delay_minutes,
     show_default=True,
     help="Minutes after a sampled event that its probes are asked.",
 )
 @click.option(
     "--poll-minutes",
     type=click.IntRange(min=1),
-    default=15,
+    default=SYNC_DEFAULTS.poll_minutes,
     show_default=True,
     help="Minutes between two polls of a source.",
 )
 @click.option(
     "--page",
     type=click.IntRange(min=1),
-    default=50,
+    default=SYNC_DEFAULTS.page,
     show_default=True,
     help="Objects per page of a poll.",
 )
 @click.option(
     "--resync-p",
     type=click.FloatRange(0.0, 1.0),
-    default=0.001,
+    default=SYNC_DEFAULTS.resync_p,
     show_default=True,
     help="Chance per poll that the calendar's sync token is invalidated.",
 )

@@ -48,24 +48,6 @@ PUBLIC_EVENTS = pa.schema(
         *(EVENTS.field(name) for name in PUBLIC_EVENT_FIELDS),
     ]
 )
-PUBLIC_PROBES = pa.schema(
-    [
-        ("probe_id", pa.string()),
-        ("world", pa.int32()),
-        ("branch", pa.string()),
-        ("checkpoint", pa.int8()),
-        ("time", TIME),
-        ("item_id", pa.string()),
-        ("item_class", pa.string()),
-        ("value_type", pa.string()),
-        ("agent", pa.string()),
-        ("question", pa.string()),
-        ("answer_format", pa.string()),
-        # the definition version the question names; null where it names none
-        ("definition_version", pa.int8()),
-        ("kind", pa.string()),
-    ]
-)
 PUBLIC_ITEMS = pa.schema(
     [
         ("world", pa.int32()),
@@ -352,6 +334,28 @@ SCORE_ANSWER_FIELDS = (
     "checkpoint",
     "item_id",
     "evidence_tokens",
+)
+# the probe columns of the public dataset: the question as asked, no gold and no change flags
+# (`definition_version` null where the question names no definition)
+PUBLIC_PROBES = pa.schema(
+    [
+        PROBES.field(name)
+        for name in (
+            "probe_id",
+            "world",
+            "branch",
+            "checkpoint",
+            "time",
+            "item_id",
+            "item_class",
+            "value_type",
+            "agent",
+            "question",
+            "answer_format",
+            "definition_version",
+            "kind",
+        )
+    ]
 )
 SCORE_PROBE_FIELDS = (
     "item_class",

@@ -142,3 +142,14 @@ def test_without_lag_or_resync_the_client_holds_the_ideal_state_at_every_poll():
         assert view(client) == view(server), poll
         checked += 1
     assert checked == 7 * 24 * 4
+
+
+def test_the_config_schema_defaults_are_the_contracts_settings():
+    import dataclasses
+
+    import yaml
+
+    from memshift.config import schema_path
+
+    schema = yaml.safe_load(schema_path().read_text())["properties"]["sync"]["properties"]
+    assert {k: v["default"] for k, v in schema.items()} == dataclasses.asdict(SyncSettings())

@@ -22,8 +22,9 @@ from memshift.files import write_atomically
 from memshift.memory.reading import names_version
 from memshift.probes import measured
 from memshift.world.generate import GENERATOR_VERSION, World
-from memshift.world.records import PublicEvent
-from memshift.world.stored import load, load_public_events
+from memshift.world.records import unstated
+from memshift.world.stored import load
+from memshift.world.tables import table_to_events
 
 # the tables of a dataset, each written as <name>.parquet and <name>.jsonl.gz
 TABLES = {
@@ -34,22 +35,17 @@ TABLES = {
 }
 
 
-def events_table(events: Sequence[PublicEvent], world: int, branch: str) -> pa.Table:
-    rows = schemas.empty_columns(schemas.PUBLIC_EVENTS)
-    for position, e in enumerate(events):
-        rows["world"].append(world)
-        rows["branch"].append(branch)
-        rows["position"].append(position)
-        rows["time"].append(e.time)
-        rows["op"].append(e.op)
-        rows["object_id"].append(e.object_id)
-        rows["source"].append(e.source)
-        rows["kind"].append(e.kind)
-        rows["revision"].append(e.revision)
-        rows["cluster"].append(e.cluster)
-        rows["fields"].append(json.dumps(e.fields, sort_keys=True, ensure_ascii=False))
-        rows["text"].append(e.text)
-    return pa.Table.from_pydict(rows, schema=schemas.PUBLIC_EVENTS)
+def events_table(stored: pa.Table) -> pa.Table:
+    """The public view of a branch's stored events (`schemas.EVENTS`), in stream order: no
+    generator annotation, no unstated redefinition (`records.unstated`)."""
+    kept = stored.filter(pa.array([not unstated(e) for e in table_to_events(stored)]))
+    columns = {
+        "world": kept.column("world"),
+        "branch": kept.column("branch"),
+        "position": pa.array(range(kept.num_rows), pa.int32()),
+        **{name: kept.column(name) for name in schemas.PUBLIC_EVENT_FIELDS},
+    }
+    return pa.table(columns, schema=schemas.PUBLIC_EVENTS)
 
 
 def probes_table(probes: pa.Table, world: World) -> pa.Table:
@@ -120,8 +116,8 @@ def export_dataset(
         parts["items"].append(items_table(world))
         parts["timelines"].append(timeline_table(world))
         for branch in branches:
-            events = load_public_events(world_dir, branch)
-            parts["events"].append(events_table(events, seed, branch))
+            stored = read_table(layout.events(world_dir, branch), schemas.EVENTS)
+            parts["events"].append(events_table(stored))
             probes = read_table(layout.probes(world_dir, branch), schemas.PROBES)
             parts["probes"].append(probes_table(probes, world))
     counts = {}
