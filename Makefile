@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(BIN)):$(PATH)
 CORES ?= all
 
-.PHONY: run test lint bench bench-study install compile clean-results horizons heldout rewritten \
+.PHONY: run test test-native lint bench bench-study install compile clean-results horizons heldout rewritten \
 	failure-modes sync
 
 install: $(STAMP)
@@ -53,6 +53,10 @@ lint: $(STAMP)
 # test that starts late does not leave one core idle at the end
 test: lint compile
 	$(BIN)/pytest -n 2 --dist worksteal -q
+
+# The real memory libraries at full size (tests/native, docs/native.md): about ten minutes
+test-native: compile
+	$(BIN)/pytest -n 2 -q -m native_full tests/native tests/pipeline/test_native_study.py
 
 # Most of its time is the coverage section (tens of thousands of simulated studies); one section
 # alone: python -m memshift_tools.bench --only coverage --out docs/benchmarks.md

@@ -1,6 +1,7 @@
 # memshift: worlds -> branches -> gold -> probes -> memory -> audit/repair -> reader -> scorer
 # -> report.
 # Rules only wire artifacts; every stage is a `memshift` subcommand with its logic in src/memshift.
+import json
 import mimetypes
 import os
 import sys
@@ -50,6 +51,10 @@ try:
                 *ROLE.values(),
                 *SWITCHED,
                 *filter(None, [STUDY["worlds"].get("rewriter")]),
+                *(
+                    json.loads(n)["profile"]
+                    for n in STUDY["system_plan"]["native"].values()
+                ),
             }
         )
     }

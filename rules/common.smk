@@ -1,3 +1,5 @@
+import json
+import shlex
 from pathlib import Path
 
 from memshift import layout
@@ -118,13 +120,29 @@ def cells():
 
 
 def others():
-    """Systems besides HoldMem's cells: the baselines and custom systems."""
-    return [*SYSTEMS["baselines"], *SYSTEMS["custom"]]
+    """Systems besides HoldMem's cells: the baselines, custom and native systems."""
+    return [*SYSTEMS["baselines"], *SYSTEMS["custom"], *native()]
+
+
+def native():
+    """The real memory libraries of `systems.native` (rule probe_native)."""
+    return list(SYSTEMS["native"])
 
 
 def silent_others():
-    """The systems of `others` that do not report their invalidations."""
-    return [s for s in others() if s not in SYSTEMS["reporting"]]
+    """The systems of `others` that do not report their invalidations (rule probe_system)."""
+    return [s for s in others() if s not in SYSTEMS["reporting"] and s not in native()]
+
+
+def native_library(wildcards):
+    """The registry name of a native system's library, for its code fingerprint."""
+    return json.loads(SYSTEMS["native"][wildcards.system])["library"]
+
+
+def native_profile_code(wildcards):
+    """Fingerprint of the profile serving a native system's own LLM: a change reruns it."""
+    name = json.loads(SYSTEMS["native"][wildcards.system])["profile"]
+    return role_fingerprint(PROFILES[name], "writer")
 
 
 def audited():

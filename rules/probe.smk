@@ -176,3 +176,45 @@ rule fork_check:
         code=job_code("fork_check"),
     shell:
         "memshift fork-check {input} --out {output} 2> {log}"
+
+
+rule probe_native:
+    input:
+        each_branch(branch_file(layout.probes)),
+        each_branch(branch_file(layout.events)),
+    output:
+        answers=each_branch(system_table("{system}", layout.ANSWERS)),
+        calls=each_branch(system_table("{system}", layout.READER_CALLS)),
+        failures=each_branch(system_table("{system}", layout.NATIVE_FAILURES)),
+    log:
+        str(L.run_log("probe", "w{world}-{system}")),
+    benchmark:
+        str(L.run_benchmark("probe", "w{world}-{system}"))
+    wildcard_constraints:
+        system=choice(tuple(native())),
+    conda:
+        "../envs/memshift.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=120 * len(BRANCHES),
+        llm_api=1,
+    params:
+        code=lambda wc: job_code(
+            "probe_native", "reader", "program", system=native_library(wc)
+        ),
+        profile=profile_code("reader", "program"),
+        world=world_dir,
+        run=run_dir,
+        branches=BRANCH_ARGS,
+        llm=ROLE["reader"],
+        program=ROLE["program"],
+        models=STUDY["models"],
+        cache=str(L.llm_cache),
+        settings=lambda wc: shlex.quote(SYSTEMS["native"][wc.system]),
+        own=native_profile_code,
+        every=lambda wc: every_item_time(wc.system),
+    shell:
+        "memshift probe --world-dir {params.world} --run-dir {params.run}"
+        " {params.branches} --system {wildcards.system} --native {params.settings}"
+        " --program-llm {params.program} {params.every}"
+        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"

@@ -450,6 +450,18 @@ def audit_repair(
     show_default=True,
     help="For a B=1 HoldMem cell: what it revokes an item by when its agent loses a scope.",
 )
+@click.option(
+    "--native",
+    "native_json",
+    default=None,
+    help="For a real memory library: its settings as JSON (systems.native, docs/native.md).",
+)
+@click.option(
+    "--program-llm",
+    default="rules",
+    show_default=True,
+    help="For a native system with program_view: the profile of the writer's programs.",
+)
 @EVERY_ITEM_TIME
 @LLM
 @MODELS
@@ -463,15 +475,31 @@ def probe(
     embedder: str,
     embedding_cache: Path | None,
     read_set: str,
+    native_json: str | None,
+    program_llm: str,
     every_item_time: bool,
     llm: str,
     models_file: Path,
     cache_dir: Path,
 ) -> None:
     """Ask one system the probes of a branch, through the shared reader."""
+    profile = _profile(llm, models_file)
+    if native_json is not None:
+        _probe_native(
+            world_dir,
+            run_dir,
+            branch_list,
+            system,
+            native_json,
+            program_llm,
+            every_item_time,
+            profile,
+            models_file,
+            cache_dir,
+        )
+        return
     from memshift.stages import probe as stage
 
-    profile = _profile(llm, models_file)
     for branch in _in_order(branch_list):
         n = stage.run(
             world_dir,
@@ -485,6 +513,38 @@ def probe(
             embedding_cache,
             every_item_time,
             read_set,
+        )
+        click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
+
+
+def _probe_native(  # type: ignore[no-untyped-def]
+    world_dir,
+    run_dir,
+    branch_list,
+    system,
+    native_json,
+    program_llm,
+    every_item_time,
+    reader,
+    models_file,
+    cache_dir,
+) -> None:
+    from memshift.native.settings import NativeSettings
+    from memshift.stages import probe_native as stage
+
+    native = NativeSettings.from_json(native_json)
+    profiles = (_profile(native.profile, models_file), _profile(program_llm, models_file))
+    for branch in _in_order(branch_list):
+        n = stage.run(
+            world_dir,
+            run_dir,
+            branch,
+            system,
+            reader,
+            cache_dir,
+            native,
+            profiles,
+            every_item_time,
         )
         click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
 

@@ -264,6 +264,24 @@ def check_custom_systems(custom: Mapping[str, str]) -> list[str]:
     return reporting
 
 
+def check_native(config: Mapping[str, Any], native: Mapping[str, Any]) -> dict[str, str]:
+    """Each native system's settings, as the JSON its probe job reads; its profile must be an
+    OpenAI-compatible server of the study's models file."""
+    from memshift.models.profiles import load_profile
+    from memshift.native.settings import NativeSettings, check_profile
+
+    out = {}
+    for name, raw in native.items():
+        settings = NativeSettings.from_config(name, dict(raw))
+        try:
+            profile = load_profile(Path(config["models"]), settings.profile)
+        except ConfigError as exc:
+            raise ConfigError(f"systems.native.{name}.profile: {exc}") from None
+        check_profile(name, settings, profile)
+        out[name] = settings.to_json()
+    return out
+
+
 def study_systems(config: dict[str, Any]) -> dict[str, Any]:
     """The systems of a study whose defaults are filled in (`with_defaults`)."""
     systems = config["systems"]
@@ -276,6 +294,10 @@ def study_systems(config: dict[str, Any]) -> dict[str, Any]:
     taken = [n for n in predicted if is_reserved(n) or n in custom]
     if taken:
         raise ConfigError(f"systems.predictions: the name {taken[0]!r} is taken by another system")
+    native = check_native(config, dict(systems["native"]))
+    taken = [n for n in native if is_reserved(n) or n in custom or n in predicted]
+    if taken:
+        raise ConfigError(f"systems.native: the name {taken[0]!r} is taken by another system")
     plan = {
         "detections": list(holdmem["detections"]),
         "repairs": list(holdmem["repairs"]),
@@ -284,11 +306,13 @@ def study_systems(config: dict[str, Any]) -> dict[str, Any]:
         # the custom systems with the optional `invalidations` method
         "reporting": check_custom_systems(custom),
         "predictions": predicted,
+        # name -> the settings of a real memory library (memshift.native.settings), as JSON
+        "native": native,
         # the predictions files that say which items the system found stale
         "predictions_reporting": check_predictions(predicted),
     }
     plan["cells"] = study_cells(plan, list(holdmem["extra_cells"]))
-    known = [*plan["cells"], *plan["baselines"], *custom, *predicted]
+    known = [*plan["cells"], *plan["baselines"], *custom, *predicted, *native]
     plan["answer_audit"] = listed_systems("systems.answer_audit", systems["answer_audit"], known)
     plan["audit_variants"] = ["full", *systems["audit_variants"]]
     plan["unshifted_all_items"] = listed_systems(

@@ -18,6 +18,7 @@ from pathlib import Path
 from memshift.registry import (
     BACKENDS,
     DETECTION_STEPS,
+    NATIVE_SYSTEMS,
     SIMULATED_ROLES,
     SYSTEMS,
     load,
@@ -116,15 +117,16 @@ def job_modules(
     detection: str | None = None,
 ) -> tuple[str, ...]:
     """The package modules a job of `stage` runs: the stage's closure and those of the registry
-    entries it loads. `system` is a built-in system's registry name; `backend` the model
-    profile's backend, whose simulated `roles` count when it is the simulator."""
+    entries it loads. `system` is a built-in system's or a native library's registry name;
+    `backend` the model profile's backend, whose simulated `roles` count when it is the
+    simulator."""
     entries = [f"{PACKAGE}.stages.{stage}"]
     if backend is not None and roles:
         entries.append(module_of(BACKENDS[backend]))
         if getattr(load(BACKENDS[backend]), "direct", False):
             entries += [module_of(SIMULATED_ROLES[role]) for role in roles]
     if system is not None:
-        entries.append(module_of(SYSTEMS[system]))
+        entries.append(module_of(SYSTEMS.get(system) or NATIVE_SYSTEMS[system]))
     if detection in DETECTION_STEPS:
         entries.append(module_of(DETECTION_STEPS[detection]))
     return tuple(sorted({m for entry in entries for m in closure(entry)}))

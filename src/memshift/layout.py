@@ -132,6 +132,8 @@ ANSWERS = "answers"
 READER_CALLS = "calls-reader"
 # probe (or import-run), per system with the optional `invalidations` method
 INVALIDATIONS = "invalidations"
+# probe, per native system (`systems.native`): the library calls that failed
+NATIVE_FAILURES = "native-failures"
 # sync, per world (`sync_dir`)
 SYNC_SCORES = "sync-scores"
 SYNC_DELIVERIES = "deliveries"

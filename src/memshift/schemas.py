@@ -205,6 +205,10 @@ INVALIDATIONS = pa.schema(
     ]
 )
 
+# A real memory library's call that failed while it followed a branch (native systems): part of
+# the system's behaviour, counted in the report.
+NATIVE_FAILURES = pa.schema([("call", pa.int32()), ("message", pa.string())])
+
 # One proposed transition of an audit (or a failed reply) and the gate's decision; values are
 # JSON, times come from the matched records.
 AUDITS = pa.schema(

@@ -8,6 +8,7 @@ library (docs/native.md)."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 MEM0_FACT_CHARACTERS = 400
@@ -28,3 +29,58 @@ def mem0_extraction(api: str, messages: list[dict[str, str]], schema: Any) -> st
         for n, text in enumerate(t for t in lines if t.strip())
     ]
     return json.dumps({"memory": facts})
+
+
+LIGHTRAG_EXTRACTION = "responsible for extracting entities"
+LIGHTRAG_KEYWORDS = "expert keyword extractor"
+LIGHTRAG_SUMMARY = "synthesize a list of descriptions"
+LIGHTRAG_ENTITIES = 5
+LIGHTRAG_DESCRIPTION_CHARACTERS = 300
+_NAME = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)*")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{3,}")
+
+
+def _between(text: str, start: str, end: str) -> str:
+    _, found, rest = text.partition(start)
+    if not found:
+        raise KeyError(f"not a LightRAG prompt of this kind (no {start!r})")
+    return rest.partition(end)[0]
+
+
+def _extraction(text: str) -> str:
+    names = list(dict.fromkeys(_NAME.findall(text)))[:LIGHTRAG_ENTITIES]
+    description = " ".join(text.split())[:LIGHTRAG_DESCRIPTION_CHARACTERS]
+    rows = [f"entity<|#|>{name}<|#|>Other<|#|>{description}" for name in names]
+    rows += [
+        f"relation<|#|>{names[0]}<|#|>{name}<|#|>mentioned together<|#|>{description}"
+        for name in names[1:]
+    ]
+    return "\n".join([*rows, "<|COMPLETE|>"])
+
+
+def lightrag(api: str, messages: list[dict[str, str]], schema: Any) -> str:
+    """LightRAG's three prompts (lightrag-hku 1.5.7): entity extraction (the capitalised names of
+    the input text, up to five, as `entity` rows described by the text, and `relation` rows from
+    the first to the others, then `<|COMPLETE|>`); query keywords (the query's words of four
+    letters or more as low-level keywords, as JSON); a description summary (the descriptions
+    joined)."""
+    system = messages[0]["content"] if messages[0]["role"] == "system" else ""
+    prompt = messages[-1]["content"]
+    if LIGHTRAG_EXTRACTION in system:
+        return _extraction(_between(prompt, "---Input Text---\n```\n", "\n```"))
+    if LIGHTRAG_KEYWORDS in prompt:
+        query = _between(prompt, "User Query: ", "\n")
+        words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))
+        return json.dumps({"high_level_keywords": [], "low_level_keywords": words})
+    if LIGHTRAG_SUMMARY in prompt:
+        listed = _between(prompt, "Description List:\n\n```\n", "\n```")
+        return " ".join(listed.split())[: 4 * LIGHTRAG_DESCRIPTION_CHARACTERS]
+    raise KeyError("not one of LightRAG's prompts (extraction, keywords, summary)")
+
+
+def any_library(api: str, messages: list[dict[str, str]], schema: Any) -> str:
+    """Mem0's extraction or LightRAG's prompts, whichever the request is (one server for a
+    study with both)."""
+    if "## New Messages" in messages[-1]["content"]:
+        return mem0_extraction(api, messages, schema)
+    return lightrag(api, messages, schema)

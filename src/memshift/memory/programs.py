@@ -4,7 +4,7 @@ restricted interpreter on the live records."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -49,6 +49,13 @@ def typed_rows(records: Sequence[Record]) -> list[dict[str, Any]]:
         }
         for r in records
     ]
+
+
+def source_records(item: Item, records: Iterable[Record]) -> list[Record]:
+    """The records of an item's sources, oldest first: what its program reads."""
+    return sorted(
+        (r for r in records if r.source in item.sources), key=lambda r: (r.updated, r.object_id)
+    )
 
 
 class ProgramRunner:

@@ -33,6 +33,7 @@ from datetime import datetime
 from memshift import statements
 from memshift.gold.evaluator import Value, evaluate
 from memshift.memory.programs import ProgramRunner as Programs
+from memshift.memory.programs import source_records
 from memshift.memory.stored import StoredItem, as_value, serve
 from memshift.memory.writes import WriteRecord
 from memshift.vocabulary import CHECK_ONLY, JSON_ARM, PROGRAM_WORDING, REPAIRS, TEMPLATE
@@ -73,6 +74,16 @@ def render_computed(
     )
     cited = "; ".join(f"{oid} r{rev}" for oid, rev in list(sources)[:6]) or "no records"
     return f"[{item.label} | written {when:%Y-%m-%d}] {body} ({how} from {cited})"
+
+
+def render_program(
+    item: Item, when: datetime, value: Value, version: int, live: Sequence[Record]
+) -> str:
+    """A value the writer's program computed on `live` (the records it read, oldest first)."""
+    used = [(r.object_id, r.revision) for r in live]
+    return render_computed(
+        item, when, value, version, used[-6:], "computed by the writer's own program"
+    )
 
 
 def render_json(item: Item, write: WriteRecord, stored: StoredItem) -> str:
@@ -194,24 +205,13 @@ class Repairer:
         if not item.is_definition and span_check(item, write, state):
             return _checked(written, "passed")
         assert self.programs is not None
-        live = sorted(
-            (r for r in state.records.values() if r.source in item.sources),
-            key=lambda r: (r.updated, r.object_id),
-        )
+        live = source_records(item, state.records.values())
         ok, value, _ = self.programs(item, write.version, live, write.time)
         if not ok:
             return _unverifiable(written, "program_failed")
         if item.is_definition and write.failure is None and as_value(write.value) == value:
             return _checked(written, "program_agreed")
-        used = [(r.object_id, r.revision) for r in live]
-        text = render_computed(
-            item,
-            write.time,
-            value,
-            write.version,
-            used[-6:],
-            "computed by the writer's own program",
-        )
+        text = render_program(item, write.time, value, write.version, live)
         return StoredItem(
             write.write_id, item.item_id, "program", True, "program_replaced", value, text
         )

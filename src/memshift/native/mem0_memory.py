@@ -6,7 +6,15 @@ one extraction call, never an update or a delete decision): an insert or a revis
 record's text, a deletion as a tombstone sentence; a stated redefinition as a sentence too. The
 events of one `ingest` go in batches of `batch` messages per `add`. A question is Mem0's
 `search` for the person; the memories it returns, oldest first, are the evidence the shared
-reader reads. Its LLM and its embedder are an OpenAI-compatible server (a model profile's
+reader reads.
+
+The paper's two interventions (MemShift Table 19) are options. `invalidate="source"` adds each
+record event on its own with the record's id and revision as metadata and, before a revision or
+a deletion reaches Mem0, deletes through Mem0's own `delete` every memory whose metadata names an
+earlier revision of that record: selected by source record, never by gold. `program_view` keeps
+the live records the adapter has been given and, for a definition item, puts the value of the
+writer's program for the definition in effect (run at query time, `memory/programs.py`) first in
+the evidence. Its LLM and its embedder are an OpenAI-compatible server (a model profile's
 `base_url`), its vector store a local Qdrant directory and its history a local SQLite file, all
 under `workdir`; telemetry is off and nothing leaves the machine. An `add` that fails is the
 system's behaviour: counted and logged, not retried."""
@@ -21,9 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from memshift.errors import MemshiftError
+from memshift.gold.evaluator import Value
 from memshift.memory.interface import Cost, Question
+from memshift.memory.programs import ProgramRunner, source_records
+from memshift.memory.repair import render_program
+from memshift.native.settings import NativeSettings
 from memshift.timeutil import fmt
-from memshift.world.records import PublicEvent
+from memshift.world.records import LiveState, PublicEvent
 
 PERSON = "person"
 RECORD_OPS = ("insert", "update", "delete")
@@ -48,8 +60,11 @@ class Mem0Memory:
         embedding_dims: int,
         workdir: Path,
         api_key: str = "local",
+        embedder_base_url: str = "",
         batch: int = 20,
         top_k: int = 20,
+        invalidate: str = "none",
+        programs: ProgramRunner | None = None,
     ) -> None:
         workdir.mkdir(parents=True, exist_ok=True)
         if "mem0" in sys.modules and os.environ.get("MEM0_TELEMETRY") != "false":
@@ -84,7 +99,7 @@ class Mem0Memory:
                     "config": {
                         "model": embedder_model,
                         "api_key": api_key,
-                        "openai_base_url": base_url,
+                        "openai_base_url": embedder_base_url or base_url,
                         "embedding_dims": embedding_dims,
                     },
                 },
@@ -102,7 +117,12 @@ class Mem0Memory:
         )
         self.batch = batch
         self.top_k = top_k
+        self.invalidate = invalidate
+        self.programs = programs
+        self.live = LiveState()
+        self.viewed: dict[str, Value] = {}  # probe id -> the program value the view served
         self.adds = 0
+        self.deleted = 0  # memories deleted by source-keyed invalidation
         self.failures: list[str] = []
 
     def _add(self, texts: Sequence[str]) -> None:
@@ -114,8 +134,40 @@ class Mem0Memory:
             except Exception as exc:
                 self.failures.append(f"{type(exc).__name__}: {exc}"[:300])
 
+    def _invalidate(self, object_id: str) -> None:
+        """Delete, through Mem0, the memories derived from earlier revisions of a record."""
+        try:
+            found = self.memory.get_all(
+                filters={"user_id": PERSON, "object_id": object_id}, top_k=100_000
+            )
+            for memory in found.get("results", []):
+                self.memory.delete(memory["id"])
+                self.deleted += 1
+        except Exception as exc:
+            self.failures.append(f"invalidate {object_id}: {type(exc).__name__}: {exc}"[:300])
+
+    def _add_one(self, e: PublicEvent) -> None:
+        self.adds += 1
+        try:
+            self.memory.add(
+                [{"role": "user", "content": event_text(e)}],
+                user_id=PERSON,
+                metadata={"object_id": e.object_id, "revision": e.revision},
+            )
+        except Exception as exc:
+            self.failures.append(f"{type(exc).__name__}: {exc}"[:300])
+
     def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
-        self._add([event_text(e) for e in events if e.op in RECORD_OPS])
+        for e in events:
+            self.live.apply(e)
+        records = [e for e in events if e.op in RECORD_OPS]
+        if self.invalidate != "source":
+            self._add([event_text(e) for e in records])
+            return
+        for e in records:
+            if e.op != "insert":
+                self._invalidate(e.object_id)
+            self._add_one(e)
 
     def define(self, item_id: str, version: int, text: str) -> None:
         self._add([f"From now on, by {item_id} I mean: {text}"])
@@ -129,8 +181,24 @@ class Mem0Memory:
     def query(self, question: Question) -> list[str]:
         found = self.memory.search(question.question, top_k=self.top_k, filters={"user_id": PERSON})
         results: list[dict[str, Any]] = found.get("results", [])
-        ordered = sorted(results, key=lambda r: (str(r.get("created_at")), str(r.get("id"))))
-        return [str(r["memory"]) for r in ordered]
+        # Mem0 stamps memories with the wall clock and random ids: order by time, then text
+        ordered = sorted(results, key=lambda r: (str(r.get("created_at")), str(r.get("memory"))))
+        memories = [str(r["memory"]) for r in ordered]
+        view = self._program_view(question)
+        return memories if view is None else [view, *memories]
+
+    def _program_view(self, question: Question) -> str | None:
+        """The writer's program value for a definition item, on the live records, or None."""
+        item = question.item
+        if self.programs is None or not item.is_definition:
+            return None
+        version = question.version or self.live.definition_versions.get(item.item_id, 1)
+        live = source_records(item, self.live.records.values())
+        ok, value, _ = self.programs(item, version, live, question.time)
+        if not ok:
+            return None
+        self.viewed[question.probe_id] = value
+        return render_program(item, question.time, value, version, live)
 
     def export(self, path: Path) -> None:
         import json
@@ -147,3 +215,27 @@ class Mem0Memory:
     def close(self) -> None:
         """Release the local Qdrant store (Mem0's own close leaves its lock)."""
         self.memory.vector_store.client.close()
+
+
+def mem0_system(
+    settings: NativeSettings,
+    *,
+    base_url: str,
+    model: str,
+    api_key: str,
+    workdir: Path,
+    programs: ProgramRunner | None = None,
+) -> Mem0Memory:
+    return Mem0Memory(
+        base_url=base_url,
+        model=model,
+        embedder_model=settings.embedder_model,
+        embedding_dims=settings.embedding_dims,
+        workdir=workdir,
+        api_key=api_key,
+        embedder_base_url=settings.embedder_base_url,
+        batch=settings.batch,
+        top_k=settings.top_k,
+        invalidate=settings.invalidate,
+        programs=programs if settings.program_view else None,
+    )

@@ -1,0 +1,97 @@
+"""A real memory system in a study (`systems.native`): which library, the model profile its LLM
+and embedder are served by, and its options; built for one branch in a scratch directory."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memshift.errors import ConfigError
+from memshift.memory.interface import MemorySystem
+from memshift.models.backends import api_key
+from memshift.models.profiles import Profile
+from memshift.registry import NATIVE_SYSTEMS, load
+
+if TYPE_CHECKING:
+    from memshift.memory.programs import ProgramRunner
+
+LIGHTRAG_MODES = ("naive", "local", "global", "hybrid", "mix")
+# the options only one library reads, by library
+OWN_OPTIONS = {"mem0": ("batch", "invalidate", "program_view"), "lightrag": ("mode",)}
+
+
+@dataclass(frozen=True)
+class NativeSettings:
+    library: str  # a key of registry.NATIVE_SYSTEMS
+    profile: str  # an OpenAI-compatible profile of the models file: the system's LLM
+    embedder_model: str  # served by the same profile's base_url (/v1/embeddings)
+    embedding_dims: int
+    embedder_base_url: str = ""  # another server for the embedder (vLLM serves one task a port)
+    top_k: int = 20
+    mode: str = "mix"  # LightRAG's query mode
+    batch: int = 20  # Mem0: messages per add
+    invalidate: str = "none"  # Mem0: none | source (MemShift Table 19)
+    program_view: bool = False  # Mem0: the writer's program value first (MemShift Table 19)
+
+    @classmethod
+    def from_config(cls, name: str, raw: dict[str, Any]) -> NativeSettings:
+        """The settings of `systems.native.<name>` (already checked against the schema)."""
+        settings = cls(**raw)
+        foreign = [
+            option
+            for library, options in OWN_OPTIONS.items()
+            if library != settings.library
+            for option in options
+            if option in raw
+        ]
+        if foreign:
+            raise ConfigError(
+                f"systems.native.{name}.{foreign[0]}: an option of another library, not of "
+                f"{settings.library}"
+            )
+        return settings
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> NativeSettings:
+        try:
+            raw = json.loads(text)
+            known = {f.name for f in fields(cls)}
+            if not isinstance(raw, dict) or set(raw) - known:
+                raise TypeError(f"expected an object with keys among {sorted(known)}")
+            return cls(**raw)
+        except (json.JSONDecodeError, TypeError) as exc:
+            raise ConfigError(f"--native: not a native system's settings: {exc}") from None
+
+
+def check_profile(name: str, settings: NativeSettings, profile: Profile) -> None:
+    if profile.backend != "openai" or not profile.base_url:
+        raise ConfigError(
+            f"systems.native.{name}.profile: {profile.name!r} is a {profile.backend} profile; "
+            "a native system needs an OpenAI-compatible server (backend openai with a base_url)"
+        )
+
+
+def build(
+    settings: NativeSettings,
+    profile: Profile,
+    workdir: Path,
+    programs: ProgramRunner | None = None,
+) -> MemorySystem:
+    """The library's adapter for one branch, its stores under `workdir`; `programs` are the
+    writer's, for Mem0's program view."""
+    check_profile(settings.library, settings, profile)
+    factory = load(NATIVE_SYSTEMS[settings.library])
+    system: MemorySystem = factory(
+        settings,
+        base_url=profile.base_url,
+        model=profile.model,
+        api_key=api_key(profile, "local"),
+        workdir=workdir,
+        programs=programs,
+    )
+    return system

@@ -1,0 +1,49 @@
+"""A native system (`systems.native`) is planned as its own probe job, which is given the
+system's settings; the planner never imports the library."""
+
+from __future__ import annotations
+
+import shlex
+
+import yaml
+from test_snakemake import planned, snakemake, workflow_copy
+
+from memshift.native.settings import NativeSettings
+
+MODELS = {
+    "profiles": {
+        "rules": {"backend": "rules"},
+        "served": {
+            "backend": "openai",
+            "model": "stand-in",
+            "base_url": "http://127.0.0.1:9/v1",
+            "decoding": {"max_tokens": 2000},
+        },
+    }
+}
+MEM0 = {"library": "mem0", "profile": "served", "embedder_model": "e", "embedding_dims": 64}
+
+
+def test_the_probe_job_of_a_native_system_passes_its_settings(tmp_path):
+    config = {
+        "study": "t",
+        "results": "results",
+        "models": "models.yaml",
+        "worlds": {"seeds": "1000", "history_months": 1},
+        "branches": ["none", "del"],
+        "systems": {
+            "holdmem": {"detections": ["source"], "repairs": ["0"], "extra_cells": []},
+            "baselines": ["bm25"],
+            "answer_audit": [],
+            "unshifted_all_items": [],
+            "native": {"mem0": MEM0},
+        },
+    }
+    where = workflow_copy(tmp_path / "flow", config)
+    (where / "models.yaml").write_text(yaml.safe_dump(MODELS))
+    jobs = planned(where)
+    assert jobs["probe_native"] == ["world=1000, system=mem0"]
+    assert "mem0" not in " ".join(jobs["probe_system"])
+    shown = snakemake(where, "-n", "--printshellcmds")
+    settings = NativeSettings(**MEM0).to_json()
+    assert f"--system mem0 --native {shlex.quote(settings)}" in shown.stdout
