@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(BIN)):$(PATH)
 CORES ?= all
 
-.PHONY: run test test-native lint bench bench-study install compile clean-results horizons heldout rewritten \
+.PHONY: run test test-native test-cluster lint bench bench-study install compile clean-results horizons heldout rewritten \
 	failure-modes sync
 
 install: $(STAMP)
@@ -57,6 +57,11 @@ test: lint compile
 # The real memory libraries at full size (tests/native, docs/native.md): about ten minutes
 test-native: compile
 	$(BIN)/pytest -n 2 -q -m native_full tests/native tests/pipeline/test_native_study.py
+
+# A one-node SLURM cluster on this machine (as root), the smoke study through it and locally,
+# compared output for output; stops only what it started (cluster/, docs/running.md)
+test-cluster: compile
+	bash cluster/test-cluster.sh
 
 # Most of its time is the coverage section (tens of thousands of simulated studies); one section
 # alone: python -m memshift_tools.bench --only coverage --out docs/benchmarks.md

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Stops the daemons cluster/setup.sh started, by the pids it recorded (each checked to still be
+# that program), newest first. Packages, configs and SLURM's state stay.
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+STATE=${STATE:-$HERE/.state}
+for program in slurmd slurmctld slurmdbd mariadbd munged; do
+  record="$STATE/$program.pid"
+  [ -s "$record" ] || continue
+  pid=$(cat "$record")
+  if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$program" ]; then
+    echo "[cluster teardown] stopping $program (pid $pid)"
+    kill -TERM "$pid"
+    for _ in $(seq 1 80); do [ -d "/proc/$pid" ] || break; sleep 0.25; done
+    [ -d "/proc/$pid" ] && kill -KILL "$pid"
+  fi
+  rm -f "$record"
+done
