@@ -277,7 +277,7 @@ def check_native(config: Mapping[str, Any], native: Mapping[str, Any]) -> dict[s
             profile = load_profile(Path(config["models"]), settings.profile)
         except ConfigError as exc:
             raise ConfigError(f"systems.native.{name}.profile: {exc}") from None
-        check_profile(name, settings, profile)
+        check_profile(name, profile)
         out[name] = settings.to_json()
     return out
 

@@ -121,7 +121,7 @@ class LightRAGMemory:
                 embedding_dim=embedding_dims, max_token_size=8192, func=self.endpoint.embed
             ),
             tokenizer=Tokenizer("word-pieces", WordPieces()),
-            # one extraction call per chunk, as the paper's runs; no JSON mode, no reranker
+            # one extraction call per chunk (no gleaning pass), no JSON mode, no reranker
             entity_extract_max_gleaning=0,
             entity_extraction_use_json=False,
             top_k=top_k,

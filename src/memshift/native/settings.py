@@ -17,7 +17,6 @@ from memshift.registry import NATIVE_SYSTEMS, load
 if TYPE_CHECKING:
     from memshift.memory.programs import ProgramRunner
 
-LIGHTRAG_MODES = ("naive", "local", "global", "hybrid", "mix")
 # the options only one library reads, by library
 OWN_OPTIONS = {"mem0": ("batch", "invalidate", "program_view"), "lightrag": ("mode",)}
 
@@ -68,7 +67,7 @@ class NativeSettings:
             raise ConfigError(f"--native: not a native system's settings: {exc}") from None
 
 
-def check_profile(name: str, settings: NativeSettings, profile: Profile) -> None:
+def check_profile(name: str, profile: Profile) -> None:
     if profile.backend != "openai" or not profile.base_url:
         raise ConfigError(
             f"systems.native.{name}.profile: {profile.name!r} is a {profile.backend} profile; "
@@ -84,7 +83,7 @@ def build(
 ) -> MemorySystem:
     """The library's adapter for one branch, its stores under `workdir`; `programs` are the
     writer's, for Mem0's program view."""
-    check_profile(settings.library, settings, profile)
+    check_profile(settings.library, profile)
     factory = load(NATIVE_SYSTEMS[settings.library])
     system: MemorySystem = factory(
         settings,
