@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 
 import yaml
-from test_snakemake import planned, snakemake, workflow_copy
+from test_snakemake import jobs_of, snakemake, workflow_copy
 
 from memshift.native.settings import NativeSettings
 
@@ -41,9 +41,10 @@ def test_the_probe_job_of_a_native_system_passes_its_settings(tmp_path):
     }
     where = workflow_copy(tmp_path / "flow", config)
     (where / "models.yaml").write_text(yaml.safe_dump(MODELS))
-    jobs = planned(where)
+    shown = snakemake(where, "-n", "--printshellcmds")
+    assert shown.returncode == 0, shown.stderr[-3000:]
+    jobs = jobs_of(shown.stdout + shown.stderr)
     assert jobs["probe_native"] == ["world=1000, system=mem0"]
     assert "mem0" not in " ".join(jobs["probe_system"])
-    shown = snakemake(where, "-n", "--printshellcmds")
     settings = NativeSettings(**MEM0).to_json()
     assert f"--system mem0 --native {shlex.quote(settings)}" in shown.stdout

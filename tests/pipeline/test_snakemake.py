@@ -130,9 +130,14 @@ def planned(where: Path, *args: str, package: Path | None = None) -> dict[str, l
     """The jobs a dry run would run: rule name -> the wildcards line of each job."""
     run = snakemake(where, "-n", *args, package=package)
     assert run.returncode == 0, run.stderr[-3000:]
+    return jobs_of(run.stdout + run.stderr)
+
+
+def jobs_of(output: str) -> dict[str, list[str]]:
+    """The jobs a dry run's output lists: rule name -> the wildcards line of each job."""
     jobs: dict[str, list[str]] = {}
     rule = None
-    for line in (run.stdout + run.stderr).splitlines():
+    for line in output.splitlines():
         if line.startswith(("rule ", "localrule ")) and line.endswith(":"):
             rule = line.split()[1].rstrip(":")
             jobs.setdefault(rule, [])
