@@ -34,6 +34,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# A config file this run writes where there was none is listed for teardown.sh to remove: with
+# a slurm.conf left behind and no controller up, every `scontrol` waits ~9 s, and the Snakemake
+# executor plugin runs one at every Snakemake start.
+written() { # written FILE: note FILE as this run's if it does not exist yet
+  [ -e "$1" ] || echo "$1" >>"$STATE/written-files"
+}
+
 running() { # running PIDFILE PROGRAM: the pid file names a live process of that program
   [ -s "$1" ] && [ "$(cat "/proc/$(cat "$1")/comm" 2>/dev/null)" = "$2" ]
 }
@@ -74,6 +81,7 @@ CREATE DATABASE IF NOT EXISTS slurm_acct_db;
 CREATE USER IF NOT EXISTS 'slurm'@'localhost' IDENTIFIED BY 'slurm-local-only';
 GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost';
 SQL
+  written /etc/slurm/slurmdbd.conf
   install -m 600 -o slurm -g slurm /dev/stdin /etc/slurm/slurmdbd.conf <<'CONF'
 AuthType=auth/munge
 DbdHost=localhost
@@ -134,6 +142,8 @@ NodeName=$NODE NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=$MEMORY_MB State=UNKNOWN
 PartitionName=debug Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
 CONF
 changed=0
+written /etc/slurm/slurm.conf
+written /etc/slurm/cgroup.conf
 cmp -s "$conf" /etc/slurm/slurm.conf || { install -m 644 "$conf" /etc/slurm/slurm.conf; changed=1; }
 rm -f "$conf"
 [ -e /etc/slurm/cgroup.conf ] || echo "# no cgroup plugins" >/etc/slurm/cgroup.conf

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Stops the daemons cluster/setup.sh started, by the pids it recorded (each checked to still be
-# that program), newest first. Packages, configs and SLURM's state stay.
+# that program), newest first, and removes the config files it wrote where there were none.
+# Packages and SLURM's state stay.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 STATE=${STATE:-$HERE/.state}
@@ -16,3 +17,10 @@ for program in slurmd slurmctld slurmdbd mariadbd munged; do
   fi
   rm -f "$record"
 done
+if [ -s "$STATE/written-files" ]; then
+  while read -r file; do
+    echo "[cluster teardown] removing $file"
+    rm -f "$file"
+  done <"$STATE/written-files"
+  rm -f "$STATE/written-files"
+fi
