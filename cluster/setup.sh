@@ -102,8 +102,6 @@ CONF
     await 60 slurmdbd running /run/slurmdbd.pid slurmdbd
     started /run/slurmdbd.pid slurmdbd
   fi
-  # slurmctld without a database to read its resources from stops at once: wait for slurmdbd
-  await 60 "slurmdbd to answer" sacctmgr -n list cluster
   ACCOUNTING=$'AccountingStorageType=accounting_storage/slurmdbd\nAccountingStorageHost=localhost\nAccountingStoragePort=6819'
 else
   ACCOUNTING=AccountingStorageType=accounting_storage/none
@@ -148,6 +146,9 @@ cmp -s "$conf" /etc/slurm/slurm.conf || { install -m 644 "$conf" /etc/slurm/slur
 rm -f "$conf"
 [ -e /etc/slurm/cgroup.conf ] || echo "# no cgroup plugins" >/etc/slurm/cgroup.conf
 
+# slurmctld without a database to read its resources from stops at once: wait for slurmdbd
+# (sacctmgr finds it through slurm.conf, written above)
+[ "$WITH_ACCOUNTING" = 1 ] && await 60 "slurmdbd to answer" sacctmgr -n list cluster
 if running /run/slurmctld.pid slurmctld; then
   [ "$changed" = 0 ] || scontrol reconfigure
 else
