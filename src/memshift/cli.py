@@ -484,68 +484,21 @@ def probe(
 ) -> None:
     """Ask one system the probes of a branch, through the shared reader."""
     profile = _profile(llm, models_file)
+    # each stage's run takes these six first, then its own settings
+    extra: tuple[Any, ...]
     if native_json is not None:
-        _probe_native(
-            world_dir,
-            run_dir,
-            branch_list,
-            system,
-            native_json,
-            program_llm,
-            every_item_time,
-            profile,
-            models_file,
-            cache_dir,
-        )
-        return
-    from memshift.stages import probe as stage
+        from memshift.native.settings import NativeSettings
+        from memshift.stages import probe_native as stage
 
+        native = NativeSettings.from_json(native_json)
+        profiles = (_profile(native.profile, models_file), _profile(program_llm, models_file))
+        extra = (native, profiles, every_item_time)
+    else:
+        from memshift.stages import probe as stage  # type: ignore[no-redef]
+
+        extra = (spec, embedder, embedding_cache, every_item_time, read_set)
     for branch in _in_order(branch_list):
-        n = stage.run(
-            world_dir,
-            run_dir,
-            branch,
-            system,
-            profile,
-            cache_dir,
-            spec,
-            embedder,
-            embedding_cache,
-            every_item_time,
-            read_set,
-        )
-        click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
-
-
-def _probe_native(  # type: ignore[no-untyped-def]
-    world_dir,
-    run_dir,
-    branch_list,
-    system,
-    native_json,
-    program_llm,
-    every_item_time,
-    reader,
-    models_file,
-    cache_dir,
-) -> None:
-    from memshift.native.settings import NativeSettings
-    from memshift.stages import probe_native as stage
-
-    native = NativeSettings.from_json(native_json)
-    profiles = (_profile(native.profile, models_file), _profile(program_llm, models_file))
-    for branch in _in_order(branch_list):
-        n = stage.run(
-            world_dir,
-            run_dir,
-            branch,
-            system,
-            reader,
-            cache_dir,
-            native,
-            profiles,
-            every_item_time,
-        )
+        n = stage.run(world_dir, run_dir, branch, system, profile, cache_dir, *extra)
         click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
 
 

@@ -38,12 +38,12 @@ SYSTEMS: dict[str, str] = {
     "oracle": "memshift.memory.baselines:oracle_system",
 }
 
-# Real memory libraries behind the memory interface (`systems.native`, docs/native.md), each a
-# factory(NativeSettings, base_url=, model=, api_key=, workdir=, programs=) -> MemorySystem; their
-# packages are the optional `native` extra.
+# Real memory libraries behind the memory interface (`systems.native`, docs/native.md), each an
+# adapter class built from the settings by `native.settings.build`; their packages are the
+# optional `native` extra.
 NATIVE_SYSTEMS: dict[str, str] = {
-    "mem0": "memshift.native.mem0_memory:mem0_system",
-    "lightrag": "memshift.native.lightrag_memory:lightrag_system",
+    "mem0": "memshift.native.mem0_memory:Mem0Memory",
+    "lightrag": "memshift.native.lightrag_memory:LightRAGMemory",
 }
 
 # Model backends by the `backend` of a model profile (`config/models.yaml`).

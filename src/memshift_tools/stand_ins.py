@@ -84,3 +84,20 @@ def any_library(api: str, messages: list[dict[str, str]], schema: Any) -> str:
     if "## New Messages" in messages[-1]["content"]:
         return mem0_extraction(api, messages, schema)
     return lightrag(api, messages, schema)
+
+
+# What a native system reads of the local server when the stand-ins answer: a model profile of
+# the models file, and the server's embedder (hashed words, any dimension).
+STAND_IN_EMBEDDER = {"embedder_model": "hashed-words", "embedding_dims": 64}
+
+
+def stand_in_profile(base_url: str) -> dict[str, Any]:
+    """A models-file profile of a local server whose replies are the stand-ins (`base_url`
+    ends in /v1)."""
+    return {
+        "backend": "openai",
+        "description": "The scripted stand-ins of the memory libraries' prompts (tests only).",
+        "model": "stand-in",
+        "base_url": base_url,
+        "decoding": {"temperature": 0.0, "max_tokens": 2000},
+    }

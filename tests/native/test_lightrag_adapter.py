@@ -19,6 +19,7 @@ if importlib.util.find_spec("lightrag") is None:
     )
 
 from network_guard import no_network  # noqa: F401  (autouse)
+from served import on_server
 from slices import revised_and_deleted
 
 from memshift.dataset import world_data
@@ -37,13 +38,7 @@ BRANCH = "del"
 
 
 def follow(events, world, probes, server, workdir):
-    memory = LightRAGMemory(
-        base_url=f"{server.url}/v1",
-        model="stand-in",
-        embedder_model="hashed-words",
-        embedding_dims=64,
-        workdir=workdir,
-    )
+    memory = on_server(LightRAGMemory, server, workdir)
     try:
         asked = drive(memory, events, world.timeline.checkpoints, questions(probes, world.items))
         revisions = {f"{e.object_id}@{e.revision}" for e in events if e.op != "delete"}
@@ -86,13 +81,7 @@ def test_a_reply_missing_from_the_recording_is_a_counted_failure(tmp_path):
     data = world_data(world, ("none", BRANCH))[BRANCH]
     events, _, _ = revised_and_deleted(public_view(data.branch.events), each=1)
     with LocalServer(replayer := Replayer({})) as server:
-        memory = LightRAGMemory(
-            base_url=f"{server.url}/v1",
-            model="stand-in",
-            embedder_model="hashed-words",
-            embedding_dims=64,
-            workdir=tmp_path / "empty",
-        )
+        memory = on_server(LightRAGMemory, server, tmp_path / "empty")
         try:
             memory.ingest([e for e in events if e.op == "insert"], world.timeline.checkpoints[0])
         finally:

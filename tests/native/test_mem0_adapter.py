@@ -18,6 +18,7 @@ if importlib.util.find_spec("mem0") is None:  # not imported here: the adapter s
 import sqlite3
 
 from network_guard import no_network  # noqa: F401  (autouse)
+from served import on_server
 from slices import revised_and_deleted
 
 from memshift.dataset import world_data
@@ -40,14 +41,7 @@ RULES = Profile("rules", "rules")
 
 
 def mem0(server, workdir, **options):
-    return Mem0Memory(
-        base_url=f"{server.url}/v1",
-        model="stand-in",
-        embedder_model="hashed-words",
-        embedding_dims=64,
-        workdir=workdir,
-        **options,
-    )
+    return on_server(Mem0Memory, server, workdir, **options)
 
 
 def writer_programs(world, branch):

@@ -12,16 +12,12 @@ import yaml
 from memshift.config import check_config
 from memshift.errors import ConfigError
 from memshift.native.settings import NativeSettings
+from memshift_tools.stand_ins import STAND_IN_EMBEDDER, stand_in_profile
 
 MODELS = {
     "profiles": {
         "rules": {"backend": "rules"},
-        "served": {
-            "backend": "openai",
-            "model": "stand-in",
-            "base_url": "http://127.0.0.1:9/v1",
-            "decoding": {"max_tokens": 2000},
-        },
+        "served": stand_in_profile("http://127.0.0.1:9/v1"),
         "claude": {
             "backend": "anthropic",
             "model": "c",
@@ -30,7 +26,7 @@ MODELS = {
         },
     }
 }
-MEM0 = {"library": "mem0", "profile": "served", "embedder_model": "e", "embedding_dims": 64}
+MEM0 = {"library": "mem0", "profile": "served", **STAND_IN_EMBEDDER}
 
 
 def study(tmp_path: Path, native: dict) -> dict:

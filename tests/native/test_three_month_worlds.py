@@ -15,6 +15,7 @@ if importlib.util.find_spec("lightrag") is None:
     )
 
 from network_guard import no_network  # noqa: F401  (autouse)
+from served import on_server
 
 from memshift.dataset import world_data
 from memshift.memory.reading import answer, drive, questions
@@ -40,13 +41,7 @@ def test_lightrag_follows_a_whole_three_month_branch(tmp_path):
     probes = measured(probes_to_table(data.probes, world=SEED, branch="src"))
     recording = tmp_path / "lightrag.jsonl"
     with recording.open("w") as out, LocalServer(Recorder(lightrag, out)) as server:
-        memory = LightRAGMemory(
-            base_url=f"{server.url}/v1",
-            model="stand-in",
-            embedder_model="hashed-words",
-            embedding_dims=64,
-            workdir=tmp_path / "lightrag",
-        )
+        memory = on_server(LightRAGMemory, server, tmp_path / "lightrag")
         try:
             asked = drive(
                 memory, events, world.timeline.checkpoints, questions(probes, world.items)

@@ -9,19 +9,12 @@ import yaml
 from test_snakemake import jobs_of, snakemake, workflow_copy
 
 from memshift.native.settings import NativeSettings
+from memshift_tools.stand_ins import STAND_IN_EMBEDDER, stand_in_profile
 
 MODELS = {
-    "profiles": {
-        "rules": {"backend": "rules"},
-        "served": {
-            "backend": "openai",
-            "model": "stand-in",
-            "base_url": "http://127.0.0.1:9/v1",
-            "decoding": {"max_tokens": 2000},
-        },
-    }
+    "profiles": {"rules": {"backend": "rules"}, "served": stand_in_profile("http://127.0.0.1:9/v1")}
 }
-MEM0 = {"library": "mem0", "profile": "served", "embedder_model": "e", "embedding_dims": 64}
+MEM0 = {"library": "mem0", "profile": "served", **STAND_IN_EMBEDDER}
 
 
 def test_the_probe_job_of_a_native_system_passes_its_settings(tmp_path):

@@ -19,7 +19,7 @@ if importlib.util.find_spec("mem0") is None:
 from test_snakemake import ROOT, SNAKEMAKE, job_env, workflow_copy
 
 from memshift_tools.localserver import LocalServer
-from memshift_tools.stand_ins import any_library
+from memshift_tools.stand_ins import STAND_IN_EMBEDDER, any_library, stand_in_profile
 
 pytestmark = pytest.mark.native_full
 
@@ -27,14 +27,8 @@ pytestmark = pytest.mark.native_full
 def test_a_study_with_mem0_runs_from_the_world_to_the_report(tmp_path):
     with LocalServer(any_library) as server:
         models = yaml.safe_load((ROOT / "config/models.yaml").read_text())
-        models["profiles"]["stand-in"] = {
-            "backend": "openai",
-            "description": "The scripted stand-ins of the memory libraries' prompts (tests).",
-            "model": "stand-in",
-            "base_url": f"{server.url}/v1",
-            "decoding": {"temperature": 0.0, "max_tokens": 2000},
-        }
-        library = {"profile": "stand-in", "embedder_model": "hashed-words", "embedding_dims": 64}
+        models["profiles"]["stand-in"] = stand_in_profile(f"{server.url}/v1")
+        library = {"profile": "stand-in", **STAND_IN_EMBEDDER}
         where = workflow_copy(
             tmp_path / "flow",
             {

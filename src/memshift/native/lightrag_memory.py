@@ -29,7 +29,6 @@ from typing import Any
 from memshift.errors import MemshiftError
 from memshift.memory.interface import Cost, Question
 from memshift.native.endpoint import Endpoint
-from memshift.native.settings import NativeSettings
 from memshift.timeutil import fmt
 from memshift.world.records import PublicEvent
 
@@ -126,6 +125,9 @@ class LightRAGMemory:
             entity_extraction_use_json=False,
             top_k=top_k,
             chunk_top_k=top_k,
+            # documents merged one at a time: in parallel, the order of entries in a query's
+            # context changes from run to run (seen on world 1002), and a replay diverges
+            max_parallel_insert=1,
         )
         self.loop.run_until_complete(self.rag.initialize_storages())
         self.mode = mode
@@ -223,25 +225,3 @@ class LightRAGMemory:
             task.cancel()
         self.loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         self.loop.close()
-
-
-def lightrag_system(
-    settings: NativeSettings,
-    *,
-    base_url: str,
-    model: str,
-    api_key: str,
-    workdir: Path,
-    programs: object | None = None,
-) -> LightRAGMemory:
-    return LightRAGMemory(
-        base_url=base_url,
-        model=model,
-        embedder_model=settings.embedder_model,
-        embedding_dims=settings.embedding_dims,
-        workdir=workdir,
-        api_key=api_key,
-        embedder_base_url=settings.embedder_base_url,
-        mode=settings.mode,
-        top_k=settings.top_k,
-    )

@@ -33,7 +33,6 @@ from memshift.gold.evaluator import Value
 from memshift.memory.interface import Cost, Question
 from memshift.memory.programs import ProgramRunner, source_records
 from memshift.memory.repair import render_program
-from memshift.native.settings import NativeSettings
 from memshift.timeutil import fmt
 from memshift.world.records import LiveState, PublicEvent
 
@@ -215,27 +214,3 @@ class Mem0Memory:
     def close(self) -> None:
         """Release the local Qdrant store (Mem0's own close leaves its lock)."""
         self.memory.vector_store.client.close()
-
-
-def mem0_system(
-    settings: NativeSettings,
-    *,
-    base_url: str,
-    model: str,
-    api_key: str,
-    workdir: Path,
-    programs: ProgramRunner | None = None,
-) -> Mem0Memory:
-    return Mem0Memory(
-        base_url=base_url,
-        model=model,
-        embedder_model=settings.embedder_model,
-        embedding_dims=settings.embedding_dims,
-        workdir=workdir,
-        api_key=api_key,
-        embedder_base_url=settings.embedder_base_url,
-        batch=settings.batch,
-        top_k=settings.top_k,
-        invalidate=settings.invalidate,
-        programs=programs if settings.program_view else None,
-    )

@@ -84,13 +84,23 @@ def build(
     """The library's adapter for one branch, its stores under `workdir`; `programs` are the
     writer's, for Mem0's program view."""
     check_profile(settings.library, profile)
-    factory = load(NATIVE_SYSTEMS[settings.library])
-    system: MemorySystem = factory(
-        settings,
+    own = {
+        option: getattr(settings, option)
+        for option in OWN_OPTIONS[settings.library]
+        if option != "program_view"
+    }
+    if settings.program_view:
+        own["programs"] = programs
+    adapter = load(NATIVE_SYSTEMS[settings.library])
+    system: MemorySystem = adapter(
         base_url=profile.base_url,
         model=profile.model,
         api_key=api_key(profile, "local"),
+        embedder_model=settings.embedder_model,
+        embedding_dims=settings.embedding_dims,
+        embedder_base_url=settings.embedder_base_url,
+        top_k=settings.top_k,
         workdir=workdir,
-        programs=programs,
+        **own,
     )
     return system
