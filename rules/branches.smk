@@ -1,6 +1,6 @@
 rule branches:
     input:
-        rules.world.output,
+        [str(f) for f in rules.world.output],
     output:
         events=each_branch(built_branch_file(layout.events)),
         shift=each_branch(built_branch_file(layout.shift)),

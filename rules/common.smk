@@ -9,7 +9,6 @@ from memshift.vocabulary import (
     audited_parts,
     audited_system,
     cell_parts,
-    cell_system,
     detection_system,
     portable_parts,
 )
@@ -20,7 +19,6 @@ WORLD = L.world("{world}")
 BUILT = L.built_world("{world}")
 RUN = L.run_world("{world}")
 DETECTION = detection_system("{detection}")
-CELL = cell_system("{detection}", "{repair}")
 
 
 def world_file(path):
@@ -159,20 +157,32 @@ def audited_answers(wildcards):
     return each_branch(system_table(system, layout.ANSWERS, wildcards.world))
 
 
-def cell_answers(world):
+def cell_tables(name, world="{world}"):
+    """A table of every HoldMem cell on every branch of a world (`layout.STORE`, ...)."""
     return [
-        system_table(cell, layout.ANSWERS, world, branch)
+        system_table(cell, name, world, branch)
         for branch in BRANCHES
         for cell in cells()
     ]
 
 
+def cell_answers(world):
+    return cell_tables(layout.ANSWERS, world)
+
+
 def cell_stores(world):
     """What each HoldMem cell stored: the score stage also scores it without the reader."""
+    return cell_tables(layout.STORE, world)
+
+
+def cell_sources():
+    """The writes and served tables of every detection a HoldMem cell repairs."""
+    detections = sorted({cell_parts(cell)[1] for cell in cells()})
     return [
-        system_table(cell, layout.STORE, world, branch)
+        system_table(detection_system(detection), name, "{world}", branch)
         for branch in BRANCHES
-        for cell in cells()
+        for detection in detections
+        for name in (layout.WRITES, layout.SERVED)
     ]
 
 
@@ -305,9 +315,20 @@ def config_sha256():
     return config_hash(config)
 
 
+def answers_every(system):
+    """Whether a system answers every unshifted item-time (systems.unshifted_all_items)."""
+    return system in SYSTEMS["unshifted_all_items"]
+
+
 def every_item_time(system):
-    """The probe command's flag for a system that answers every unshifted item-time."""
-    return "--every-item-time" if system in SYSTEMS["unshifted_all_items"] else ""
+    """The probe command's option for a system that answers every unshifted item-time."""
+    return f"--every-item-time {system}" if answers_every(system) else ""
+
+
+# every HoldMem cell, for the jobs that run them one after another in one process
+CELL_ARGS = " ".join(f"--cell {cell}" for cell in SYSTEMS["cells"])
+# the cells that answer every unshifted item-time
+EVERY_CELL_ARGS = " ".join(filter(None, map(every_item_time, SYSTEMS["cells"])))
 
 
 def custom_code(wildcards):

@@ -71,7 +71,11 @@ rule import_pm:
         models=STUDY["models"],
         cache=str(L.llm_cache),
         # the imported memory answers the probes its cell answers, so they pair one to one
-        every=lambda wc: every_item_time((portable_parts(wc.system) or ("",))[0]),
+        every=lambda wc: (
+            "--every-item-time"
+            if answers_every((portable_parts(wc.system) or ("",))[0])
+            else ""
+        ),
     shell:
         "memshift import-run --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} --system {wildcards.system} {params.every} --llm {params.llm}"

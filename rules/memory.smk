@@ -79,23 +79,24 @@ rule ingest:
         " {params.auditor} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 
 
+# every HoldMem cell of a world in one job (they share the job's code; a cell's model calls are
+# cached, so a rerun of all of them for one asks nothing again)
 rule audit_repair:
     input:
         each_branch(branch_file(layout.events)),
-        each_branch(system_table(DETECTION, layout.WRITES)),
-        each_branch(system_table(DETECTION, layout.SERVED)),
+        cell_sources(),
     output:
-        store=each_branch(system_table(CELL, layout.STORE)),
-        calls=each_branch(system_table(CELL, layout.PROGRAM_CALLS)),
+        store=cell_tables(layout.STORE),
+        calls=cell_tables(layout.PROGRAM_CALLS),
     log:
-        str(L.run_log("audit_repair", "w{world}-d{repair}-{detection}")),
+        str(L.run_log("audit_repair", "w{world}")),
     benchmark:
-        str(L.run_benchmark("audit_repair", "w{world}-d{repair}-{detection}"))
+        str(L.run_benchmark("audit_repair", "w{world}"))
     conda:
         "../envs/memshift.yaml"
     resources:
         mem_mb=2000,
-        runtime=60 * len(BRANCHES),
+        runtime=15 * len(BRANCHES) * len(SYSTEMS["cells"]),
         llm_api=1,
     params:
         code=job_code("audit_repair", "program"),
@@ -103,11 +104,11 @@ rule audit_repair:
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
+        cells=CELL_ARGS,
         llm=ROLE["program"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
     shell:
         "memshift audit-repair --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} --detection {wildcards.detection}"
-        " --repair {wildcards.repair} --llm {params.llm} --models-file {params.models}"
+        " {params.branches} {params.cells} --llm {params.llm} --models-file {params.models}"
         " --cache-dir {params.cache} 2> {log}"

@@ -1,19 +1,20 @@
+# every HoldMem cell of a world in one job, like audit_repair
 rule probe_cell:
     input:
         each_branch(branch_file(layout.probes)),
-        each_branch(system_table(CELL, layout.STORE)),
+        cell_tables(layout.STORE),
     output:
-        answers=each_branch(system_table(CELL, layout.ANSWERS)),
-        calls=each_branch(system_table(CELL, layout.READER_CALLS)),
+        answers=cell_tables(layout.ANSWERS),
+        calls=cell_tables(layout.READER_CALLS),
     log:
-        str(L.run_log("probe", "w{world}-d{repair}-{detection}")),
+        str(L.run_log("probe", "w{world}-holdmem")),
     benchmark:
-        str(L.run_benchmark("probe", "w{world}-d{repair}-{detection}"))
+        str(L.run_benchmark("probe", "w{world}-holdmem"))
     conda:
         "../envs/memshift.yaml"
     resources:
         mem_mb=1500,
-        runtime=30 * len(BRANCHES),
+        runtime=10 * len(BRANCHES) * len(SYSTEMS["cells"]),
         llm_api=1,
     params:
         code=job_code("probe", "reader", system="holdmem"),
@@ -21,16 +22,16 @@ rule probe_cell:
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
+        cells=" ".join(f"--system {cell}" for cell in SYSTEMS["cells"]),
         llm=ROLE["reader"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
-        every=lambda wc: every_item_time(f"holdmem-d{wc.repair}-{wc.detection}"),
+        every=EVERY_CELL_ARGS,
         read_set=STUDY["consent"]["read_set"],
     shell:
         "memshift probe --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} --system holdmem-d{wildcards.repair}-{wildcards.detection}"
-        " {params.every} --read-set {params.read_set} --llm {params.llm}"
-        " --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+        " {params.branches} {params.cells} {params.every} --read-set {params.read_set}"
+        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 
 
 rule probe_system:

@@ -6,7 +6,8 @@ rule run_manifest:
         switches=all_switch_outputs(calls=False),
         calibration=calibration_outputs(),
         switch_scores=[str(L.switch_scores), str(L.agreement)] if SWITCH_PLAN else [],
-        report=rules.report.output,
+        # as plain paths: a rule's output object as an input costs the DAG seconds to hash
+        report=[str(f) for f in rules.report.output],
     output:
         str(L.manifest),
     log:

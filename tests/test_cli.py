@@ -147,6 +147,24 @@ SWITCH_ARGS = "--worlds-dir w --runs-dir r --seeds 1000"
             "report --scores s.parquet --worlds-dir w --out o --role judge=rules",
             "'judge=rules' is not ROLE=PROFILE",
         ),
+        (
+            "audit-repair --world-dir w --run-dir r --branch none --cell holdmem-d1-source"
+            " --cell holdmem-dq-source",
+            "'holdmem-dq-source' is not a HoldMem cell (holdmem-d<repair>-<detection>",
+        ),
+        (
+            "audit-repair --world-dir w --run-dir r --branch none --cell bm25",
+            "'bm25' is not a HoldMem cell",
+        ),
+        (
+            "probe --world-dir w --run-dir r --branch none --system bm25 --system rag"
+            " --every-item-time oracle",
+            "Invalid value for --every-item-time: oracle not among the --system values",
+        ),
+        (
+            "probe --world-dir w --run-dir r --branch none --system a --system b --native {}",
+            "one --system only with --spec or --native",
+        ),
     ],
 )
 def test_a_bad_switch_or_role_argument_is_one_line_naming_it(args, problem):

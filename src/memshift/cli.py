@@ -391,12 +391,39 @@ def ingest(
         )
 
 
+def cell_pairs(
+    names: tuple[str, ...], detections: tuple[str, ...], what: str
+) -> list[tuple[str, str]]:
+    """Each HoldMem cell name as (detection, repair), in the order given; a name that is not a
+    cell on one of `detections` is a --cell error saying so (`what`: which cells are taken)."""
+    from memshift.vocabulary import cell_parts
+
+    pairs = []
+    for name in names:
+        parts = cell_parts(name)
+        if parts is None or parts[0] not in REPAIRS or parts[1] not in detections:
+            raise click.BadParameter(
+                f"{name!r} is not a HoldMem cell{what} (holdmem-d<repair>-<detection>, "
+                f"detection one of {', '.join(detections)})",
+                param_hint="--cell",
+            )
+        pairs.append((parts[1], parts[0]))
+    return pairs
+
+
 @cli.command("audit-repair")
 @WORLD_DIR
 @RUN_DIR
 @BRANCH
-@DETECTION
-@click.option("--repair", required=True, type=click.Choice(REPAIRS))
+@click.option(
+    "--cell",
+    "cells",
+    multiple=True,
+    required=True,
+    callback=lambda ctx, param, value: cell_pairs(value, DETECTIONS, ""),
+    help="A HoldMem cell, holdmem-d<D>-<B>: repair arm D on detection B's writes; repeatable "
+    "(one process reads each branch once for all of them).",
+)
 @LLM
 @MODELS
 @CACHE
@@ -404,26 +431,35 @@ def audit_repair(
     world_dir: Path,
     run_dir: Path,
     branch_list: tuple[str, ...],
-    detection: str,
-    repair: str,
+    cells: list[tuple[str, str]],
     llm: str,
     models_file: Path,
     cache_dir: Path,
 ) -> None:
-    """Apply one repair arm (D) to a detection policy's writes."""
+    """Apply repair arms (D) to detection policies' writes: one store per cell and branch."""
     from memshift.stages import audit_repair as stage
 
     profile = _profile(llm, models_file)
     for branch in _in_order(branch_list):
-        n = stage.run(world_dir, run_dir, branch, detection, repair, profile, cache_dir)
-        click.echo(f"{world_dir.name} {branch} D={repair} {detection}: {n} served items", err=True)
+        counts = stage.run_cells(world_dir, run_dir, branch, cells, profile, cache_dir)
+        for (detection, repair), n in zip(cells, counts, strict=True):
+            click.echo(
+                f"{world_dir.name} {branch} D={repair} {detection}: {n} served items", err=True
+            )
 
 
 @cli.command()
 @WORLD_DIR
 @RUN_DIR
 @BRANCH
-@SYSTEM
+@click.option(
+    "--system",
+    "systems",
+    multiple=True,
+    required=True,
+    help="bm25, rag, oracle, holdmem-d<D>-<B> or a custom name; repeatable (one process reads "
+    "each branch once for all of them; one only with --spec or --native).",
+)
 @click.option(
     "--spec",
     default=None,
@@ -462,7 +498,15 @@ def audit_repair(
     show_default=True,
     help="For a native system with program_view: the profile of the writer's programs.",
 )
-@EVERY_ITEM_TIME
+@click.option(
+    "--every-item-time",
+    "every_item_time",
+    multiple=True,
+    metavar="SYSTEM",
+    help="A system of --system that, on the unshifted branch, answers every item at every "
+    "checkpoint, not only the item-times the measures count (systems.unshifted_all_items); "
+    "repeatable.",
+)
 @LLM
 @MODELS
 @CACHE
@@ -470,36 +514,54 @@ def probe(
     world_dir: Path,
     run_dir: Path,
     branch_list: tuple[str, ...],
-    system: str,
+    systems: tuple[str, ...],
     spec: str | None,
     embedder: str,
     embedding_cache: Path | None,
     read_set: str,
     native_json: str | None,
     program_llm: str,
-    every_item_time: bool,
+    every_item_time: tuple[str, ...],
     llm: str,
     models_file: Path,
     cache_dir: Path,
 ) -> None:
-    """Ask one system the probes of a branch, through the shared reader."""
+    """Ask systems the probes of a branch, through the shared reader."""
+    unknown = sorted(set(every_item_time) - set(systems))
+    if unknown:
+        raise click.BadParameter(
+            f"{', '.join(unknown)} not among the --system values", param_hint="--every-item-time"
+        )
+    if len(systems) > 1 and (spec is not None or native_json is not None):
+        raise click.BadParameter(
+            "one --system only with --spec or --native (their settings are one system's)",
+            param_hint="--system",
+        )
     profile = _profile(llm, models_file)
-    # each stage's run takes these six first, then its own settings
-    extra: tuple[Any, ...]
     if native_json is not None:
         from memshift.native.settings import NativeSettings
-        from memshift.stages import probe_native as stage
+        from memshift.stages import probe_native as native_stage
 
         native = NativeSettings.from_json(native_json)
         profiles = (_profile(native.profile, models_file), _profile(program_llm, models_file))
-        extra = (native, profiles, every_item_time)
-    else:
-        from memshift.stages import probe as stage  # type: ignore[no-redef]
+        (system,) = systems
+        for branch in _in_order(branch_list):
+            n = native_stage.run(
+                world_dir, run_dir, branch, system, profile, cache_dir, native, profiles,
+                system in every_item_time,
+            )  # fmt: skip
+            click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
+        return
+    from memshift.stages import probe as stage
 
-        extra = (spec, embedder, embedding_cache, every_item_time, read_set)
     for branch in _in_order(branch_list):
-        n = stage.run(world_dir, run_dir, branch, system, profile, cache_dir, *extra)
-        click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
+        reads = stage.BranchReads.read(world_dir, branch)
+        for system in systems:
+            n = stage.run(
+                world_dir, run_dir, branch, system, profile, cache_dir, spec, embedder,
+                embedding_cache, system in every_item_time, read_set, reads,
+            )  # fmt: skip
+            click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
 
 
 @cli.command()
@@ -611,19 +673,10 @@ def answer_audit(
 
 
 def _cells(cells: tuple[str, ...]) -> dict[str, list[str]]:
-    """HoldMem cell names grouped as detection -> repair arms."""
-    from memshift.vocabulary import cell_parts
-
+    """HoldMem cell names a switch can take, grouped as detection -> repair arms."""
     grouped: dict[str, list[str]] = {}
-    for cell in cells:
-        parts = cell_parts(cell)
-        if parts is None or parts[0] not in REPAIRS or parts[1] not in MOVABLE:
-            raise click.BadParameter(
-                f"{cell!r} is not a HoldMem cell a switch can take (holdmem-d<repair>-"
-                f"<detection>, detection one of {', '.join(MOVABLE)})",
-                param_hint="--cell",
-            )
-        grouped.setdefault(parts[1], []).append(parts[0])
+    for detection, repair in cell_pairs(cells, MOVABLE, " a switch can take"):
+        grouped.setdefault(detection, []).append(repair)
     return grouped
 
 

@@ -1,7 +1,9 @@
-"""Stage `audit_repair`: apply one repair arm (D) to a detection policy's writes."""
+"""Stage `audit_repair`: apply repair arms (D) to detection policies' writes, one HoldMem cell
+after another in one process: a branch's world and events are read once for all its cells."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from memshift import layout, schemas
@@ -27,25 +29,41 @@ def run(
     profile: Profile,
     cache_dir: Path | None,
 ) -> int:
+    """One cell (detection, repair) on one branch; returns the number of served items."""
+    return run_cells(world_dir, run_world_dir, branch, [(detection, repair)], profile, cache_dir)[0]
+
+
+def run_cells(
+    world_dir: Path,
+    run_world_dir: Path,
+    branch: str,
+    cells: Sequence[tuple[str, str]],
+    profile: Profile,
+    cache_dir: Path | None,
+) -> list[int]:
+    """Each (detection, repair) cell on one branch, in order; returns each cell's number of
+    served items."""
     world = load(world_dir, with_events=False)
-    source = layout.system_dir(run_world_dir, branch, detection_system(detection))
-    writes = table_to_writes(read_table(layout.table(source, layout.WRITES), schemas.WRITES))
-    served = table_to_served(read_table(layout.table(source, layout.SERVED), schemas.SERVED))
-    system = cell_system(detection, repair)
-    log = CallLog()
-    programs = None
-    if repair in PROGRAM_WORDING:
-        client = ModelClient(profile, cache_dir=cache_dir, log=log)
-        programs = ProgramRunner(
-            world.items,
-            client,
-            CallContext(profile.name, world.seed, branch, system),
-            PROGRAM_WORDING[repair],
-        )
-    store = run_repair(
-        world, load_public_events(world_dir, branch), writes, served, repair, programs
-    )
-    out = layout.system_dir(run_world_dir, branch, system)
-    write_table(store_to_table(store), schemas.STORE, layout.table(out, layout.STORE))
-    log.write(layout.table(out, layout.PROGRAM_CALLS))
-    return sum(len(v) for slots in store.values() for v in slots.values())
+    events = load_public_events(world_dir, branch)
+    counts = []
+    for detection, repair in cells:
+        source = layout.system_dir(run_world_dir, branch, detection_system(detection))
+        writes = table_to_writes(read_table(layout.table(source, layout.WRITES), schemas.WRITES))
+        served = table_to_served(read_table(layout.table(source, layout.SERVED), schemas.SERVED))
+        system = cell_system(detection, repair)
+        log = CallLog()
+        programs = None
+        if repair in PROGRAM_WORDING:
+            client = ModelClient(profile, cache_dir=cache_dir, log=log)
+            programs = ProgramRunner(
+                world.items,
+                client,
+                CallContext(profile.name, world.seed, branch, system),
+                PROGRAM_WORDING[repair],
+            )
+        store = run_repair(world, events, writes, served, repair, programs)
+        out = layout.system_dir(run_world_dir, branch, system)
+        write_table(store_to_table(store), schemas.STORE, layout.table(out, layout.STORE))
+        log.write(layout.table(out, layout.PROGRAM_CALLS))
+        counts.append(sum(len(v) for slots in store.values() for v in slots.values()))
+    return counts

@@ -3,7 +3,10 @@ a system with the optional `invalidations` method also gets its invalidation log
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+
+import pyarrow as pa
 
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
@@ -16,8 +19,27 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.probes import measured
 from memshift.world.generate import World
+from memshift.world.records import PublicEvent
 from memshift.world.stored import load as load_world
 from memshift.world.stored import load_public_events
+
+
+@dataclass(frozen=True)
+class BranchReads:
+    """What every system probed on a branch reads of its world: read once per process for all
+    the systems one job asks (each system gets its own copy of the event list)."""
+
+    world: World
+    probes: pa.Table
+    events: tuple[PublicEvent, ...]
+
+    @classmethod
+    def read(cls, world_dir: Path, branch: str) -> BranchReads:
+        return cls(
+            load_world(world_dir, with_events=False),
+            read_table(layout.probes(world_dir, branch), schemas.PROBES),
+            tuple(load_public_events(world_dir, branch)),
+        )
 
 
 def run(
@@ -32,8 +54,10 @@ def run(
     embedding_cache: Path | None = None,
     every_item_time: bool = False,
     read_set: str = "selection",
+    reads: BranchReads | None = None,
 ) -> int:
-    world = load_world(world_dir, with_events=False)
+    reads = reads or BranchReads.read(world_dir, branch)
+    world = reads.world
     inputs = SystemInputs(
         world_dir,
         run_world_dir,
@@ -46,7 +70,16 @@ def run(
     )
     memory = system_for(inputs, spec)
     return answer_and_log(
-        memory, world, world_dir, run_world_dir, branch, system, profile, cache_dir, every_item_time
+        memory,
+        world,
+        world_dir,
+        run_world_dir,
+        branch,
+        system,
+        profile,
+        cache_dir,
+        every_item_time,
+        reads,
     )
 
 
@@ -60,27 +93,32 @@ def answer_and_log(
     reader: Profile,
     cache_dir: Path | None,
     every_item_time: bool = False,
+    reads: BranchReads | None = None,
 ) -> int:
     """`memory` follows the branch and the reader answers its probes (on the unshifted branch
     every item-time with `every_item_time`, else those the measures count); writes the answers,
     the reader's call log and, for a system with `invalidations`, its invalidation log. Returns
     the number of answers."""
-    probes = read_table(layout.probes(world_dir, branch), schemas.PROBES)
-    reads = CallLog()
+    if reads is None:
+        probes = read_table(layout.probes(world_dir, branch), schemas.PROBES)
+        events = load_public_events(world_dir, branch)
+    else:
+        probes, events = reads.probes, list(reads.events)
+    calls = CallLog()
     table = answer_branch(
         memory,
-        load_public_events(world_dir, branch),
+        events,
         world.timeline.checkpoints,
         probes if every_item_time else measured(probes),
         world.items,
-        ModelClient(reader, cache_dir=cache_dir, log=reads),
+        ModelClient(reader, cache_dir=cache_dir, log=calls),
         world=world.seed,
         branch=branch,
         system=system,
     )
     out = layout.system_dir(run_world_dir, branch, system)
     write_table(table, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
-    reads.write(layout.table(out, layout.READER_CALLS))
+    calls.write(layout.table(out, layout.READER_CALLS))
     reported = invalidation_log(
         memory, system, world.timeline.checkpoints, [i.item_id for i in world.items]
     )
