@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -165,16 +165,25 @@ class Grounding:
 class Index:
     """The entries of one audit, tokenized once, with an inverted index from content token to
     the entries holding it and how often, so that grounding a quote costs one pass over the
-    postings of its own words."""
+    postings of its own words. Built at the first quote grounded: most audits propose no
+    transition and ground nothing."""
 
-    def __init__(self, entries: Sequence[Entry]) -> None:
-        self.entries = tuple(entries)
-        self._postings: dict[str, tuple[list[int], list[int]]] = {}
+    def __init__(self, entries: Iterable[Entry]) -> None:
+        self._pending = entries
+
+    @functools.cached_property
+    def entries(self) -> tuple[Entry, ...]:
+        return tuple(self._pending)
+
+    @functools.cached_property
+    def _postings(self) -> dict[str, tuple[list[int], list[int]]]:
+        postings: dict[str, tuple[list[int], list[int]]] = {}
         for position, entry in enumerate(self.entries):
             for token, n in _token_counts(entry.text):
-                where, counts = self._postings.setdefault(token, ([], []))
+                where, counts = postings.setdefault(token, ([], []))
                 where.append(position)
                 counts.append(n)
+        return postings
 
     def ground(self, quote: str) -> Grounding:
         tokens = content_tokens(quote)
@@ -237,10 +246,8 @@ def audit_index(request: AuditRequest) -> Index:
     """The records of an audit request, each rendered as the writer reads it and named by object
     id and revision."""
     return Index(
-        [
-            Entry(entry_id(r), record_evidence(r), r.updated)
-            for r in (*request.cited, *request.records)
-        ]
+        Entry(entry_id(r), record_evidence(r), r.updated)
+        for r in (*request.cited, *request.records)
     )
 
 

@@ -28,15 +28,18 @@ def dense_ranker(cache_dir: Path | None = None, embedder_spec: str = "wordllama"
     built: dict[str, object] = {}
 
     def rank(question: str, records: Sequence[Record]) -> list[Record]:
-        ordered = oldest_first(records)
-        keys = tuple((r.object_id, r.revision) for r in ordered)
-        if built.get("keys") != keys:
-            vectors = cache.embed_many(list(keys), [r.text for r in ordered])
-            built.update(
-                keys=keys,
-                index=VectorIndex([r.object_id for r in ordered], vectors),
-                records={r.object_id: r for r in ordered},
-            )
+        # the questions of one checkpoint come with the same tuple: ordered and keyed once
+        if not (isinstance(records, tuple) and built.get("source") is records):
+            ordered = oldest_first(records)
+            keys = tuple((r.object_id, r.revision) for r in ordered)
+            if built.get("keys") != keys:
+                vectors = cache.embed_many(list(keys), [r.text for r in ordered])
+                built.update(
+                    keys=keys,
+                    index=VectorIndex([r.object_id for r in ordered], vectors),
+                    records={r.object_id: r for r in ordered},
+                )
+            built["source"] = records
         index: VectorIndex = built["index"]  # type: ignore[assignment]
         by_id: dict[str, Record] = built["records"]  # type: ignore[assignment]
         query = embed_queries(embedder, [question])[0]
@@ -53,10 +56,12 @@ class PlainRAG(LiveRecords):
     def __init__(self, rank: Callable[[str, Sequence[Record]], list[Record]]) -> None:
         super().__init__()
         self.rank = rank
+        self._live: tuple[Record, ...] | None = None
         self._sized: SizedRecords | None = None
 
     def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         super().ingest(events, now)
+        self._live = None
         self._sized = None
 
     def query(self, question: Question) -> list[str] | Blocked:
@@ -65,9 +70,11 @@ class PlainRAG(LiveRecords):
         blocked = self.consents.all_lost(question)
         if blocked is not None:
             return blocked
-        records = list(self.state.records.values())
-        if self._sized is None:
-            self._sized = SizedRecords(records)
+        if self._live is None:
+            self._live = tuple(self.state.records.values())
+            self._sized = SizedRecords(self._live)
+        records = self._live
+        assert self._sized is not None
         lost = self.consents.lost(question.agent)
         ranked = [
             r.object_id for r in self.rank(question.question, records) if r.source not in lost
