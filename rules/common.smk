@@ -151,10 +151,21 @@ def audited():
     ]
 
 
-def audited_answers(wildcards):
-    """The answers an audited system's audit reads: its audited system's."""
-    system = audited_parts(wildcards.audited)[0]
-    return each_branch(system_table(system, layout.ANSWERS, wildcards.world))
+def audited_answers():
+    """The answers the answer-level audits read: their audited systems'."""
+    systems = sorted({audited_parts(name)[0] for name in audited()})
+    return [
+        system_table(system, layout.ANSWERS, "{world}", b)
+        for b in BRANCHES
+        for system in systems
+    ]
+
+
+def audited_tables(name, world="{world}"):
+    """A table of every audited system on every branch of a world."""
+    return [
+        system_table(a, name, world, branch) for branch in BRANCHES for a in audited()
+    ]
 
 
 def cell_tables(name, world="{world}"):
@@ -200,11 +211,7 @@ def all_answers(world):
 
 
 def answer_audit_logs(world):
-    return [
-        system_table(system, layout.ANSWER_AUDITS, world, branch)
-        for branch in BRANCHES
-        for system in audited()
-    ]
+    return audited_tables(layout.ANSWER_AUDITS, world)
 
 
 def invalidation_logs(world):

@@ -125,26 +125,25 @@ use rule predictions as predictions_reporting with:
         system=choice(tuple(SYSTEMS["predictions_reporting"])),
 
 
+# every audited system of a world in one job: each probe's evidence is selected once for all
 rule answer_audit:
     input:
         each_branch(branch_file(layout.probes)),
         each_branch(branch_file(layout.events)),
-        audited_answers,
+        audited_answers(),
     output:
-        answers=each_branch(system_table("{audited}", layout.ANSWERS)),
-        audits=each_branch(system_table("{audited}", layout.ANSWER_AUDITS)),
-        calls=each_branch(system_table("{audited}", layout.AUDITOR_CALLS)),
+        answers=audited_tables(layout.ANSWERS),
+        audits=audited_tables(layout.ANSWER_AUDITS),
+        calls=audited_tables(layout.AUDITOR_CALLS),
     log:
-        str(L.run_log("answer_audit", "w{world}-{audited}")),
+        str(L.run_log("answer_audit", "w{world}")),
     benchmark:
-        str(L.run_benchmark("answer_audit", "w{world}-{audited}"))
-    wildcard_constraints:
-        audited=choice(tuple(audited())),
+        str(L.run_benchmark("answer_audit", "w{world}"))
     conda:
         "../envs/memshift.yaml"
     resources:
         mem_mb=2000,
-        runtime=30 * len(BRANCHES),
+        runtime=30 * len(BRANCHES) * max(1, len(audited())),
         llm_api=1,
     params:
         code=job_code("answer_audit", "auditor"),
@@ -152,14 +151,13 @@ rule answer_audit:
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
+        audited=" ".join(f"--audited {name}" for name in audited()),
         llm=ROLE["auditor"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
-        system=lambda wildcards: audited_parts(wildcards.audited)[0],
-        variant=lambda wildcards: audited_parts(wildcards.audited)[1],
     shell:
         "memshift answer-audit --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} --system {params.system} --variant {params.variant}"
+        " {params.branches} {params.audited}"
         " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 
 

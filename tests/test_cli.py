@@ -157,6 +157,15 @@ SWITCH_ARGS = "--worlds-dir w --runs-dir r --seeds 1000"
             "'bm25' is not a HoldMem cell",
         ),
         (
+            "answer-audit --world-dir w --run-dir r --branch none --audited bm25+audit"
+            " --audited bm25+audit-loose",
+            "'bm25+audit-loose' is not an audited system",
+        ),
+        (
+            "answer-audit --world-dir w --run-dir r --branch none --audited bm25",
+            "'bm25' is not an audited system, <system>+audit or <system>+audit-<variant>",
+        ),
+        (
             "probe --world-dir w --run-dir r --branch none --system bm25 --system rag"
             " --every-item-time oracle",
             "Invalid value for --every-item-time: oracle not among the --system values",

@@ -632,17 +632,39 @@ def sync(
     click.echo(f"{world_dir.name} sync: {n} scored answers -> {out}", err=True)
 
 
+def _audited(
+    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
+) -> list[tuple[str, str]]:
+    """Each --audited name as (system, variant), in the order given."""
+    from memshift.vocabulary import audited_parts
+
+    pairs = []
+    for name in value:
+        parts = audited_parts(name)
+        if parts is None or parts[1] not in AUDIT_VARIANTS:
+            raise click.BadParameter(
+                f"{name!r} is not an audited system, <system>+audit or <system>+audit-<variant> "
+                f"(variant one of {', '.join(v for v in AUDIT_VARIANTS if v != 'full')})",
+                ctx,
+                param,
+            )
+        pairs.append(parts)
+    return pairs
+
+
 @cli.command("answer-audit")
 @WORLD_DIR
 @RUN_DIR
 @BRANCH
-@click.option("--system", required=True, help="The system whose answers are audited.")
 @click.option(
-    "--variant",
-    type=click.Choice(AUDIT_VARIANTS),
-    default="full",
-    show_default=True,
-    help="The full audit or one of its ablations (answers of <system>+audit-<variant>).",
+    "--audited",
+    "audits",
+    multiple=True,
+    required=True,
+    callback=_audited,
+    help="What to write: <system>+audit audits <system>'s answers in full, "
+    "<system>+audit-<variant> under an ablation; repeatable (one process reads each branch "
+    "and selects each probe's evidence once for all of them).",
 )
 @LLM
 @MODELS
@@ -651,25 +673,25 @@ def answer_audit(
     world_dir: Path,
     run_dir: Path,
     branch_list: tuple[str, ...],
-    system: str,
-    variant: str,
+    audits: list[tuple[str, str]],
     llm: str,
     models_file: Path,
     cache_dir: Path,
 ) -> None:
-    """Audit one system's answers (and abstentions) before scoring, written as the answers of
+    """Audit systems' answers (and abstentions) before scoring, written as the answers of
     <system>+audit: a repair directive corrects the answer to the current value."""
     from memshift.stages import answer_audit as stage
     from memshift.vocabulary import audited_system
 
     profile = _profile(llm, models_file)
     for branch in _in_order(branch_list):
-        n, repaired = stage.run(world_dir, run_dir, branch, system, profile, cache_dir, variant)
-        click.echo(
-            f"{world_dir.name} {branch} {audited_system(system, variant)}: {n} answers, "
-            f"{repaired} repaired",
-            err=True,
-        )
+        counts = stage.run_audits(world_dir, run_dir, branch, audits, profile, cache_dir)
+        for (system, variant), (n, repaired) in zip(audits, counts, strict=True):
+            click.echo(
+                f"{world_dir.name} {branch} {audited_system(system, variant)}: {n} answers, "
+                f"{repaired} repaired",
+                err=True,
+            )
 
 
 def _cells(cells: tuple[str, ...]) -> dict[str, list[str]]:

@@ -3,7 +3,9 @@ answers of the system `<system>+audit`, with every proposed transition and gate 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -20,6 +22,8 @@ from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.probes import HELD, UNNAMED, measured
 from memshift.vocabulary import audited_system
+from memshift.world.items import Item
+from memshift.world.records import Record
 from memshift.world.stored import load, load_public_events
 
 # A blocked answer (consent revoked) or a failed call is never audited: a repair would answer
@@ -43,12 +47,48 @@ def run(
     repaired). An unnamed probe's answer is kept as given: its question names no definition,
     and the audit's request would have to name one; so is a held probe's, which repeats a
     direct probe for the failure-mode measures only."""
+    return run_audits(world_dir, run_world_dir, branch, [(system, variant)], profile, cache_dir)[0]
+
+
+def run_audits(
+    world_dir: Path,
+    run_world_dir: Path,
+    branch: str,
+    audits: Sequence[tuple[str, str]],
+    profile: Profile,
+    cache_dir: Path | None,
+) -> list[tuple[int, int]]:
+    """`run` for each (system, variant) of `audits` on one branch, in order: the branch is read
+    once, and each probe's evidence is selected once for every audit that drafts it."""
     world = load(world_dir, with_events=False)
     items = {i.item_id: i for i in world.items}
     every = read_table(layout.probes(world_dir, branch), schemas.PROBES)
     probes = {p["probe_id"]: p for p in measured(every).to_pylist()}
-    answers_path = layout.table(layout.system_dir(run_world_dir, branch, system), layout.ANSWERS)
     known = set(every.column("probe_id").to_pylist())
+    drafted = [_drafts(world_dir, run_world_dir, branch, system, probes, known, items)
+               for system, _ in audits]  # fmt: skip
+    evidence = evidence_at(
+        load_public_events(world_dir, branch),
+        list({d.probe_id: d for _, drafts in drafted for d in drafts}.values()),
+    )
+    return [
+        _audit(world.seed, run_world_dir, branch, audited_system(system, variant), variant,
+               answers, drafts, evidence, profile, cache_dir)
+        for (system, variant), (answers, drafts) in zip(audits, drafted, strict=True)
+    ]  # fmt: skip
+
+
+def _drafts(
+    world_dir: Path,
+    run_world_dir: Path,
+    branch: str,
+    system: str,
+    probes: dict[str, dict[str, Any]],
+    known: set[str],
+    items: dict[str, Item],
+) -> tuple[list[dict[str, Any]], list[Draft]]:
+    """A system's answers to the measured probes, and the drafts the audit reviews."""
+    answers_path = layout.table(layout.system_dir(run_world_dir, branch, system), layout.ANSWERS)
     answered = read_table(answers_path, schemas.ANSWERS).to_pylist()
     unknown = [a["probe_id"] for a in answered if a["probe_id"] not in known]
     if unknown:
@@ -57,7 +97,6 @@ def run(
             f"{layout.probes(world_dir, branch)}, e.g. {unknown[0]}"
         )
     answers = [a for a in answered if a["probe_id"] in probes]
-    name = audited_system(system, variant)
     drafts = [
         Draft(
             a["probe_id"],
@@ -71,11 +110,26 @@ def run(
         for a in answers
         if a["status"] in AUDITED_STATUSES and probes[a["probe_id"]]["kind"] not in UNAUDITED_KINDS
     ]
-    evidence = evidence_at(load_public_events(world_dir, branch), drafts)
+    return answers, drafts
+
+
+def _audit(
+    seed: int,
+    run_world_dir: Path,
+    branch: str,
+    name: str,
+    variant: str,
+    answers: list[dict[str, Any]],
+    drafts: list[Draft],
+    evidence: dict[str, tuple[Record, ...]],
+    profile: Profile,
+    cache_dir: Path | None,
+) -> tuple[int, int]:
+    """The audit `name` of one system's drafts, written as its answers, audit log and calls."""
     requests = {}
     for draft in drafts:
         context = CallContext(
-            profile.name, world.seed, branch, name, draft.item.item_id, draft.checkpoint
+            profile.name, seed, branch, name, draft.item.item_id, draft.checkpoint
         )
         request = request_for(draft, evidence[draft.probe_id], context, variant)
         if request is not None:
