@@ -89,9 +89,6 @@ mimetypes.add_type("application/vnd.apache.parquet", ".parquet")
 
 include: "rules/common.smk"
 include: "rules/world.smk"
-include: "rules/branches.smk"
-include: "rules/gold.smk"
-include: "rules/probes.smk"
 include: "rules/memory.smk"
 include: "rules/probe.smk"
 include: "rules/switch.smk"

@@ -84,6 +84,13 @@ def code_of(stage, uses, system=None, detection=None):
     return JOB_CODE[key]
 
 
+def stages_code(*stages):
+    """Fingerprint of a job that runs several stages one after another (no model calls)."""
+    return modules_fingerprint(
+        sorted({m for stage in stages for m in job_modules(stage)})
+    )
+
+
 def profiles_code(uses):
     """Fingerprint of what in each (role, profile) of `uses` can change that role's replies."""
     return ",".join(role_fingerprint(PROFILES[profile], role) for role, profile in uses)

@@ -1,7 +1,14 @@
+# A world from nothing in one job: its base events, then every branch's events, gold and probes,
+# then its manifest (`memshift build-world` runs the five stages in one process: they make no
+# model calls, and any change to one reruns everything after it anyway).
 rule world:
     output:
         events=built_file(layout.world_events),
         description=built_file(layout.world_description),
+        branches=[
+            str(f) for branch in BRANCHES for f in layout.branch_files(BUILT, branch)
+        ],
+        manifest=built_file(layout.manifest),
     log:
         str(L.world_log("world", "w{world}")),
     benchmark:
@@ -10,12 +17,47 @@ rule world:
         "../envs/memshift.yaml"
     resources:
         mem_mb=1500,
-        runtime=5,
+        runtime=10 * len(BRANCHES),
     params:
-        code=job_code("world"),
+        code=stages_code("world", "branches", "gold", "probes", "manifest"),
         history=STUDY["worlds"]["history_months"],
         definitions=STUDY["worlds"]["definitions"],
+        branches=BRANCH_ARGS,
         out=built_dir,
     shell:
-        "memshift world --seed {wildcards.world} --out {params.out}"
-        " --history-months {params.history} --definitions {params.definitions} 2> {log}"
+        "memshift build-world --seed {wildcards.world} --out {params.out}"
+        " --history-months {params.history} --definitions {params.definitions}"
+        " {params.branches} 2> {log}"
+
+
+if L.rewriter:
+
+    rule rewrite:
+        input:
+            built_file(layout.manifest),
+        output:
+            world_outputs("{world}"),
+            str(layout.rewrite_log(WORLD)),
+        log:
+            str(L.world_log("rewrite", "w{world}")),
+        benchmark:
+            str(L.world_benchmark("rewrite", "w{world}"))
+        conda:
+            "../envs/memshift.yaml"
+        resources:
+            mem_mb=2000,
+            runtime=30,
+            llm_api=1,
+        params:
+            code=code_of("rewrite", [("rewriter", L.rewriter)]),
+            profile=profiles_code([("rewriter", L.rewriter)]),
+            template=built_dir,
+            out=world_dir,
+            branches=BRANCH_ARGS,
+            llm=L.rewriter,
+            models=STUDY["models"],
+            cache=str(L.llm_cache),
+        shell:
+            "memshift rewrite --template-dir {params.template} --out {params.out}"
+            " {params.branches} --llm {params.llm} --models-file {params.models}"
+            " --cache-dir {params.cache} 2> {log}"

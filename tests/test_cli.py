@@ -35,6 +35,24 @@ def test_stages_write_their_artifacts(tmp_path):
     assert (world_dir / "manifest.json").exists()
 
 
+def test_build_world_writes_what_the_five_stages_write_byte_for_byte(tmp_path):
+    """The study's world job (one process) against the stages run one command each."""
+    apart, together = tmp_path / "apart", tmp_path / "together"
+    assert memshift("world", "--seed", "3", "--out", str(apart)).returncode == 0
+    for stage in ("branches", "gold", "probes"):
+        run = memshift(stage, "--world-dir", str(apart), "--branch", "none", "--branch", "del")
+        assert run.returncode == 0, run.stderr
+    assert memshift("manifest", "--world-dir", str(apart), "--branches", "none,del").returncode == 0
+    run = memshift(
+        "build-world", "--seed", "3", "--out", str(together), "--branch", "del", "--branch", "none"
+    )
+    assert run.returncode == 0, run.stderr
+    names = sorted(p.name for p in apart.iterdir())
+    assert names == sorted(p.name for p in together.iterdir())
+    assert "manifest.json" in names and "probes-del.parquet" in names
+    assert all((apart / n).read_bytes() == (together / n).read_bytes() for n in names)
+
+
 def one_line_error(run: subprocess.CompletedProcess[str]) -> str:
     assert run.returncode != 0
     lines = [line for line in run.stderr.splitlines() if line.strip()]

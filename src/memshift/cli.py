@@ -83,6 +83,22 @@ BRANCH = click.option(
 )
 
 
+HISTORY = click.option(
+    "--history-months",
+    type=click.Choice([str(m) for m in HISTORY_MONTHS]),
+    default="9",
+    show_default=True,
+    help="Months of history before the fork.",
+)
+DEFINITIONS = click.option(
+    "--definitions",
+    type=click.Choice(list(DEFINITION_SETS)),
+    default=FIXED_SET,
+    show_default=True,
+    help="The set the person's definitions come from: the six fixed ones or a held-out draw.",
+)
+
+
 def _in_order(branch_list: tuple[str, ...]) -> list[str]:
     """The chosen branches once each, none first: the other branches' gold reads none's."""
     return [b for b in BRANCHES if b in branch_list]
@@ -103,20 +119,8 @@ def cli() -> None:
     required=True,
     help="World directory to write world.parquet and world.json into.",
 )
-@click.option(
-    "--history-months",
-    type=click.Choice([str(m) for m in HISTORY_MONTHS]),
-    default="9",
-    show_default=True,
-    help="Months of history before the fork.",
-)
-@click.option(
-    "--definitions",
-    type=click.Choice(list(DEFINITION_SETS)),
-    default=FIXED_SET,
-    show_default=True,
-    help="The set the person's definitions come from: the six fixed ones or a held-out draw.",
-)
+@HISTORY
+@DEFINITIONS
 def world(seed: int, out: Path, history_months: str, definitions: str) -> None:
     """Generate one world's base events (history and ordinary continuation)."""
     from memshift.stages import world as stage
@@ -187,6 +191,34 @@ def manifest(world_dir: Path, branch_list: str) -> None:
     if unknown:
         raise ConfigError(f"unknown branch {unknown[0]!r}; choose from {', '.join(BRANCHES)}")
     stage.run(world_dir, names)
+
+
+@cli.command("build-world")
+@click.option("--seed", type=SEED, required=True, help="World seed.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="World directory to write every artifact of the world into.",
+)
+@HISTORY
+@DEFINITIONS
+@BRANCH
+@click.pass_context
+def build_world(
+    ctx: click.Context,
+    seed: int,
+    out: Path,
+    history_months: str,
+    definitions: str,
+    branch_list: tuple[str, ...],
+) -> None:
+    """A world from nothing in one process: `world`, then `branches`, `gold` and `probes` of
+    every branch, then `manifest` (what the study's world job runs)."""
+    ctx.invoke(world, seed=seed, out=out, history_months=history_months, definitions=definitions)
+    for stage in (branches, gold, probes):
+        ctx.invoke(stage, world_dir=out, branch_list=branch_list)
+    ctx.invoke(manifest, world_dir=out, branch_list=",".join(_in_order(branch_list)))
 
 
 @cli.command()
