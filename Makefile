@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(BIN)):$(PATH)
 CORES ?= all
 
-.PHONY: run test test-native test-cluster lint bench bench-study install compile clean-results horizons heldout rewritten \
+.PHONY: run test test-native test-cluster lint bench bench-study bench-cluster install compile clean-results horizons heldout rewritten \
 	failure-modes sync
 
 install: $(STAMP)
@@ -71,6 +71,11 @@ bench: $(STAMP)
 # The study budgets: the main and smoke studies three times each from nothing (about half an hour).
 bench-study: compile
 	$(BIN)/python -m memshift_tools.bench.study --out docs/benchmarks-study.md --runs 3
+
+# The smoke study through a one-node SLURM on this machine, three times (as root; about ten
+# minutes with the set-up): the "Through SLURM" section of docs/benchmarks-study.md
+bench-cluster: compile
+	$(BIN)/python -m memshift_tools.bench.study --only slurm --out docs/benchmarks-study.md --runs 3
 
 clean-results:
 	rm -rf results .snakemake

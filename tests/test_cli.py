@@ -85,6 +85,7 @@ EXPLAIN = ("--branch", "none", "--system", "bm25", "--item", "x", "--checkpoint"
         ("world", "--seed", str(2**31), "--out", "w"),
         ("world", "--seed", str(2**64), "--out", "w"),
         ("world", "--seed", "-1", "--out", "w"),
+        ("build-world", "--seed", str(2**31), "--out", "w", "--branch", "none"),
         ("report", "--scores", "s", "--worlds-dir", "w", "--out", "r", "--seed", str(2**31)),
         ("validation-report", "--writers", "a,b", "--seed", str(2**40)),
         (

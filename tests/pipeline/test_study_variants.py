@@ -36,7 +36,7 @@ def test_rewritten_worlds_are_built_as_templates_then_rewritten(tmp_path: Path) 
     jobs = planned(where)
     assert jobs["rewrite"] == ["world=1000"]
     shown = outputs(where)
-    assert "memshift world --seed 1000 --out results/worlds-h1/w1000" in shown
+    assert "memshift build-world --seed 1000 --out results/worlds-h1/w1000" in shown
     assert "--template-dir results/worlds-h1/w1000 --out results/worlds-h1-rw-rules/w1000" in shown
     assert "--run-dir results/runs/variant/h1-rw-rules/rules/w1000" in shown
     # the same study without the rewriter plans no rewrite and reads the templates
