@@ -8,6 +8,7 @@ the scratch folder, so nothing is reused between runs (no worlds, no response ca
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -34,6 +35,17 @@ _PEAK = (
 class Run:
     seconds: float
     peak_mb: float
+    speed: float = 0.0  # the speed probe's seconds just before the run
+
+
+def speed_probe() -> float:
+    """Seconds of a fixed single-threaded workload (a million hash updates): how fast this
+    machine was at the time, since a shared machine's speed varies by the hour."""
+    digest = hashlib.sha256()
+    start = time.perf_counter()
+    for _ in range(1_000_000):
+        digest.update(b"memshift")
+    return time.perf_counter() - start
 
 
 def snakemake_command(results: Path, configfile: str | None, *extra: str) -> list[str]:
@@ -45,6 +57,7 @@ def snakemake_command(results: Path, configfile: str | None, *extra: str) -> lis
 
 
 def measure(command: list[str]) -> Run:
+    speed = speed_probe()
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", _PEAK, *command], capture_output=True, text=True, check=False
@@ -52,7 +65,7 @@ def measure(command: list[str]) -> Run:
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise MemshiftError(f"{' '.join(command)} failed:\n{done.stderr}")
-    return Run(seconds, int(done.stdout.split()[-1]) / 1024)
+    return Run(seconds, int(done.stdout.split()[-1]) / 1024, speed)
 
 
 def study_runs(name: str, configfile: str | None, runs: int, scratch: Path) -> list[Run]:
@@ -73,9 +86,10 @@ def clock(seconds: float) -> str:
 def row(what: str, budget: str, runs: list[Run], command: str) -> str:
     times = ", ".join(clock(r.seconds) for r in runs)
     peak = max(r.peak_mb for r in runs)
+    speeds = ", ".join(f"{r.speed:.2f}" for r in runs)
     return (
         f"| {what} | {budget} | **{clock(median([r.seconds for r in runs]))}** ({times}); "
-        f"peak {peak / 1024:.2f} GB | `{command}` |"
+        f"peak {peak / 1024:.2f} GB; speed probe {speeds} s | `{command}` |"
     )
 
 
@@ -111,7 +125,9 @@ def section(runs: int, scratch: Path) -> list[str]:
         "Produced by `make bench-study` (`python -m memshift_tools.bench.study --runs "
         f"{runs}`): each study built {runs} times from nothing in a fresh results directory, "
         "with the `rules` backend; the median first, then every run. Peak memory is that of "
-        "the largest single process of any run (Snakemake or a job).",
+        "the largest single process of any run (Snakemake or a job). The speed probe is the "
+        "time a fixed single-threaded workload took just before each run (`speed_probe`): this "
+        "machine is shared, and a study's time follows it.",
         "",
         f"Machine: {machine()}. Code: commit {measured_at}.",
         "",
