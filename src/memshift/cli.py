@@ -83,6 +83,13 @@ BRANCH = click.option(
 )
 
 
+WORLD_SEED = click.option("--seed", type=SEED, required=True, help="World seed.")
+WORLD_OUT = click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="World directory to write the world's artifacts into (results/worlds/w<seed>).",
+)
 HISTORY = click.option(
     "--history-months",
     type=click.Choice([str(m) for m in HISTORY_MONTHS]),
@@ -112,13 +119,8 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--seed", type=SEED, required=True, help="World seed.")
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, file_okay=False),
-    required=True,
-    help="World directory to write world.parquet and world.json into.",
-)
+@WORLD_SEED
+@WORLD_OUT
 @HISTORY
 @DEFINITIONS
 def world(seed: int, out: Path, history_months: str, definitions: str) -> None:
@@ -194,13 +196,8 @@ def manifest(world_dir: Path, branch_list: str) -> None:
 
 
 @cli.command("build-world")
-@click.option("--seed", type=SEED, required=True, help="World seed.")
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, file_okay=False),
-    required=True,
-    help="World directory to write every artifact of the world into.",
-)
+@WORLD_SEED
+@WORLD_OUT
 @HISTORY
 @DEFINITIONS
 @BRANCH

@@ -18,7 +18,7 @@ from memshift.memory.detection import prefork_writes as written_prefork
 from memshift.memory.detection import run_detection
 from memshift.memory.invalidation_log import invalidation_log
 from memshift.memory.reading import answer, drive, questions
-from memshift.memory.repair import run_repair
+from memshift.memory.repair import branch_states, run_repair
 from memshift.memory.served import StoreServer
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
@@ -56,7 +56,7 @@ def holdmem_run(branch: str) -> tuple[dict[str, str], set[tuple[str, int]]]:
     client = ModelClient(RULES)
     prefork = written_prefork(w, events("none"), client, CallContext(world=SEED))
     detector = run_detection(w, events(branch), "source", client, prefork, CallContext())
-    store = run_repair(w, events(branch), detector.writes, detector.served, "1")
+    store = run_repair(w, branch_states(w, events(branch)), detector.writes, detector.served, "1")
     texts = {(k, i): [s.text for s in v] for k, slots in store.items() for i, v in slots.items()}
     invalidated = {(m.item_id, m.checkpoint) for m in detector.maintenance if m.invalidated}
     return evidence(StoreServer(texts, w.timeline.checkpoints), branch), invalidated

@@ -9,7 +9,7 @@ from conftest import data, unshifted, world
 from memshift.memory.detection import prefork_writes, run_detection
 from memshift.memory.programs import ProgramRunner
 from memshift.memory.reading import answer, drive, questions
-from memshift.memory.repair import run_repair
+from memshift.memory.repair import branch_states, run_repair
 from memshift.memory.served import StoreServer
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
@@ -64,10 +64,11 @@ def detect(seed: int, branch: str, detection: str, profile: str = "rules"):
 
 def cell_answers(seed: int, branch: str, detection: str, repair: str, profile: str = "rules"):
     w, events = world(seed), public_events(seed, branch)
+    states = branch_states(w, events)
     detector = detect(seed, branch, detection, profile)
     model = client(PROFILES[profile])
     programs = ProgramRunner(w.items, model, CallContext()) if repair == "m" else None
-    store = run_repair(w, events, detector.writes, detector.served, repair, programs)
+    store = run_repair(w, states, detector.writes, detector.served, repair, programs)
     evidence = {
         (k, i): [s.text for s in items] for k, slots in store.items() for i, items in slots.items()
     }

@@ -10,7 +10,7 @@ from cellrun import client, detect, item_probes, public_events
 from conftest import data, world
 from memshift.gold.evaluator import conflict_key
 from memshift.memory.reading import answer, drive, questions
-from memshift.memory.repair import run_repair
+from memshift.memory.repair import branch_states, run_repair
 from memshift.memory.served import StoreServer
 
 
@@ -32,8 +32,9 @@ def rival_values(seed: int) -> dict[str, tuple[str, str]]:
 @pytest.mark.parametrize("detection", ["append", "source"])
 def test_a_cell_abstains_on_a_conflict_only_when_shown_both_values(seed, detection):
     w, events = world(seed), public_events(seed, "conflict")
+    states = branch_states(w, events)
     detector = detect(seed, "conflict", detection)
-    store = run_repair(w, events, detector.writes, detector.served, "1")
+    store = run_repair(w, states, detector.writes, detector.served, "1")
     evidence = {
         (k, i): [s.text for s in items] for k, slots in store.items() for i, items in slots.items()
     }

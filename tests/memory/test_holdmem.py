@@ -8,7 +8,7 @@ from cellrun import RULES, cell_answers, correct, detect, gold_points, prefork, 
 from conftest import data, world
 from memshift.memory.detection import run_detection
 from memshift.memory.keys import citation_key
-from memshift.memory.repair import run_repair
+from memshift.memory.repair import branch_states, run_repair
 from memshift.memory.write_tables import maintenance_to_table
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
@@ -280,10 +280,11 @@ def test_the_delta_yields_a_new_item_for_some_changed_item_times_only():
 @pytest.mark.parametrize(("seed", "branch"), [(1000, "def"), (1001, "src")])
 def test_the_check_alone_serves_d0s_value_where_it_passes_and_nothing_where_it_fails(seed, branch):
     """The check-only control (MemShift C.2): D=1's checker without its recomputation."""
-    w, events = world(seed), public_events(seed, branch)
+    w = world(seed)
+    states = branch_states(w, public_events(seed, branch))
     detector = detect(seed, branch, "source", "weak")
     stores = {
-        repair: run_repair(w, events, detector.writes, detector.served, repair)
+        repair: run_repair(w, states, detector.writes, detector.served, repair)
         for repair in ("0", "1", "check")
     }
     outcomes = {"passed": 0, "failed": 0}
@@ -311,10 +312,11 @@ def test_json_records_and_the_template_change_what_the_reader_sees_not_what_it_a
 ):
     """The JSON arm serves D=1's store as records, the template control D=0's value in D=1's
     template: the rule-based reader reads both forms, so its answers are D=1's and D=0's."""
-    w, events = world(seed), public_events(seed, branch)
+    w = world(seed)
+    states = branch_states(w, public_events(seed, branch))
     detector = detect(seed, branch, "source", "weak")
     stores = {
-        repair: run_repair(w, events, detector.writes, detector.served, repair)
+        repair: run_repair(w, states, detector.writes, detector.served, repair)
         for repair in ("0", "1", "json", "tmpl")
     }
 

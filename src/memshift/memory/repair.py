@@ -230,15 +230,19 @@ def scopes_of(object_ids: Iterable[str], state: LiveState) -> tuple[str, ...]:
     return tuple(sorted({state.records[oid].source for oid in object_ids if oid in state.records}))
 
 
+def branch_states(world: World, events: Sequence[PublicEvent]) -> list[LiveState]:
+    """The live records of a branch at each checkpoint: what every cell's repair reads."""
+    return list(snapshots(list(events), list(world.timeline.checkpoints)))
+
+
 def run_repair(
     world: World,
-    events: Sequence[PublicEvent],
+    states: Sequence[LiveState],
     writes: Sequence[WriteRecord],
     served: dict[int, dict[str, list[str]]] | dict[int, dict[str, tuple[str, ...]]],
     repair: str,
     programs: Programs | None = None,
 ) -> dict[int, dict[str, list[StoredItem]]]:
-    states: list[LiveState] = list(snapshots(list(events), list(world.timeline.checkpoints)))
     if programs is not None:
         programs.prepare([(w.item_id, w.version) for w in writes if w.kind != "prefork"])
     repairer = Repairer(world.items, repair, programs)

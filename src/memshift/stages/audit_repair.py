@@ -1,5 +1,6 @@
 """Stage `audit_repair`: apply repair arms (D) to detection policies' writes, one HoldMem cell
-after another in one process: a branch's world and events are read once for all its cells."""
+after another in one process: a branch's live records at each checkpoint are built once for all
+its cells, and a detection's writes read once for all of its cells."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from pathlib import Path
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.memory.programs import ProgramRunner
-from memshift.memory.repair import run_repair
+from memshift.memory.repair import branch_states, run_repair
 from memshift.memory.store_tables import store_to_table
 from memshift.memory.write_tables import table_to_served, table_to_writes
+from memshift.memory.writes import WriteRecord
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
@@ -44,12 +46,17 @@ def run_cells(
     """Each (detection, repair) cell on one branch, in order; returns each cell's number of
     served items."""
     world = load(world_dir, with_events=False)
-    events = load_public_events(world_dir, branch)
+    states = branch_states(world, load_public_events(world_dir, branch))
+    detected: dict[str, tuple[list[WriteRecord], dict[int, dict[str, list[str]]]]] = {}
     counts = []
     for detection, repair in cells:
-        source = layout.system_dir(run_world_dir, branch, detection_system(detection))
-        writes = table_to_writes(read_table(layout.table(source, layout.WRITES), schemas.WRITES))
-        served = table_to_served(read_table(layout.table(source, layout.SERVED), schemas.SERVED))
+        if detection not in detected:
+            source = layout.system_dir(run_world_dir, branch, detection_system(detection))
+            detected[detection] = (
+                table_to_writes(read_table(layout.table(source, layout.WRITES), schemas.WRITES)),
+                table_to_served(read_table(layout.table(source, layout.SERVED), schemas.SERVED)),
+            )
+        writes, served = detected[detection]
         system = cell_system(detection, repair)
         log = CallLog()
         programs = None
@@ -61,7 +68,7 @@ def run_cells(
                 CallContext(profile.name, world.seed, branch, system),
                 PROGRAM_WORDING[repair],
             )
-        store = run_repair(world, events, writes, served, repair, programs)
+        store = run_repair(world, states, writes, served, repair, programs)
         out = layout.system_dir(run_world_dir, branch, system)
         write_table(store_to_table(store), schemas.STORE, layout.table(out, layout.STORE))
         log.write(layout.table(out, layout.PROGRAM_CALLS))

@@ -16,8 +16,7 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.stages.probe import answer_and_log
-from memshift.world.stored import load
+from memshift.stages.probe import BranchReads, answer_and_log
 
 
 def run(
@@ -30,7 +29,8 @@ def run(
     cache_dir: Path | None,
     every_item_time: bool = False,
 ) -> PortableHoldMem:
-    world = load(world_dir, with_events=False)
+    reads = BranchReads.read(world_dir, branch)
+    world = reads.world
     writes = CallLog()
     memory = PortableHoldMem(
         world.items,
@@ -38,9 +38,7 @@ def run(
         CallContext(writer.name, world.seed, branch, system),
     )
     memory.import_(layout.bundle_dir(run_world_dir, system))
-    answer_and_log(
-        memory, world, world_dir, run_world_dir, branch, system, reader, cache_dir, every_item_time
-    )
+    answer_and_log(memory, reads, run_world_dir, branch, system, reader, cache_dir, every_item_time)
     writes.write(
         layout.table(layout.system_dir(run_world_dir, branch, system), layout.DETECTION_CALLS)
     )

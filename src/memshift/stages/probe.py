@@ -27,7 +27,7 @@ from memshift.world.stored import load_public_events
 @dataclass(frozen=True)
 class BranchReads:
     """What every system probed on a branch reads of its world: read once per process for all
-    the systems one job asks (each system gets its own copy of the event list)."""
+    the systems one job asks (each system follows its own copy of the event list)."""
 
     world: World
     probes: pa.Table
@@ -57,59 +57,43 @@ def run(
     reads: BranchReads | None = None,
 ) -> int:
     reads = reads or BranchReads.read(world_dir, branch)
-    world = reads.world
     inputs = SystemInputs(
         world_dir,
         run_world_dir,
         branch,
         system,
-        tuple(world.timeline.checkpoints),
+        tuple(reads.world.timeline.checkpoints),
         embedder,
         embedding_cache,
         read_set,
     )
     memory = system_for(inputs, spec)
     return answer_and_log(
-        memory,
-        world,
-        world_dir,
-        run_world_dir,
-        branch,
-        system,
-        profile,
-        cache_dir,
-        every_item_time,
-        reads,
+        memory, reads, run_world_dir, branch, system, profile, cache_dir, every_item_time
     )
 
 
 def answer_and_log(
     memory: MemorySystem,
-    world: World,
-    world_dir: Path,
+    reads: BranchReads,
     run_world_dir: Path,
     branch: str,
     system: str,
     reader: Profile,
     cache_dir: Path | None,
     every_item_time: bool = False,
-    reads: BranchReads | None = None,
 ) -> int:
     """`memory` follows the branch and the reader answers its probes (on the unshifted branch
     every item-time with `every_item_time`, else those the measures count); writes the answers,
     the reader's call log and, for a system with `invalidations`, its invalidation log. Returns
     the number of answers."""
-    if reads is None:
-        probes = read_table(layout.probes(world_dir, branch), schemas.PROBES)
-        events = load_public_events(world_dir, branch)
-    else:
-        probes, events = reads.probes, list(reads.events)
+    world = reads.world
     calls = CallLog()
     table = answer_branch(
         memory,
-        events,
+        list(reads.events),
         world.timeline.checkpoints,
-        probes if every_item_time else measured(probes),
+        reads.probes if every_item_time else measured(reads.probes),
         world.items,
         ModelClient(reader, cache_dir=cache_dir, log=calls),
         world=world.seed,

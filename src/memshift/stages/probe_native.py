@@ -18,8 +18,7 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.native.settings import NativeSettings, build
-from memshift.stages.probe import answer_and_log
-from memshift.world.stored import load as load_world
+from memshift.stages.probe import BranchReads, answer_and_log
 
 
 def run(
@@ -35,7 +34,8 @@ def run(
 ) -> int:
     """`profiles`: the library's own LLM and the writer's programs (for Mem0's program view).
     A rerun starts from nothing: the libraries' stores skip documents they have seen."""
-    world = load_world(world_dir, with_events=False)
+    reads = BranchReads.read(world_dir, branch)
+    world = reads.world
     own, program = profiles
     programs = None
     if settings.program_view:
@@ -48,15 +48,7 @@ def run(
         memory = build(settings, own, Path(scratch), programs)
         try:
             n = answer_and_log(
-                memory,
-                world,
-                world_dir,
-                run_world_dir,
-                branch,
-                system,
-                reader,
-                cache_dir,
-                every_item_time,
+                memory, reads, run_world_dir, branch, system, reader, cache_dir, every_item_time
             )
         finally:
             close = getattr(memory, "close", None)
