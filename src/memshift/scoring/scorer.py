@@ -40,6 +40,7 @@ value) raises ValueError because it is a bug in the data, not in the reader. doc
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import re
 import unicodedata
@@ -100,10 +101,14 @@ _FOLD_TABLE = str.maketrans(
 
 
 def _strip_accents(text: str) -> str:
+    if text.isascii():
+        return text
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+# a study scores the same few thousand names hundreds of thousands of times
+@functools.lru_cache(maxsize=1 << 16)
 def _fold(text: str) -> str:
     """Lowercase, accent-free, dashes and quotes folded to ASCII, whitespace collapsed."""
     # Applied twice because NFKD can reveal upper case ("ℌ" -> "H") and casefold can reveal
@@ -120,6 +125,7 @@ def _clean(text: str) -> str:
     return " ".join(text.split())
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def normalize_entity(text: str) -> str:
     folded = _fold(text).replace("&", " and ").replace("'", "")
     return " ".join(re.sub(r"[\W_]+", " ", folded).split())
