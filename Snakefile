@@ -21,7 +21,7 @@ from memshift.models.profiles import study_profile
 from memshift.report.where import report_hint
 from memshift.staleness import clear_stale_locks
 from memshift.vocabulary import BRANCHES as ALL_BRANCHES
-from memshift.vocabulary import DETECTIONS, choice
+from memshift.vocabulary import choice
 
 min_version("9.0")
 
@@ -76,7 +76,6 @@ BRANCHES = ["none", *[b for b in STUDY["branches"] if b != "none"]]
 wildcard_constraints:
     world=r"\d+",
     branch=choice(ALL_BRANCHES),
-    detection=choice(DETECTIONS),
 
 
 # The description atop `snakemake --report`; the figures and tables are in rules/report.smk.

@@ -18,7 +18,6 @@ WORLD = L.world("{world}")
 # where the world stages build a world: the study's world, or the template of a rewritten one
 BUILT = L.built_world("{world}")
 RUN = L.run_world("{world}")
-DETECTION = detection_system("{detection}")
 
 
 def world_file(path):
@@ -69,14 +68,24 @@ def job_code(stage, *roles, system=None, detection=None):
     """Fingerprint of the package code a job runs: its stage, its system, its detection's step
     and the model roles it calls (memshift.fingerprint); a change reruns exactly those jobs.
     """
-    return code_of(stage, [(role, ROLE[role]) for role in roles], system, detection)
+    return code_of(
+        stage,
+        [(role, ROLE[role]) for role in roles],
+        systems=[system] if system else [],
+        detections=[detection] if detection else [],
+    )
 
 
-def code_of(stage, uses, system=None, detection=None):
-    """Fingerprint of a job's code when it calls each (role, profile) of `uses`."""
-    key = (stage, tuple(uses), system, detection)
+def code_of(stage, uses, systems=(), detections=()):
+    """Fingerprint of a job's code when it calls each (role, profile) of `uses`, runs each
+    built-in system of `systems` and each detection step of `detections`."""
+    key = (stage, tuple(uses), tuple(systems), tuple(detections))
     if key not in JOB_CODE:
-        modules = set(job_modules(stage, system=system, detection=detection))
+        modules = set(job_modules(stage))
+        for system in systems:
+            modules.update(job_modules(stage, system=system))
+        for detection in detections:
+            modules.update(job_modules(stage, detection=detection))
         for role, profile in uses:
             backend = PROFILES[profile].backend
             modules.update(job_modules(stage, backend=backend, roles=(role,)))
@@ -135,8 +144,9 @@ def native():
 
 
 def silent_others():
-    """The systems of `others` that do not report their invalidations (rule probe_system)."""
-    return [s for s in others() if s not in SYSTEMS["reporting"] and s not in native()]
+    """The custom systems that do not report their invalidations (rule probe_system); the
+    built-in baselines are probed by rule probe_baselines."""
+    return [s for s in SYSTEMS["custom"] if s not in SYSTEMS["reporting"]]
 
 
 def native_library(wildcards):
@@ -191,6 +201,34 @@ def cell_answers(world):
 def cell_stores(world):
     """What each HoldMem cell stored: the score stage also scores it without the reader."""
     return cell_tables(layout.STORE, world)
+
+
+# the roles of the ingest job (the audit detection calls the auditor) and its code: every
+# detection's step
+INGEST_ROLES = ("writer", *(["auditor"] if "audit" in SYSTEMS["detections"] else []))
+INGEST_CODE = code_of(
+    "ingest",
+    [(role, ROLE[role]) for role in INGEST_ROLES],
+    detections=SYSTEMS["detections"],
+)
+
+
+def baseline_tables(name, world="{world}"):
+    """A table of every built-in baseline of the study on every branch of a world."""
+    return [
+        system_table(system, name, world, branch)
+        for branch in BRANCHES
+        for system in SYSTEMS["baselines"]
+    ]
+
+
+def detection_tables(name, world="{world}"):
+    """A table of every detection of the study on every branch of a world."""
+    return [
+        system_table(detection_system(detection), name, world, branch)
+        for branch in BRANCHES
+        for detection in SYSTEMS["detections"]
+    ]
 
 
 def cell_sources():
@@ -357,11 +395,6 @@ def custom_code(wildcards):
     if found is None or found.origin is None:
         return f"unresolved:{spec}"
     return hashlib.sha256(Path(found.origin).read_bytes()).hexdigest()[:16]
-
-
-def builtin(system):
-    """The registry entry of a built-in system probed by the probe_system rule, or None."""
-    return None if system in SYSTEMS["custom"] else system
 
 
 # ---- the writer switch (rules/switch.smk) ----

@@ -28,54 +28,50 @@ rule prefork:
         " --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 
 
+# every detection of a world in one job: they read the same records, which one process tokenizes
+# and indexes once
 rule ingest:
     input:
         each_branch(branch_file(layout.events)),
         str(layout.prefork(RUN)),
         # the oracle key is a control built from gold
-        lambda wc: (
-            each_branch(str(layout.gold(L.world(wc.world), "{branch}")))
-            if wc.detection == "oracle"
-            else []
-        ),
+        each_branch(branch_file(layout.gold))
+        if "oracle" in SYSTEMS["detections"]
+        else [],
     output:
-        writes=each_branch(system_table(DETECTION, layout.WRITES)),
-        maintenance=each_branch(system_table(DETECTION, layout.MAINTENANCE)),
-        served=each_branch(system_table(DETECTION, layout.SERVED)),
-        audits=each_branch(system_table(DETECTION, layout.AUDITS)),
-        calls=each_branch(system_table(DETECTION, layout.DETECTION_CALLS)),
+        writes=detection_tables(layout.WRITES),
+        maintenance=detection_tables(layout.MAINTENANCE),
+        served=detection_tables(layout.SERVED),
+        audits=detection_tables(layout.AUDITS),
+        calls=detection_tables(layout.DETECTION_CALLS),
     log:
-        str(L.run_log("ingest", "w{world}-{detection}")),
+        str(L.run_log("ingest", "w{world}")),
     benchmark:
-        str(L.run_benchmark("ingest", "w{world}-{detection}"))
+        str(L.run_benchmark("ingest", "w{world}"))
     conda:
         "../envs/memshift.yaml"
     resources:
         mem_mb=2000,
-        runtime=60 * len(BRANCHES),
+        runtime=60 * len(BRANCHES) * len(SYSTEMS["detections"]),
         llm_api=1,
     params:
-        code=lambda wc: job_code(
-            "ingest",
-            "writer",
-            *(["auditor"] if wc.detection == "audit" else []),
-            detection=wc.detection,
-        ),
-        profile=lambda wc: profile_code(
-            "writer", *(["auditor"] if wc.detection == "audit" else [])
-        ),
+        code=INGEST_CODE,
+        profile=profile_code(*INGEST_ROLES),
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
+        detections=" ".join(f"--detection {d}" for d in SYSTEMS["detections"]),
         llm=ROLE["writer"],
-        auditor=lambda wc: (
-            f"--auditor-llm {ROLE['auditor']}" if wc.detection == "audit" else ""
+        auditor=(
+            f"--auditor-llm {ROLE['auditor']}"
+            if "audit" in SYSTEMS["detections"]
+            else ""
         ),
         models=STUDY["models"],
         cache=str(L.llm_cache),
     shell:
         "memshift ingest --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} --detection {wildcards.detection} --llm {params.llm}"
+        " {params.branches} {params.detections} --llm {params.llm}"
         " {params.auditor} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 
 

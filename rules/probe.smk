@@ -34,6 +34,48 @@ rule probe_cell:
         " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 
 
+# every built-in baseline of a world in one job, like probe_cell
+rule probe_baselines:
+    input:
+        each_branch(branch_file(layout.probes)),
+        each_branch(branch_file(layout.events)),
+        each_branch(branch_file(layout.gold)),
+    output:
+        answers=baseline_tables(layout.ANSWERS),
+        calls=baseline_tables(layout.READER_CALLS),
+    log:
+        str(L.run_log("probe", "w{world}-baselines")),
+    benchmark:
+        str(L.run_benchmark("probe", "w{world}-baselines"))
+    conda:
+        "../envs/memshift.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=30 * len(BRANCHES) * len(SYSTEMS["baselines"]),
+        llm_api=1,
+    params:
+        code=code_of(
+            "probe", [("reader", ROLE["reader"])], systems=SYSTEMS["baselines"]
+        ),
+        profile=profile_code("reader"),
+        world=world_dir,
+        run=run_dir,
+        branches=BRANCH_ARGS,
+        systems=" ".join(f"--system {system}" for system in SYSTEMS["baselines"]),
+        every=" ".join(filter(None, map(every_item_time, SYSTEMS["baselines"]))),
+        llm=ROLE["reader"],
+        models=STUDY["models"],
+        cache=str(L.llm_cache),
+        embedder=STUDY["embedder"],
+        vectors=lambda wc: str(L.embedding_cache(wc.world)),
+    shell:
+        "memshift probe --world-dir {params.world} --run-dir {params.run}"
+        " {params.branches} {params.systems} {params.every}"
+        " --embedder {params.embedder} --embedding-cache {params.vectors}"
+        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+
+
+# a custom system (systems.custom), one job per world
 rule probe_system:
     input:
         each_branch(branch_file(layout.probes)),
@@ -55,7 +97,7 @@ rule probe_system:
         runtime=30 * len(BRANCHES),
         llm_api=1,
     params:
-        code=lambda wc: job_code("probe", "reader", system=builtin(wc.system)),
+        code=job_code("probe", "reader"),
         profile=profile_code("reader"),
         world=world_dir,
         run=run_dir,
@@ -64,17 +106,13 @@ rule probe_system:
         models=STUDY["models"],
         cache=str(L.llm_cache),
         custom=custom_code,
-        spec=lambda wc: (
-            f"--spec {SYSTEMS['custom'][wc.system]}"
-            if wc.system in SYSTEMS["custom"]
-            else ""
-        ),
+        spec=lambda wc: SYSTEMS["custom"][wc.system],
         embedder=STUDY["embedder"],
         vectors=lambda wc: str(L.embedding_cache(wc.world)),
         every=lambda wc: every_item_time(wc.system),
     shell:
         "memshift probe --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} --system {wildcards.system} {params.spec} {params.every}"
+        " {params.branches} --system {wildcards.system} --spec {params.spec} {params.every}"
         " --embedder {params.embedder} --embedding-cache {params.vectors}"
         " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 

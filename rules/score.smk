@@ -1,8 +1,31 @@
+# each world scored in its own job (they run beside the other worlds' jobs), then joined in the
+# order of the worlds' paths: the same table one job over every answer would write
+rule score_world:
+    input:
+        answers=all_answers("{world}"),
+        stores=cell_stores("{world}"),
+        probes=each_branch(branch_file(layout.probes)),
+    output:
+        str(L.world_scores("{world}")),
+    log:
+        str(L.run_log("score", "w{world}")),
+    benchmark:
+        str(L.run_benchmark("score", "w{world}"))
+    conda:
+        "../envs/memshift.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        code=job_code("score"),
+        worlds=lambda wildcards, input: str(layout.worlds_of(Path(input.probes[0]))),
+    shell:
+        "memshift score {input.answers} --worlds-dir {params.worlds} --out {output} 2> {log}"
+
+
 rule score:
     input:
-        answers=[a for world in SEEDS for a in all_answers(world)],
-        stores=[s for world in SEEDS for s in cell_stores(world)],
-        probes=expand(branch_file(layout.probes), world=SEEDS, branch=BRANCHES),
+        expand(str(L.world_scores("{world}")), world=SEEDS),
     output:
         str(L.scores),
     log:
@@ -12,6 +35,5 @@ rule score:
         "../envs/memshift.yaml"
     params:
         code=job_code("score"),
-        worlds=lambda wildcards, input: str(layout.worlds_of(Path(input.probes[0]))),
     shell:
-        "memshift score {input.answers} --worlds-dir {params.worlds} --out {output} 2> {log}"
+        "memshift join-scores {input} --out {output} 2> {log}"

@@ -20,7 +20,9 @@ def test_the_count_equals_the_tokens_found_in_the_whole_text(text: str) -> None:
     assert count_tokens(text) == len(WHOLE_TEXT.findall(text))
 
 
-ASCII_PIECES = st.sampled_from(["word", "42", "x_y", ".", "-", " ", "\n", "\t", "\r\n", "\x1c", "\x0b"])
+ASCII_PIECES = st.sampled_from(
+    ["word", "42", "x_y", ".", "-", " ", "\n", "\t", "\r\n", "\x1c", "\x0b"]
+)
 
 
 @settings(max_examples=300, deadline=None)

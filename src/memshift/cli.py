@@ -380,13 +380,22 @@ DETECTION = click.option(
     required=True,
     type=click.Choice(DETECTIONS),
 )
+DETECTION_EACH = click.option(
+    "--detection",
+    "detections",
+    required=True,
+    multiple=True,
+    type=click.Choice(DETECTIONS),
+    help="A HoldMem detection policy; repeatable (one process tokenizes and indexes each "
+    "branch's records once for all of them).",
+)
 
 
 @cli.command()
 @WORLD_DIR
 @RUN_DIR
 @BRANCH
-@DETECTION
+@DETECTION_EACH
 @LLM
 @click.option(
     "--auditor-llm",
@@ -399,25 +408,26 @@ def ingest(
     world_dir: Path,
     run_dir: Path,
     branch_list: tuple[str, ...],
-    detection: str,
+    detections: tuple[str, ...],
     llm: str,
     auditor_llm: str | None,
     models_file: Path,
     cache_dir: Path,
 ) -> None:
-    """One HoldMem detection policy over branches: writes, maintenance, what is served."""
+    """HoldMem detection policies over branches: writes, maintenance, what is served."""
     from memshift.stages import ingest as stage
 
     profile = _profile(llm, models_file)
     auditor = _profile(auditor_llm, models_file) if auditor_llm else profile
     for branch in _in_order(branch_list):
-        d = stage.run(world_dir, run_dir, branch, detection, profile, cache_dir, auditor)
-        invalidated = sum(m.invalidated for m in d.maintenance)
-        click.echo(
-            f"{world_dir.name} {branch} {detection}: {len(d.writes)} writes, "
-            f"{invalidated} invalidations",
-            err=True,
-        )
+        for detection in dict.fromkeys(detections):
+            d = stage.run(world_dir, run_dir, branch, detection, profile, cache_dir, auditor)
+            invalidated = sum(m.invalidated for m in d.maintenance)
+            click.echo(
+                f"{world_dir.name} {branch} {detection}: {len(d.writes)} writes, "
+                f"{invalidated} invalidations",
+                err=True,
+            )
 
 
 def cell_pairs(
@@ -1015,6 +1025,17 @@ def score(answers: tuple[Path, ...], worlds_dir: Path, out: Path) -> None:
 
     n = stage.run(list(answers), worlds_dir, out)
     click.echo(f"{n} answers scored -> {out}", err=True)
+
+
+@cli.command("join-scores")
+@click.argument("parts", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
+def join_scores(parts: tuple[Path, ...], out: Path) -> None:
+    """Join the worlds' score tables (one `score` job each) into the study's one table."""
+    from memshift.stages import score as stage
+
+    n = stage.join(list(parts), out)
+    click.echo(f"{n} scores of {len(parts)} worlds joined -> {out}", err=True)
 
 
 def _pools(specs: tuple[str, ...]) -> dict[str, list[str]]:

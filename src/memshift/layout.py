@@ -303,6 +303,10 @@ class Study:
     def scores(self) -> Path:
         return self.runs / "scores.parquet"
 
+    def world_scores(self, world: int | str) -> Path:
+        """One world's scored answers (score stage); `scores` joins every world's."""
+        return self.run_world(world) / "scores.parquet"
+
     @property
     def report(self) -> Path:
         return self.runs / "report"

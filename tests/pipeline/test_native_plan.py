@@ -37,7 +37,9 @@ def test_the_probe_job_of_a_native_system_passes_its_settings(tmp_path):
     shown = snakemake(where, "-n", "--printshellcmds")
     assert shown.returncode == 0, shown.stderr[-3000:]
     jobs = jobs_of(shown.stdout + shown.stderr)
-    assert jobs["probe_native"] == ["world=1000, system=mem0"]
-    assert "mem0" not in " ".join(jobs["probe_system"])
     settings = NativeSettings(**MEM0).to_json()
+    assert jobs["probe_native"] == ["world=1000, system=mem0"]
+    # probed by its own job only: not among the baselines of probe_baselines
+    assert jobs["probe_baselines"] == ["world=1000"] and "probe_system" not in jobs
+    assert "--system bm25 " in shown.stdout and shown.stdout.count("--system mem0 ") == 1
     assert f"--system mem0 --native {shlex.quote(settings)}" in shown.stdout

@@ -146,7 +146,8 @@ def jobs_of(output: str) -> dict[str, list[str]]:
     return jobs
 
 
-AGGREGATES = {"score", "report", "run_manifest", "all"}
+# what any new answer reruns: its world's scores, then the study's
+AGGREGATES = {"score_world", "score", "report", "run_manifest", "all"}
 ANSWERS_READ = {"fork_check"}  # hashes every answer's context at the fork
 # the writer switch: its jobs re-derive, repair and read like the cells
 SWITCHING = {"switch", "calibrate_writer", "switch_score"}
@@ -174,7 +175,7 @@ def rerun_by_edit(where: Path, package: Path, module: str) -> dict[str, list[str
         path.write_text(original)
 
 
-PROBING = {"probe_cell", "probe_system", "probe_reporting", "answer_audit"}
+PROBING = {"probe_cell", "probe_baselines", "probe_reporting", "answer_audit"}
 
 
 def check_writer_switch(where: Path) -> None:
@@ -389,8 +390,9 @@ def check_code_reruns(where: Path, package: Path) -> None:
     jobs = rerun_by_edit(where, package, "memshift/simulator/reader.py")
     assert set(jobs) == (PROBING | ANSWERS_READ | AGGREGATES | SWITCHING | SYNCING | {"import_pm"})
     jobs = rerun_by_edit(where, package, "memshift/retrieval/embeddings.py")
-    assert set(jobs) == {"probe_system"} | AGGREGATES
-    assert jobs["probe_system"] == ["world=1000, system=rag"]
+    # one job per world probes every built-in baseline
+    assert set(jobs) == {"probe_baselines"} | AGGREGATES
+    assert jobs["probe_baselines"] == ["world=1000"]
     jobs = rerun_by_edit(where, package, "custom_memory.py")
     assert set(jobs) == {"probe_reporting"} | AGGREGATES
     assert jobs["probe_reporting"] == ["world=1000, system=mine"]
@@ -408,7 +410,7 @@ def check_precise_reruns(where: Path, package: Path) -> None:
     )
     jobs = planned(where, package=package)
     assert set(jobs) == (
-        {"probe_cell", "probe_system", "probe_reporting", "answer_audit", "import_pm"}
+        {"probe_cell", "probe_baselines", "probe_reporting", "answer_audit", "import_pm"}
         | ANSWERS_READ
         | AGGREGATES
         | SWITCHING

@@ -1,5 +1,6 @@
 """Stage `score`: every answer of a run scored against its probe's gold, deterministically; for
-a HoldMem cell also what it stored, scored without the reader (the store/reader split)."""
+a HoldMem cell also what it stored, scored without the reader (the store/reader split). A study
+scores each world in its own job and joins the worlds' tables (`join`)."""
 
 from __future__ import annotations
 
@@ -76,3 +77,20 @@ def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
             rows["store_correct"].append(None if stored is None else store_correct(probe, stored))
     write_table(pa.Table.from_pydict(rows, schema=schemas.SCORES), schemas.SCORES, out)
     return len(rows["probe_id"])
+
+
+def join(parts: Sequence[Path], out: Path) -> int:
+    """The worlds' score tables as one, in the order of their paths (the order in which one
+    `run` over all their answers would have scored them); no world may come in two parts."""
+    tables = []
+    seen: dict[int, Path] = {}
+    for path in sorted(parts):
+        table = read_table(path, schemas.SCORES)
+        for world in set(table.column("world").to_pylist()):
+            if world in seen:
+                raise MemshiftError(f"world {world} is scored in both {seen[world]} and {path}")
+            seen[world] = path
+        tables.append(table)
+    joined = pa.concat_tables(tables).combine_chunks() if tables else schemas.SCORES.empty_table()
+    write_table(joined, schemas.SCORES, out)
+    return joined.num_rows
