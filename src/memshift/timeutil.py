@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import date, datetime, timedelta
 
 MINUTE_FORMAT = "%Y-%m-%d %H:%M"
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
+# every record header formats its time, and prompts repeat the same records many times
+@functools.lru_cache(maxsize=1 << 16)
 def fmt(t: datetime) -> str:
     return t.strftime(MINUTE_FORMAT)
 
