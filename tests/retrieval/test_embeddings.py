@@ -193,3 +193,9 @@ def test_load_embedder_from_a_module_class_spec() -> None:
         load_embedder("no_colon_here")
     with pytest.raises(ConfigError, match="lacks the methods embed"):
         load_embedder(f"{__name__}:NotAnEmbedder")
+
+
+def test_a_built_in_embedder_is_loaded_once_per_process_and_a_class_spec_each_time() -> None:
+    assert load_embedder("wordllama") is load_embedder("wordllama")
+    spec = f"{__name__}:TinyEmbedder"
+    assert load_embedder(spec) is not load_embedder(spec)

