@@ -307,7 +307,8 @@ def slurm_section(runs: int, scratch: Path) -> list[str]:
         "machine (`cluster/setup.sh`: Debian's slurm-wlm 22.05 with accounting, 2 CPUs), with "
         "the README's cluster command, by `python -m memshift_tools.bench.study --only slurm "
         f"--runs {runs}` as root; code: commit {commit()}. One SLURM job per world "
-        "(`profiles/slurm`, `groups`), score, report and manifests on the submitting node. "
+        "(`profiles/slurm`, `groups`), the join of the worlds' scores, report and manifests on "
+        "the submitting node. "
         "Peak memory is that of Snakemake and the local rules (the jobs run under slurmd).",
         "",
         "| what | budget | median (runs); peak | command |",
