@@ -10,7 +10,7 @@ from memshift import schemas
 from memshift.artifacts import write_table
 from memshift.errors import MemshiftError
 from memshift.probes import probes_to_table
-from memshift.stages.score import run
+from memshift.stages.score import join, run
 
 
 def test_answers_are_scored_against_their_probes_and_strangers_are_refused(tmp_path, data_1000):
@@ -112,3 +112,48 @@ def test_a_cells_store_is_scored_without_the_reader(tmp_path, data_1000):
         for s in pq.read_table(tmp_path / "scores.parquet").to_pylist()
     }
     assert [scored[p["probe_id"]] for p in asked] == [True, False, False, True, False]
+
+
+def _echo_answers(tmp_path, data_1000, world: int):
+    """The gold of world 1000's src probes as world `world`'s answers, its probes beside them."""
+    probes = probes_to_table(data_1000["src"].probes, world=world, branch="src")
+    write_table(probes, schemas.PROBES, tmp_path / f"w{world}" / "probes-src.parquet")
+    rows = [
+        {
+            "probe_id": p["probe_id"], "world": world, "branch": "src", "system": "echo",
+            "checkpoint": p["checkpoint"], "item_id": p["item_id"],
+            "status": p["gold_status"] if i % 3 else "abstain",
+            "value": p["gold_value"] if i % 3 else None,
+            "failure": None, "evidence_items": 0, "evidence_tokens": 0, "evidence_hash": "",
+        }
+        for i, p in enumerate(probes.to_pylist())
+    ]  # fmt: skip
+    answers = tmp_path / "runs" / f"w{world}" / "src" / "echo" / "answers.parquet"
+    write_table(pa.Table.from_pylist(rows, schema=schemas.ANSWERS), schemas.ANSWERS, answers)
+    return answers
+
+
+def test_the_worlds_scores_joined_are_the_table_one_job_over_every_answer_writes(
+    tmp_path, data_1000
+):
+    answers = [_echo_answers(tmp_path, data_1000, world) for world in (1000, 1001, 999)]
+    whole = tmp_path / "whole.parquet"
+    run(answers, tmp_path, whole)
+    parts = []
+    for path in answers:
+        parts.append(path.parents[2] / "scores.parquet")
+        run([path], tmp_path, parts[-1])
+    joined = tmp_path / "joined.parquet"
+    assert join(list(reversed(parts)), joined) == pq.read_metadata(whole).num_rows
+    assert joined.read_bytes() == whole.read_bytes()
+    # in the order of the paths (w1000 < w1001 < w999), as one job over every answer sorts them
+    assert pq.read_table(joined).column("world").unique().to_pylist() == [1000, 1001, 999]
+
+
+def test_a_world_scored_in_two_parts_is_refused(tmp_path, data_1000):
+    answers = _echo_answers(tmp_path, data_1000, 1000)
+    first, second = tmp_path / "a" / "scores.parquet", tmp_path / "b" / "scores.parquet"
+    run([answers], tmp_path, first)
+    run([answers], tmp_path, second)
+    with pytest.raises(MemshiftError, match="world 1000 is scored in both"):
+        join([first, second], tmp_path / "joined.parquet")
