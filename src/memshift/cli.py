@@ -375,12 +375,7 @@ def rewrite(
     click.echo(f"{template_dir.name}: {summary.line()}", err=True)
 
 
-DETECTION = click.option(
-    "--detection",
-    required=True,
-    type=click.Choice(DETECTIONS),
-)
-DETECTION_EACH = click.option(
+DETECTIONS_OPTION = click.option(
     "--detection",
     "detections",
     required=True,
@@ -395,7 +390,7 @@ DETECTION_EACH = click.option(
 @WORLD_DIR
 @RUN_DIR
 @BRANCH
-@DETECTION_EACH
+@DETECTIONS_OPTION
 @LLM
 @click.option(
     "--auditor-llm",
@@ -419,9 +414,12 @@ def ingest(
 
     profile = _profile(llm, models_file)
     auditor = _profile(auditor_llm, models_file) if auditor_llm else profile
+    chosen = list(dict.fromkeys(detections))
     for branch in _in_order(branch_list):
-        for detection in dict.fromkeys(detections):
-            d = stage.run(world_dir, run_dir, branch, detection, profile, cache_dir, auditor)
+        detectors = stage.run_detections(
+            world_dir, run_dir, branch, chosen, profile, cache_dir, auditor
+        )
+        for detection, d in zip(chosen, detectors, strict=True):
             invalidated = sum(m.invalidated for m in d.maintenance)
             click.echo(
                 f"{world_dir.name} {branch} {detection}: {len(d.writes)} writes, "

@@ -1,14 +1,16 @@
-"""Stage `ingest`: one HoldMem detection policy over one branch: its writes, its maintenance
+"""Stage `ingest`: a HoldMem detection policy over one branch: its writes, its maintenance
 (invalidated or not, why, keys before and after, re-derived), what each checkpoint serves and,
-for the `audit` policy, every proposed transition with the gate's decision (empty otherwise)."""
+for the `audit` policy, every proposed transition with the gate's decision (empty otherwise).
+One process runs several policies over a branch read once (`run_detections`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
-from memshift.gold.tables import dependencies
+from memshift.gold.tables import Dependencies, dependencies
 from memshift.memory.detection import run_detection
 from memshift.memory.holdmem import HoldMemDetector
 from memshift.memory.write_tables import (
@@ -18,11 +20,14 @@ from memshift.memory.write_tables import (
     table_to_writes,
     writes_to_table,
 )
+from memshift.memory.writes import WriteRecord
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.vocabulary import detection_system
+from memshift.world.generate import World
+from memshift.world.records import PublicEvent
 from memshift.world.stored import load, load_public_events
 
 
@@ -35,8 +40,51 @@ def run(
     cache_dir: Path | None,
     auditor: Profile | None = None,
 ) -> HoldMemDetector:
+    return run_detections(
+        world_dir, run_world_dir, branch, [detection], profile, cache_dir, auditor
+    )[0]
+
+
+def run_detections(
+    world_dir: Path,
+    run_world_dir: Path,
+    branch: str,
+    detections: Sequence[str],
+    profile: Profile,
+    cache_dir: Path | None,
+    auditor: Profile | None = None,
+) -> list[HoldMemDetector]:
+    """`run` for each detection on one branch, in order: the world, the branch's events and the
+    pre-fork store are read once for all of them (each detection adopts its own copy of the
+    pre-fork writes)."""
     world = load(world_dir, with_events=False)
-    prefork = table_to_writes(read_table(layout.prefork(run_world_dir), schemas.WRITES))
+    prefork = read_table(layout.prefork(run_world_dir), schemas.WRITES)
+    events = load_public_events(world_dir, branch)
+    gold_deps = (
+        dependencies(read_table(layout.gold(world_dir, branch), schemas.GOLD))
+        if "oracle" in detections
+        else None
+    )
+    return [
+        _detect(world, events, table_to_writes(prefork), run_world_dir, branch, detection,
+                gold_deps if detection == "oracle" else None, profile, cache_dir, auditor)
+        for detection in detections
+    ]  # fmt: skip
+
+
+def _detect(
+    world: World,
+    events: Sequence[PublicEvent],
+    prefork: Sequence[WriteRecord],
+    run_world_dir: Path,
+    branch: str,
+    detection: str,
+    gold_deps: Dependencies | None,
+    profile: Profile,
+    cache_dir: Path | None,
+    auditor: Profile | None,
+) -> HoldMemDetector:
+    """One detection policy over the branch's events, its tables written."""
     log = CallLog()
     client = ModelClient(profile, cache_dir=cache_dir, log=log)
     auditing = (
@@ -46,20 +94,8 @@ def run(
     )
     system = detection_system(detection)
     context = CallContext(profile.name, world.seed, branch, system)
-    gold_deps = (
-        dependencies(read_table(layout.gold(world_dir, branch), schemas.GOLD))
-        if detection == "oracle"
-        else None
-    )
     detector = run_detection(
-        world,
-        load_public_events(world_dir, branch),
-        detection,
-        client,
-        prefork,
-        context,
-        gold_deps,
-        auditing,
+        world, events, detection, client, prefork, context, gold_deps, auditing
     )
     out = layout.system_dir(run_world_dir, branch, system)
     write_table(writes_to_table(detector.writes), schemas.WRITES, layout.table(out, layout.WRITES))
