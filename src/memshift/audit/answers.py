@@ -82,7 +82,7 @@ def evidence_at(
             applied += 1
             selector = None
         if selector is None:
-            selector = Selector(list(state.records.values()))
+            selector = Selector.over(list(state.records.values()))
         out[draft.probe_id] = selector.select(item_query(draft.item, draft.version), WRITER_BUDGET)
     return out
 

@@ -258,7 +258,7 @@ class PortableHoldMem:
                     (r for r in self.state.records.values() if r.source in item.sources),
                     key=lambda r: (r.updated, r.object_id),
                 )
-                selectors[item.sources] = Selector(live)
+                selectors[item.sources] = Selector.over(live)
             requests.append(
                 WriterRequest(
                     item,

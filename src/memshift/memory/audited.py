@@ -30,7 +30,7 @@ class AuditStep:
                 continue
             arrived = (item.sources, slot.last_write)
             if arrived not in selectors:
-                selectors[arrived] = Selector(newer)
+                selectors[arrived] = Selector.over(newer)
             current = detector.write_of(slot.served[-1])
             cited = tuple(
                 detector.versions[key]

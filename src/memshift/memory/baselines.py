@@ -73,7 +73,7 @@ class NoStoreBM25(LiveRecords):
         if blocked is not None:
             return blocked
         if self._selector is None:
-            self._selector = Selector(list(self.state.records.values()))
+            self._selector = Selector.over(list(self.state.records.values()))
         lost = self.consents.lost(question.agent)
         return self._as_evidence(self._selector.select(question.question, EVIDENCE_BUDGET, lost))
 

@@ -179,10 +179,10 @@ class HoldMemDetector:
             if delta is None:
                 sources = item.sources
                 if sources not in selectors:
-                    selectors[sources] = Selector(self._live(item))
+                    selectors[sources] = Selector.over(self._live(item))
                 selection = selectors[sources].select(item_query(item, self.version(item)))
             else:
-                selection = Selector(delta).select(item_query(item, self.version(item)))
+                selection = Selector.over(delta).select(item_query(item, self.version(item)))
             requests.append(
                 WriterRequest(
                     item,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from memshift.retrieval.bm25 import BM25Index, TermCountCache, select_within_budget
 from memshift.tokens import count_tokens
@@ -17,6 +18,10 @@ EVIDENCE_BUDGET = 4096
 
 _TOKENS: dict[tuple[str, int, str], int] = {}
 _TERMS = TermCountCache()
+# the most recently used selectors, oldest first (enough for every set of sources of a branch's
+# checkpoints in one detection, so the next detection finds them)
+_SELECTORS: dict[tuple[tuple[str, int, datetime], ...], Selector] = {}
+_SELECTORS_KEPT = 128
 
 
 def record_tokens(record: Record) -> int:
@@ -45,11 +50,27 @@ class SizedRecords:
 
 class Selector:
     """BM25 over one set of records, reused by every item that reads the same sources at the
-    same time."""
+    same time (`Selector.over` reuses one across the detections of a process)."""
 
     def __init__(self, records: Sequence[Record]) -> None:
+        self.records = tuple(records)
         self.sized = SizedRecords(records)
         self.index = BM25Index.from_records(records, cache=_TERMS)
+
+    @classmethod
+    def over(cls, records: Sequence[Record]) -> Selector:
+        """A Selector over `records`, the one built before over records equal to them if it is
+        still kept: the detections of one ingest job index the same live records at every
+        checkpoint, and a selector's answers depend on its records alone."""
+        records = tuple(records)
+        key = tuple((r.object_id, r.revision, r.updated) for r in records)
+        kept = _SELECTORS.pop(key, None)
+        if kept is None or kept.records != records:
+            kept = cls(records)
+        _SELECTORS[key] = kept
+        if len(_SELECTORS) > _SELECTORS_KEPT:
+            del _SELECTORS[next(iter(_SELECTORS))]
+        return kept
 
     def select(
         self, query: str, budget: int = WRITER_BUDGET, skip: frozenset[str] = frozenset()
