@@ -17,7 +17,7 @@ estimate but no interval and no p-value.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -135,18 +135,126 @@ def summarize(
     greatest value the ratio can take (null: unbounded), which clip the interval."""
     quoted = [identifiers([key]) for key in keys]
     tail = resampling.tail
+    run(con, "bootstrap", ratios=identifiers([ratios]), keys=identifiers(list(keys)),
+        method=resampling.interval)  # fmt: skip
+    con.execute("CREATE OR REPLACE TEMP TABLE boot_drawn (gid BIGINT, value DOUBLE, t DOUBLE)")
+    chunks = plain_draws(con)
+    if chunks is None:
+        run(con, "bootstrap_plain_draws")
+    for chunk in chunks or ():
+        con.register("boot_plain_drawn", chunk)
+        con.execute("INSERT INTO boot_drawn SELECT * FROM boot_plain_drawn")
+        con.unregister("boot_plain_drawn")
+    run(con, "bootstrap_products")
     run(
         con,
-        "bootstrap",
+        "bootstrap_intervals",
         out=identifiers([out]),
-        ratios=identifiers([ratios]),
-        keys=identifiers(list(keys)),
         key_values=", ".join(f"any_value({name}) AS {name}" for name in quoted),
         low_q=repr(tail),
         high_q=repr(1 - tail),
         draws=str(resampling.draws),
-        method=resampling.interval,
         min_worlds=str(MIN_WORLDS),
+    )
+
+
+# about 2 million draws of groups at a time: a few hundred megabytes of arrays
+_DRAWS_AT_ONCE = 2_000_000
+# every sum of products of whole numbers below this bound is exact in a double, in any order
+_EXACT = 2.0**53
+
+
+def plain_draws(con: duckdb.DuckDBPyConnection) -> Iterator[pa.Table] | None:
+    """The draws of the plain groups of bootstrap.sql (boot_point, boot_vectors), a chunk of
+    groups at a time: per group and draw with a nonzero weighted denominator, the draw's ratio
+    and, for a studentized group, its distance from the estimate in units of the draw's own
+    standard error (else null). None where a group's vectors are not whole numbers small enough
+    for every sum of products to be exact: bootstrap_plain_draws.sql computes those.
+
+    This is the arithmetic of bootstrap_plain_draws.sql, operation for operation, so every value
+    is the same double: its dot products (DuckDB fuses each multiply-add) are exact here, and
+    then equal to a matrix product's in any order of summation."""
+    weights = _world_weights(con)
+    vectors = con.sql("SELECT * FROM boot_vectors").to_arrow_table()
+    values = [vectors[name].to_numpy() for name in _VECTORS]
+    largest = max((float(np.abs(v).max(initial=0)) for v in values), default=0.0)
+    if any(not np.array_equal(v, np.round(v)) for v in values) or (
+        largest * float(weights.sum(axis=1).max(initial=0)) >= _EXACT
+    ):
+        return None
+    point = con.sql(
+        "SELECT gid, studentized, n::DOUBLE AS n, numerator::DOUBLE AS numerator, estimate, se "
+        "FROM boot_point WHERE plain AND n <> 0 ORDER BY gid"
+    ).to_arrow_table()
+    return _chunks(weights, point, vectors["gid"].to_numpy(), vectors["pos"].to_numpy(), values)
+
+
+_VECTORS = ("nums", "dens", "nn", "nd", "dd")
+
+
+def _chunks(
+    weights: np.ndarray,
+    point: pa.Table,
+    vector_gids: np.ndarray,
+    positions: np.ndarray,
+    values: list[np.ndarray],
+) -> Iterator[pa.Table]:
+    draws, worlds = weights.shape
+    gids = point["gid"].to_numpy()
+    columns = np.searchsorted(gids, vector_gids)
+    step = max(1, _DRAWS_AT_ONCE // max(draws, 1))
+    for start in range(0, len(gids), step):
+        stop = min(start + step, len(gids))
+        inside = (columns >= start) & (columns < stop)
+        sums = []
+        for value in values:
+            matrix = np.zeros((worlds, stop - start))
+            matrix[positions[inside], columns[inside] - start] = value[inside]
+            # + 0.0: a sum that starts from zero, as DuckDB's does, is never negative zero
+            sums.append(weights @ matrix + 0.0)
+        yield _studentized(point.slice(start, stop - start), *sums)
+
+
+def _world_weights(con: duckdb.DuckDBPyConnection) -> np.ndarray:
+    """(draws, worlds): each draw's world weights, in the order of the worlds' positions."""
+    vectors = con.sql("SELECT weights FROM world_vectors ORDER BY draw").to_arrow_table()
+    flat = vectors["weights"].combine_chunks().flatten().to_numpy()
+    return flat.reshape(vectors.num_rows, -1) if vectors.num_rows else flat.reshape(0, 0)
+
+
+def _studentized(
+    point: pa.Table,
+    sn: np.ndarray,
+    sd: np.ndarray,
+    snn: np.ndarray,
+    snd: np.ndarray,
+    sdd: np.ndarray,
+) -> pa.Table:
+    n, numerator, estimate = (
+        point[name].to_numpy()[None, :] for name in ("n", "numerator", "estimate")
+    )
+    se = point["se"].to_numpy(zero_copy_only=False)[None, :]
+    has_se = point["se"].is_valid().to_numpy(zero_copy_only=False)[None, :]
+    studentized = point["studentized"].to_numpy(zero_copy_only=False)[None, :]
+    gid = np.broadcast_to(point["gid"].to_numpy()[None, :], sd.shape)
+    kept = sd != 0
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        value = sn / sd
+        variance = np.maximum(snn - 2 * value * snd + value * value * sdd, 0) / (sd * sd)
+        on_estimate = sn * n == numerator * sd
+        spread = variance > 0
+        t = np.where(
+            on_estimate,
+            0.0,
+            np.where(spread, (value - estimate) / np.sqrt(variance), (value - estimate) / se),
+        )
+    t_null = ~studentized | (~on_estimate & ~spread & ~has_se)
+    return pa.table(
+        {
+            "gid": pa.array(gid[kept], pa.int64()),
+            "value": pa.array(value[kept], pa.float64()),
+            "t": pa.array(t[kept], pa.float64(), mask=np.broadcast_to(t_null, sd.shape)[kept]),
+        }
     )
 
 
