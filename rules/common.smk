@@ -56,6 +56,14 @@ def each_branch(pattern):
 
 
 BRANCH_ARGS = " ".join(f"--branch {branch}" for branch in BRANCHES)
+
+# The greedy scheduler starts the ready jobs of highest priority first: every world, then each
+# world's HoldMem chain (prefork, ingest, repair, the cells' probes, the answer audits, the
+# world's scores), whose jobs run one after another. The baselines wait for nothing but their
+# world, so they fill the gaps, and no world's chain is left to run alone at the end of a study
+# while the other cores idle.
+WORLDS_FIRST = 20
+CHAIN_NEXT = 10
 # the roles whose profile is not `llm`'s, for the stages that describe the run
 ROLE_ARGS = " ".join(
     f"--role {role}={name}" for role, name in ROLE.items() if name != STUDY["llm"]

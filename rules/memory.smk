@@ -9,6 +9,7 @@ rule prefork:
         str(L.run_log("prefork", "w{world}")),
     benchmark:
         str(L.run_benchmark("prefork", "w{world}"))
+    priority: CHAIN_NEXT
     conda:
         "../envs/memshift.yaml"
     resources:
@@ -48,6 +49,7 @@ rule ingest:
         str(L.run_log("ingest", "w{world}")),
     benchmark:
         str(L.run_benchmark("ingest", "w{world}"))
+    priority: CHAIN_NEXT
     conda:
         "../envs/memshift.yaml"
     resources:
@@ -88,6 +90,7 @@ rule audit_repair:
         str(L.run_log("audit_repair", "w{world}")),
     benchmark:
         str(L.run_benchmark("audit_repair", "w{world}"))
+    priority: CHAIN_NEXT
     conda:
         "../envs/memshift.yaml"
     resources:

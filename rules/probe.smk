@@ -10,6 +10,7 @@ rule probe_cell:
         str(L.run_log("probe", "w{world}-holdmem")),
     benchmark:
         str(L.run_benchmark("probe", "w{world}-holdmem"))
+    priority: CHAIN_NEXT
     conda:
         "../envs/memshift.yaml"
     resources:
@@ -177,6 +178,7 @@ rule answer_audit:
         str(L.run_log("answer_audit", "w{world}")),
     benchmark:
         str(L.run_benchmark("answer_audit", "w{world}"))
+    priority: CHAIN_NEXT
     conda:
         "../envs/memshift.yaml"
     resources:
@@ -207,6 +209,7 @@ rule fork_check:
     log:
         str(L.run_log("fork_check", "w{world}")),
     localrule: True
+    priority: CHAIN_NEXT
     conda:
         "../envs/memshift.yaml"
     params:

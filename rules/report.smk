@@ -115,6 +115,8 @@ rule report:
     benchmark:
         str(L.run_benchmark("report"))
     localrule: True
+    # the trap suite and the figures in a second process (the other core is idle by then)
+    threads: 2
     conda:
         "../envs/memshift.yaml"
     resources:
@@ -149,5 +151,5 @@ rule report:
         " {params.roles}"
         " --models-file {params.models} --study {params.study}"
         " --draws {params.draws} --seed {params.seed} {params.switch} {params.pools}"
-        " {params.bundles} {params.sync}"
+        " {params.bundles} {params.sync} --processes {threads}"
         " 2> {log}"

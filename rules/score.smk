@@ -11,6 +11,7 @@ rule score_world:
         str(L.run_log("score", "w{world}")),
     benchmark:
         str(L.run_benchmark("score", "w{world}"))
+    priority: CHAIN_NEXT
     conda:
         "../envs/memshift.yaml"
     resources:

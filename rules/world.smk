@@ -13,6 +13,7 @@ rule world:
         str(L.world_log("world", "w{world}")),
     benchmark:
         str(L.world_benchmark("world", "w{world}"))
+    priority: WORLDS_FIRST
     conda:
         "../envs/memshift.yaml"
     resources:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,14 +64,19 @@ def write_table(table: pa.Table, schema: pa.Schema, path: Path) -> None:
     )
 
 
-def read_table(path: Path, schema: pa.Schema) -> pa.Table:
+def read_table(path: Path, schema: pa.Schema, columns: Sequence[str] | None = None) -> pa.Table:
+    """The table at `path`, which must have `schema`: all of it, or only `columns` of it."""
+    if columns is not None:
+        schema = pa.schema([schema.field(name) for name in columns])
     if not path.exists():
         raise ArtifactError(f"missing artifact {path}")
     try:
         # ParquetFile reads one file without importing the dataset machinery (a fifth of a
         # second per process, and every stage is a process); one thread, since Arrow's pool
         # makes a world's events three times slower to read on two cores.
-        table = pq.ParquetFile(path).read(use_threads=False)
+        table = pq.ParquetFile(path).read(
+            columns=None if columns is None else list(columns), use_threads=False
+        )
     except (pa.ArrowInvalid, OSError) as exc:
         raise ArtifactError(f"cannot read {path}: {exc}") from exc
     if not table.schema.equals(schema):

@@ -1100,6 +1100,14 @@ def _pools(specs: tuple[str, ...]) -> dict[str, list[str]]:
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
     help="A world's sync/sync-scores.parquet, if the study has a sync study; repeatable.",
 )
+@click.option(
+    "--processes",
+    type=click.IntRange(1, 2),
+    default=1,
+    show_default=True,
+    help="2: a second process runs the trap suite and draws the figures beside the tables "
+    "(the same files, sooner).",
+)
 def report(
     scores: Path,
     logs: tuple[Path, ...],
@@ -1115,6 +1123,7 @@ def report(
     pool_specs: tuple[str, ...],
     bundles: tuple[Path, ...],
     sync_scores: tuple[Path, ...],
+    processes: int,
 ) -> None:
     """Measures, contrasts and diagnostic tests of a run, with world-bootstrap intervals.
 
@@ -1139,6 +1148,7 @@ def report(
         _pools(pool_specs),
         list(bundles),
         list(sync_scores),
+        processes,
     )
     click.echo(f"report -> {path}", err=True)
 

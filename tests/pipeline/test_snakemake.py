@@ -685,6 +685,12 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     for name in REPORT_FILES:
         path = RUN / "report" / name
         assert (first / path).read_bytes() == (second / path).read_bytes(), name
+    # on one core the report draws its figures and runs the trap suite in its own process
+    one = snakemake(first, "--cores", "1", "-p", "--forcerun", "report", package=package)
+    assert one.returncode == 0 and "--processes 1" in one.stdout + one.stderr, one.stderr[-3000:]
+    for name in REPORT_FILES:
+        path = RUN / "report" / name
+        assert (first / path).read_bytes() == (second / path).read_bytes(), name
     check_predictions(first, package)
 
 

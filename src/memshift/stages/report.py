@@ -12,11 +12,13 @@ page, its tables as tables and its figures embedded).
 
 from __future__ import annotations
 
+import multiprocessing
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -205,7 +207,13 @@ def _load_world_tables(con: duckdb.DuckDBPyConnection, worlds_dir: Path) -> None
         con.executemany("INSERT INTO world_items VALUES (?, ?, ?)", items)
 
 
+T = TypeVar("T")
 TRAP_CASES = 20  # per regime and world
+
+
+def _worlds_scored(scores: Path) -> list[int]:
+    worlds = read_table(scores, schemas.SCORES, columns=["world"])["world"]
+    return sorted(set(worlds.to_pylist()))
 
 
 def trap_table(worlds: Sequence[int]) -> pa.Table:
@@ -238,10 +246,61 @@ def run(
     switch_pools: Mapping[str, Sequence[str]] | None = None,
     bundles: Sequence[Path] = (),
     sync_scores: Sequence[Path] = (),
+    processes: int = 1,
 ) -> Path:
-    """The report of a run of profile `llm` whose roles used `profiles` (role -> profile)."""
+    """The report of a run of profile `llm` whose roles used `profiles` (role -> profile).
+
+    With two `processes`, a second one runs the trap suite and draws the figures while this one
+    computes the tables (the same files either way)."""
+    with _Beside(processes > 1) as beside:
+        return _run(scores, logs, worlds_dir, out, llm, profiles, study, resampling, switch_scores,
+                    switch_pools, bundles, sync_scores, beside)  # fmt: skip
+
+
+class _Beside:
+    """Work for a second process when there is one, else done here when its result is wanted."""
+
+    def __init__(self, enabled: bool) -> None:
+        # forked before the database opens: the helper never touches it
+        self._pool = (
+            ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+            if enabled
+            else None
+        )
+
+    def __enter__(self) -> _Beside:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+
+    def start(self, work: Callable[..., T], *args: Any) -> Callable[[], T]:
+        """Start `work(*args)`; the returned function waits for its result (or raises its
+        error)."""
+        if self._pool is None:
+            return lambda: work(*args)
+        return self._pool.submit(work, *args).result
+
+
+def _run(
+    scores: Path,
+    logs: Sequence[Path],
+    worlds_dir: Path,
+    out: Path,
+    llm: str,
+    profiles: Mapping[str, Profile],
+    study: str,
+    resampling: Resampling,
+    switch_scores: Path | None,
+    switch_pools: Mapping[str, Sequence[str]] | None,
+    bundles: Sequence[Path],
+    sync_scores: Sequence[Path],
+    beside: _Beside,
+) -> Path:
+    worlds = _worlds_scored(scores)
+    traps_of_worlds = beside.start(trap_table, worlds)
     con = open_study(scores, logs)
-    worlds = [w for (w,) in con.execute("SELECT DISTINCT world FROM scores ORDER BY 1").fetchall()]
     systems = [
         s for (s,) in con.execute("SELECT DISTINCT system FROM scores ORDER BY 1").fetchall()
     ]
@@ -256,6 +315,10 @@ def run(
     _progress(f"measures done; Update = (1-m)r + ma verified on {checked} groups")
     contrast_table = contrasts.compute(con, contrasts.declare(systems), resampling)
     _progress(f"{contrast_table.num_rows} contrast rows")
+    label = roles_label(llm, profiles)
+    figures_drawn = beside.start(
+        write_figures, measure_table, contrast_table, layout.report_figures(out), label
+    )
     _load_world_tables(con, worlds_dir)
     misses, forced = citation_misses.report_tables(
         con, resampling, worlds_dir, log_sources(logs).maintenance
@@ -268,7 +331,7 @@ def run(
     load_answer_audits(con, log_sources(logs).answer_audits)
     load_detection_audits(con, log_sources(logs).maintenance, worlds_dir)
     metrics = audit_metrics_table(con, resampling)
-    traps = trap_table(worlds) if metrics.num_rows else schemas.TRAPS.empty_table()
+    traps = traps_of_worlds() if metrics.num_rows else schemas.TRAPS.empty_table()
     _progress(f"audit metrics: {metrics.num_rows} rows; trap suite on {len(worlds)} worlds")
     exported = export.pairs(systems)
     leaving = leaving_rows(con, exported, resampling)
@@ -340,8 +403,7 @@ def run(
         )
     for name, table in tables.items():
         write_table(table, TABLES[name], layout.report_table(out, name))
-    label = roles_label(llm, profiles)
-    write_figures(measure_table, contrast_table, layout.report_figures(out), label)
+    figures_drawn()
     if switch_report is not None:
         switch_text.write_figure(switch_report.predicted, layout.report_figures(out), label)
     run_name = vocabulary.run_name(llm, {role: p.name for role, p in profiles.items()})
