@@ -201,23 +201,6 @@ rule answer_audit:
         " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
 
 
-rule fork_check:
-    input:
-        lambda wc: cell_answers(wc.world),
-    output:
-        str(layout.fork_check(RUN)),
-    log:
-        str(L.run_log("fork_check", "w{world}")),
-    localrule: True
-    priority: CHAIN_NEXT
-    conda:
-        "../envs/memshift.yaml"
-    params:
-        code=job_code("fork_check"),
-    shell:
-        "memshift fork-check {input} --out {output} 2> {log}"
-
-
 rule probe_native:
     input:
         each_branch(branch_file(layout.probes)),

@@ -1,12 +1,14 @@
 # each world scored in its own job (they run beside the other worlds' jobs), then joined in the
-# order of the worlds' paths: the same table one job over every answer would write
+# order of the worlds' paths: the same table one job over every answer would write. The job
+# first checks that the world's HoldMem cells showed the reader the same context at the fork.
 rule score_world:
     input:
         answers=all_answers("{world}"),
         stores=cell_stores("{world}"),
         probes=each_branch(branch_file(layout.probes)),
     output:
-        str(L.world_scores("{world}")),
+        scores=str(L.world_scores("{world}")),
+        fork_check=str(layout.fork_check(RUN)),
     log:
         str(L.run_log("score", "w{world}")),
     benchmark:
@@ -20,8 +22,12 @@ rule score_world:
     params:
         code=job_code("score"),
         worlds=lambda wildcards, input: str(layout.worlds_of(Path(input.probes[0]))),
+        cells=lambda wildcards: " ".join(
+            f"--fork-cell {answers}" for answers in cell_answers(wildcards.world)
+        ),
     shell:
-        "memshift score {input.answers} --worlds-dir {params.worlds} --out {output} 2> {log}"
+        "memshift score {input.answers} --worlds-dir {params.worlds} --out {output.scores}"
+        " --fork-check {output.fork_check} {params.cells} 2> {log}"
 
 
 rule score:

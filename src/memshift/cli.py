@@ -1002,26 +1002,44 @@ def validate_bundle(bundle: Path) -> None:
     click.echo(f"{bundle}: valid", err=True)
 
 
-@cli.command("fork-check")
-@click.argument("answers", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
-def fork_check(answers: tuple[Path, ...], out: Path) -> None:
-    """Stop unless every cell showed the reader the same context at the fork."""
-    from memshift.stages import fork_check as stage
-
-    n = stage.run(list(answers), out)
-    click.echo(f"{n} fork probes checked, identical across {len(answers)} cells", err=True)
-
-
 @cli.command()
 @click.argument("answers", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 @WORLDS_DIR
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
-def score(answers: tuple[Path, ...], worlds_dir: Path, out: Path) -> None:
+@click.option(
+    "--fork-check",
+    "fork_out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="First check that every --fork-cell showed the reader the same context at the fork "
+    "(the record of the check is written here; a mismatch stops before any score is written).",
+)
+@click.option(
+    "--fork-cell",
+    "fork_cells",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="A HoldMem cell's answers.parquet for --fork-check; repeatable.",
+)
+def score(
+    answers: tuple[Path, ...],
+    worlds_dir: Path,
+    out: Path,
+    fork_out: Path | None,
+    fork_cells: tuple[Path, ...],
+) -> None:
     """Score every answer against its probe's gold with the deterministic typed scorer."""
     from memshift.stages import score as stage
 
-    n = stage.run(list(answers), worlds_dir, out)
+    if fork_cells and fork_out is None:
+        raise click.UsageError("--fork-cell needs --fork-check")
+    if fork_out is None:
+        n = stage.run(list(answers), worlds_dir, out)
+    else:
+        checked, n = stage.run_world(list(answers), list(fork_cells), worlds_dir, out, fork_out)
+        click.echo(
+            f"{checked} fork probes checked, identical across {len(fork_cells)} cells", err=True
+        )
     click.echo(f"{n} answers scored -> {out}", err=True)
 
 

@@ -16,6 +16,7 @@ from memshift.models.requests import CallContext
 from memshift.retrieval.selection import AUDITOR_BUDGET
 from memshift.stages.fork_check import ForkContextMismatch
 from memshift.stages.fork_check import run as fork_check
+from memshift.stages.score import run_world as score_world
 
 SEEDS = (1000, 1001, 1002)
 BRANCHES = ("src", "def", "del")
@@ -57,6 +58,11 @@ def test_the_fork_check_stops_the_run_on_a_mismatch(tmp_path):
     assert fork_check(paths[:1], tmp_path / "ok.json") == 48
     with pytest.raises(ForkContextMismatch, match="differs between a and b"):
         fork_check(paths, tmp_path / "bad.json")
+    # the world's score job checks first: a mismatch leaves no scores to report
+    scores = tmp_path / "scores.parquet"
+    with pytest.raises(ForkContextMismatch):
+        score_world(paths, paths, tmp_path / "worlds", scores, tmp_path / "fork.json")
+    assert not scores.exists()
 
 
 @pytest.mark.parametrize("detection", ["source", "citation", "append"])

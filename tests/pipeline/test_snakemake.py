@@ -146,9 +146,8 @@ def jobs_of(output: str) -> dict[str, list[str]]:
     return jobs
 
 
-# what any new answer reruns: its world's scores, then the study's
+# what any new answer reruns: its world's scores (and fork check), then the study's
 AGGREGATES = {"score_world", "score", "report", "run_manifest", "all"}
-ANSWERS_READ = {"fork_check"}  # hashes every answer's context at the fork
 # the writer switch: its jobs re-derive, repair and read like the cells
 SWITCHING = {"switch", "calibrate_writer", "switch_score"}
 # the export shift: its bundle states each item's repair check; the import re-derives and repairs
@@ -381,14 +380,13 @@ def check_code_reruns(where: Path, package: Path) -> None:
     jobs = rerun_by_edit(where, package, "memshift/memory/repair.py")
     assert set(jobs) == (
         {"audit_repair", "probe_cell", "answer_audit"}
-        | ANSWERS_READ
         | AGGREGATES
         | SWITCHING
         | EXPORTING
         | SYNCING
     )
     jobs = rerun_by_edit(where, package, "memshift/simulator/reader.py")
-    assert set(jobs) == (PROBING | ANSWERS_READ | AGGREGATES | SWITCHING | SYNCING | {"import_pm"})
+    assert set(jobs) == (PROBING | AGGREGATES | SWITCHING | SYNCING | {"import_pm"})
     jobs = rerun_by_edit(where, package, "memshift/retrieval/embeddings.py")
     # one job per world probes every built-in baseline
     assert set(jobs) == {"probe_baselines"} | AGGREGATES
@@ -411,7 +409,6 @@ def check_precise_reruns(where: Path, package: Path) -> None:
     jobs = planned(where, package=package)
     assert set(jobs) == (
         {"probe_cell", "probe_baselines", "probe_reporting", "answer_audit", "import_pm"}
-        | ANSWERS_READ
         | AGGREGATES
         | SWITCHING
         | SYNCING
@@ -457,7 +454,7 @@ def check_precise_reruns(where: Path, package: Path) -> None:
     study = where / "study.yaml"
     original = edited(study, "custom_memory:NewestRecords", "custom_memory:NewestRecordsRenamed")
     jobs = planned(where, package=package)
-    assert set(jobs) == {"probe_reporting"} | AGGREGATES  # the fork check reads cells only
+    assert set(jobs) == {"probe_reporting"} | AGGREGATES
     assert jobs["probe_reporting"] == ["world=1000, system=mine"]  # one job: every branch
     study.write_text(original)
 
@@ -465,7 +462,7 @@ def check_precise_reruns(where: Path, package: Path) -> None:
     jobs = planned(where, package=package)
     # one job per world runs every cell, so the audited cell's answers are written again and
     # audited again (every model call of it cached); no ingest
-    assert set(jobs) == {"audit_repair", "probe_cell", "answer_audit"} | ANSWERS_READ | AGGREGATES
+    assert set(jobs) == {"audit_repair", "probe_cell", "answer_audit"} | AGGREGATES
     assert jobs["audit_repair"] == jobs["probe_cell"] == ["world=1000"]
     study.write_text(original)
 

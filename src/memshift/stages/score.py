@@ -1,6 +1,7 @@
 """Stage `score`: every answer of a run scored against its probe's gold, deterministically; for
 a HoldMem cell also what it stored, scored without the reader (the store/reader split). A study
-scores each world in its own job and joins the worlds' tables (`join`)."""
+scores each world in its own job, after the world's fork check (`run_world`), and joins the
+worlds' tables (`join`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.errors import MemshiftError
 from memshift.scoring.scorer import accepted_premise, kept_fork_value, score_answer
+from memshift.stages import fork_check
 from memshift.vocabulary import cell_parts
 
 Stored = dict[tuple[int, str], str | None]  # (checkpoint, item) -> the newest served value
@@ -37,6 +39,20 @@ def store_correct(probe: dict[str, Any], stored: Stored) -> bool | None:
     value = stored.get((probe["checkpoint"], probe["item_id"]))
     state = {"status": "abstain" if value is None else "answer", "value": value}
     return score_answer(probe, state).correct
+
+
+def run_world(
+    answer_files: Sequence[Path],
+    cell_answers: Sequence[Path],
+    worlds_dir: Path,
+    out: Path,
+    fork_out: Path,
+) -> tuple[int, int]:
+    """A world's scores, once its HoldMem cells (`cell_answers`) are known to have shown the
+    reader the same context at the fork (the fork check's record is `fork_out`; a mismatch stops
+    the job before any score is written): the probes checked and the answers scored."""
+    checked = fork_check.run(cell_answers, fork_out)
+    return checked, run(answer_files, worlds_dir, out)
 
 
 def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
