@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from memshift.retrieval.bm25 import (
     BM25Index,
     TermCountCache,
+    _term_bytes,
     oldest_first,
     select_within_budget,
     tokenize,
@@ -53,6 +54,15 @@ def test_tokenize_lowercases_words_and_drops_punctuation() -> None:
 def test_tokenize_is_unicode_word_runs_of_the_lowercased_text(text: str) -> None:
     # the ASCII fast path must agree with the Unicode pattern on every text
     assert tokenize(text) == re.findall(r"\w+", text.lower())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(), st.text(alphabet=st.characters(max_codepoint=127))))
+def test_the_caches_terms_are_tokenizes_terms_as_bytes_in_the_same_order(text: str) -> None:
+    # the cache splits ASCII texts by byte class; its terms must be tokenize's, sorted alike
+    terms = _term_bytes(text)
+    assert [term.decode() for term in terms] == tokenize(text)
+    assert sorted(terms) == [term.encode() for term in sorted(tokenize(text))]
 
 
 def test_scores_match_hand_computation() -> None:

@@ -1,12 +1,17 @@
 """A selector is reused across the detections of a process only over records equal to its own, and
-then answers what a new one would."""
+then answers what a new one would; a record's size is what the writer sees of it."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from memshift.retrieval.selection import Selector
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memshift.retrieval.selection import Selector, record_tokens
+from memshift.tokens import count_tokens
+from memshift.world.parse import record_evidence
 from memshift.world.records import Record
 
 QUERY = "where does the user live home city moved"
@@ -41,3 +46,13 @@ def test_records_that_differ_in_any_field_get_a_selector_of_their_own() -> None:
         assert selector.records == tuple(changed)
         assert selector.select(QUERY, 300) == Selector(changed).select(QUERY, 300)
     assert Selector.over(base[:-1]) is not first
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(), st.integers(1, 30), st.text(alphabet="abc-_.:", min_size=1, max_size=8))
+def test_a_records_size_is_the_count_of_what_the_writer_sees(
+    text: str, revision: int, object_id: str
+) -> None:
+    # the size is summed from its header's count and its text's (cached with its term counts)
+    item = replace(record(object_id, text, revision), revision=revision)
+    assert record_tokens(item) == count_tokens(record_evidence(item))

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from memshift.retrieval.bm25 import BM25Index, TermCountCache, select_within_budget
 from memshift.tokens import count_tokens
-from memshift.world.parse import record_evidence
+from memshift.world.parse import record_header
 from memshift.world.records import Record
 
 WRITER_BUDGET = 6000
@@ -26,10 +26,12 @@ _SELECTORS_KEPT = 128
 
 def record_tokens(record: Record) -> int:
     """Tokens of a record as the writer sees it (header and text), cached per revision (with the
-    text in the key: object ids repeat across worlds)."""
+    text in the key: object ids repeat across worlds). The header ends in a space, so no token
+    spans it and the text: the text's count is the one its term counts hold."""
     key = (record.object_id, record.revision, record.text)
     if key not in _TOKENS:
-        _TOKENS[key] = count_tokens(record_evidence(record))
+        text = _TERMS.terms(key, record.text).tokens
+        _TOKENS[key] = count_tokens(record_header(record)) + text
     return _TOKENS[key]
 
 
