@@ -19,11 +19,14 @@ from memshift.config import (
 from memshift.errors import ConfigError
 from memshift.models.profiles import study_profile
 from memshift.report.where import report_hint
+from memshift.scheduler_passes import keep_one_pending_pass
 from memshift.staleness import clear_stale_locks
 from memshift.vocabulary import BRANCHES as ALL_BRANCHES
 from memshift.vocabulary import choice
 
 min_version("9.0")
+# one pending re-evaluation of the scheduler, not one more per job (memshift/scheduler_passes.py)
+keep_one_pending_pass()
 
 # The default study is config/config.yaml. It is read here, and every --configfile read again,
 # through memshift's loader, which refuses YAML aliases and oversized or deeply nested files.
