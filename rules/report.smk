@@ -115,10 +115,10 @@ rule report:
     benchmark:
         str(L.run_benchmark("report"))
     localrule: True
-    # the trap suite and the figures in a second process (the other core is idle by then)
-    threads: 2
     conda:
         "../envs/memshift.yaml"
+    # the trap suite and the figures in a second process (the other core is idle by then)
+    threads: 2
     resources:
         mem_mb=3000,
         runtime=30,
