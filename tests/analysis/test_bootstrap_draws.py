@@ -1,85 +1,21 @@
 """The plain groups' bootstrap draws, computed in numpy, are the doubles the SQL computed: the
-whole summary, bit for bit, equals the one the SQL statement it replaced gives (kept here as the
-reference), on whole and fractional numerators, product samples and degenerate groups."""
+whole summary, bit for bit, equals the one the SQL gives (bootstrap_plain_draws.sql, which the
+numpy draws replace where they are exact), on whole and fractional numerators, product samples and
+degenerate groups."""
 
 from __future__ import annotations
 
 import struct
+from unittest.mock import patch
 
 import duckdb
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memshift.analysis import bootstrap
 from memshift.analysis.bootstrap import Resampling, plain_draws, register_weights, summarize
 from memshift.analysis.sqlfiles import identifiers, run
-
-# The statement of boot_drawn before the plain groups' draws moved to numpy.
-SQL_DRAWS = """
-CREATE OR REPLACE TEMP TABLE boot_drawn AS
-WITH vectors AS (
-    SELECT
-        g.gid,
-        list(coalesce(c.num, 0)::DOUBLE ORDER BY w.pos) AS nums,
-        list(coalesce(c.den, 0)::DOUBLE ORDER BY w.pos) AS dens,
-        list(coalesce(c.num * c.num, 0)::DOUBLE ORDER BY w.pos) AS nn,
-        list(coalesce(c.num * c.den, 0)::DOUBLE ORDER BY w.pos) AS nd,
-        list(coalesce(c.den * c.den, 0)::DOUBLE ORDER BY w.pos) AS dd
-    FROM (SELECT gid FROM boot_point WHERE plain AND n <> 0) AS g
-    CROSS JOIN world_positions AS w
-    LEFT JOIN (
-        SELECT gid, world, sum(num) AS num, sum(den) AS den FROM boot_groups GROUP BY gid, world
-    ) AS c ON c.gid = g.gid AND c.world = w.world
-    GROUP BY g.gid
-),
-sums AS (
-    SELECT
-        v.gid,
-        list_dot_product(d.weights, v.nums) AS sn,
-        list_dot_product(d.weights, v.dens) AS sd,
-        list_dot_product(d.weights, v.nn) AS snn,
-        list_dot_product(d.weights, v.nd) AS snd,
-        list_dot_product(d.weights, v.dd) AS sdd
-    FROM vectors AS v
-    CROSS JOIN world_vectors AS d
-),
-studentized AS (
-    SELECT
-        gid,
-        sn,
-        sd,
-        sn / sd AS value,
-        greatest(snn - 2 * (sn / sd) * snd + (sn / sd) * (sn / sd) * sdd, 0) / (sd * sd)
-            AS variance
-    FROM sums
-    WHERE sd <> 0
-)
-SELECT
-    s.gid,
-    s.value,
-    CASE
-        WHEN NOT p.studentized THEN NULL
-        WHEN s.sn * p.n = p.numerator * s.sd THEN 0
-        WHEN s.variance > 0 THEN (s.value - p.estimate) / sqrt(s.variance)
-        -- a draw of worlds that all share one ratio has no spread of its own: it is scaled by
-        -- the study's standard error (an infinite t would stretch the interval to the ratio's
-        -- bounds whenever a few percent of the draws are such, as near 0% or 100%)
-        ELSE (s.value - p.estimate) / p.se
-    END AS t
-FROM studentized AS s
-JOIN boot_point AS p USING (gid)
-UNION ALL
-SELECT
-    r.gid,
-    sum(w.weight * r.num * coalesce(u.weight, 0))::DOUBLE
-    / nullif(sum(w.weight * r.den * coalesce(u.weight, 0)), 0) AS value,
-    NULL AS t
-FROM boot_groups AS r
-JOIN world_weights AS w ON r.world = w.world
-LEFT JOIN unit_weights AS u ON r.unit = u.unit AND u.draw = w.draw
-WHERE r.gid IN (SELECT gid FROM boot_point WHERE NOT plain AND n <> 0)
-GROUP BY r.gid, w.draw;
-"""
 
 ROWS = st.lists(
     st.tuples(
@@ -116,31 +52,23 @@ def _bits(rows: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
     return [tuple(struct.pack("<d", v) if isinstance(v, float) else v for v in row) for row in rows]
 
 
-def _both(table: pa.Table, resampling: Resampling) -> tuple[list[tuple[object, ...]], ...]:
+def _summary(table: pa.Table, resampling: Resampling) -> list[tuple[object, ...]]:
     con = duckdb.connect(":memory:")
     con.execute("SET threads = 1")
     con.register("ratios_arrow", table)
     con.execute("CREATE TABLE ratios AS SELECT * FROM ratios_arrow")
     units = sorted({u for u in table["unit"].to_pylist() if u})
     register_weights(con, sorted(set(table["world"].to_pylist())), units, resampling)
-    summarize(con, "ratios", ("group",), "numpy_out", resampling)
-    new = con.sql('SELECT * FROM numpy_out ORDER BY "group"').fetchall()
-    run(con, "bootstrap", ratios=identifiers(["ratios"]), keys=identifiers(["group"]),
-        method=resampling.interval)  # fmt: skip
-    con.execute(SQL_DRAWS)
-    tail = resampling.tail
-    run(
-        con,
-        "bootstrap_intervals",
-        out=identifiers(["sql_out"]),
-        key_values='any_value("group") AS "group"',
-        low_q=repr(tail),
-        high_q=repr(1 - tail),
-        draws=str(resampling.draws),
-        min_worlds="5",
-    )
-    old = con.sql('SELECT * FROM sql_out ORDER BY "group"').fetchall()
-    return new, old
+    summarize(con, "ratios", ("group",), "out", resampling)
+    return con.sql('SELECT * FROM out ORDER BY "group"').fetchall()
+
+
+def _both(table: pa.Table, resampling: Resampling) -> tuple[list[tuple[object, ...]], ...]:
+    """The summary with the plain draws in numpy where they are exact, and all in SQL (the
+    statement the numpy draws replaced, which fractional numerators still take)."""
+    with patch.object(bootstrap, "plain_draws", lambda con: None):
+        in_sql = _summary(table, resampling)
+    return _summary(table, resampling), in_sql
 
 
 @settings(max_examples=40, deadline=None)

@@ -233,30 +233,6 @@ def trap_table(worlds: Sequence[int]) -> pa.Table:
     )
 
 
-def run(
-    scores: Path,
-    logs: Sequence[Path],
-    worlds_dir: Path,
-    out: Path,
-    llm: str,
-    profiles: Mapping[str, Profile],
-    study: str,
-    resampling: Resampling,
-    switch_scores: Path | None = None,
-    switch_pools: Mapping[str, Sequence[str]] | None = None,
-    bundles: Sequence[Path] = (),
-    sync_scores: Sequence[Path] = (),
-    processes: int = 1,
-) -> Path:
-    """The report of a run of profile `llm` whose roles used `profiles` (role -> profile).
-
-    With two `processes`, a second one runs the trap suite and draws the figures while this one
-    computes the tables (the same files either way)."""
-    with _Beside(processes > 1) as beside:
-        return _run(scores, logs, worlds_dir, out, llm, profiles, study, resampling, switch_scores,
-                    switch_pools, bundles, sync_scores, beside)  # fmt: skip
-
-
 class _Beside:
     """Work for a second process when there is one, else done here when its result is wanted."""
 
@@ -283,7 +259,7 @@ class _Beside:
         return self._pool.submit(work, *args).result
 
 
-def _run(
+def run(
     scores: Path,
     logs: Sequence[Path],
     worlds_dir: Path,
@@ -292,135 +268,142 @@ def _run(
     profiles: Mapping[str, Profile],
     study: str,
     resampling: Resampling,
-    switch_scores: Path | None,
-    switch_pools: Mapping[str, Sequence[str]] | None,
-    bundles: Sequence[Path],
-    sync_scores: Sequence[Path],
-    beside: _Beside,
+    switch_scores: Path | None = None,
+    switch_pools: Mapping[str, Sequence[str]] | None = None,
+    bundles: Sequence[Path] = (),
+    sync_scores: Sequence[Path] = (),
+    processes: int = 1,
 ) -> Path:
-    worlds = _worlds_scored(scores)
-    traps_of_worlds = beside.start(trap_table, worlds)
-    con = open_study(scores, logs)
-    systems = [
-        s for (s,) in con.execute("SELECT DISTINCT system FROM scores ORDER BY 1").fetchall()
-    ]
-    _progress(
-        f"{len(worlds)} worlds, {len(systems)} systems; bootstrap with {resampling.draws} draws"
-    )
-    if len(worlds) < MIN_WORLDS:
-        _progress(f"fewer than {MIN_WORLDS} worlds: estimates only, no intervals or p-values")
-    measures.compute(con, resampling)
-    measure_table = measures.measures_table(con)
-    checked = measures.check_identity(measure_table.to_pylist())
-    _progress(f"measures done; Update = (1-m)r + ma verified on {checked} groups")
-    contrast_table = contrasts.compute(con, contrasts.declare(systems), resampling)
-    _progress(f"{contrast_table.num_rows} contrast rows")
-    label = roles_label(llm, profiles)
-    figures_drawn = beside.start(
-        write_figures, measure_table, contrast_table, layout.report_figures(out), label
-    )
-    _load_world_tables(con, worlds_dir)
-    misses, forced = citation_misses.report_tables(
-        con, resampling, worlds_dir, log_sources(logs).maintenance
-    )
-    switch_report = (
-        None
-        if switch_scores is None
-        else writer_switch(switch_scores, resampling, switch_pools or {})
-    )
-    load_answer_audits(con, log_sources(logs).answer_audits)
-    load_detection_audits(con, log_sources(logs).maintenance, worlds_dir)
-    metrics = audit_metrics_table(con, resampling)
-    traps = traps_of_worlds() if metrics.num_rows else schemas.TRAPS.empty_table()
-    _progress(f"audit metrics: {metrics.num_rows} rows; trap suite on {len(worlds)} worlds")
-    exported = export.pairs(systems)
-    leaving = leaving_rows(con, exported, resampling)
-    rows = [
-        *diagnostics.utility_floor(con, systems, resampling),
-        *diagnostics.cost_ceiling(con, resampling),
-        *(
-            switch_report.diagnostics
-            if switch_report is not None
-            else [
-                diagnostics.not_applicable(
-                    "retention", diagnostics.RETENTION_FLOOR, "the study has no writer switch"
-                )
-            ]
-        ),
-        *leaving,
-    ]
-    tables: dict[str, pa.Table] = {
-        "measures": measure_table,
-        "measures_by_checkpoint": measures.by_checkpoint_table(con),
-        "contrasts": contrast_table,
-        "diagnostics": diagnostics.table(rows),
-        "calls": call_costs(con),
-        "costs": costs_table(con, resampling),
-        "key_audit": keys.key_audit(con),
-        "recovery": recovery.recovery_table(con, systems, resampling),
-        "unshifted": unshifted.unshifted_table(con, resampling),
-        "unnamed": unnamed.unnamed_table(con, resampling),
-        "failure_modes": failure_modes_table(con, resampling),
-        "inferred": inferred_table(con, resampling),
-        "citation_misses": misses,
-        "forced": forced,
-        "audit_metrics": metrics,
-        "traps": traps,
-    }
-    if switch_report is not None:
-        tables.update(switch_report.tables)
-    if sync_scores:
-        tables["sync"] = sync_table(con, sync_scores, resampling)
-        _progress(f"sync: {len(sync_scores)} worlds")
-    sections = [
-        text
-        for text in (
-            keys_text.section(tables["key_audit"].to_pylist()),
-            recovery_text.section(tables["recovery"].to_pylist()),
-            unshifted_text.section(tables["unshifted"].to_pylist()),
-            unnamed_text.section(tables["unnamed"].to_pylist()),
-            failure_text.section(tables["failure_modes"].to_pylist()),
-            inference_text.section(tables["inferred"].to_pylist()),
-            sync_text.section(tables["sync"].to_pylist()) if "sync" in tables else "",
-            misses_text.section(misses.to_pylist(), forced.to_pylist()),
-            audit_text.section(metrics.to_pylist(), traps.to_pylist()),
-            costs_text.section(tables["costs"].to_pylist(), layout.history_of_worlds(worlds_dir)),
+    """The report of a run of profile `llm` whose roles used `profiles` (role -> profile).
+
+    With two `processes`, a second one runs the trap suite and draws the figures while this one
+    computes the tables (the same files either way)."""
+    with _Beside(processes > 1) as beside:
+        worlds = _worlds_scored(scores)
+        traps_of_worlds = beside.start(trap_table, worlds)
+        con = open_study(scores, logs)
+        systems = [
+            s for (s,) in con.execute("SELECT DISTINCT system FROM scores ORDER BY 1").fetchall()
+        ]
+        _progress(
+            f"{len(worlds)} worlds, {len(systems)} systems; bootstrap with {resampling.draws} draws"
         )
-        if text
-    ]
-    if switch_report is not None:
-        sections.append(switch_report.text)
-    if exported or bundles:
-        tables["export"] = export.export_table(con, exported, resampling)
-        tables["bundles"] = export.bundles_table(bundles)
-        _progress(f"export: {len(exported)} imported memories, {len(bundles)} bundles")
-        sections.append(
-            export_text.section(
-                tables["export"].to_pylist(),
-                [r for r in leaving if r["system"]],
-                tables["bundles"].to_pylist(),
+        if len(worlds) < MIN_WORLDS:
+            _progress(f"fewer than {MIN_WORLDS} worlds: estimates only, no intervals or p-values")
+        measures.compute(con, resampling)
+        measure_table = measures.measures_table(con)
+        checked = measures.check_identity(measure_table.to_pylist())
+        _progress(f"measures done; Update = (1-m)r + ma verified on {checked} groups")
+        contrast_table = contrasts.compute(con, contrasts.declare(systems), resampling)
+        _progress(f"{contrast_table.num_rows} contrast rows")
+        label = roles_label(llm, profiles)
+        figures_drawn = beside.start(
+            write_figures, measure_table, contrast_table, layout.report_figures(out), label
+        )
+        _load_world_tables(con, worlds_dir)
+        misses, forced = citation_misses.report_tables(
+            con, resampling, worlds_dir, log_sources(logs).maintenance
+        )
+        switch_report = (
+            None
+            if switch_scores is None
+            else writer_switch(switch_scores, resampling, switch_pools or {})
+        )
+        load_answer_audits(con, log_sources(logs).answer_audits)
+        load_detection_audits(con, log_sources(logs).maintenance, worlds_dir)
+        metrics = audit_metrics_table(con, resampling)
+        traps = traps_of_worlds() if metrics.num_rows else schemas.TRAPS.empty_table()
+        _progress(f"audit metrics: {metrics.num_rows} rows; trap suite on {len(worlds)} worlds")
+        exported = export.pairs(systems)
+        leaving = leaving_rows(con, exported, resampling)
+        rows = [
+            *diagnostics.utility_floor(con, systems, resampling),
+            *diagnostics.cost_ceiling(con, resampling),
+            *(
+                switch_report.diagnostics
+                if switch_report is not None
+                else [
+                    diagnostics.not_applicable(
+                        "retention", diagnostics.RETENTION_FLOOR, "the study has no writer switch"
+                    )
+                ]
+            ),
+            *leaving,
+        ]
+        tables: dict[str, pa.Table] = {
+            "measures": measure_table,
+            "measures_by_checkpoint": measures.by_checkpoint_table(con),
+            "contrasts": contrast_table,
+            "diagnostics": diagnostics.table(rows),
+            "calls": call_costs(con),
+            "costs": costs_table(con, resampling),
+            "key_audit": keys.key_audit(con),
+            "recovery": recovery.recovery_table(con, systems, resampling),
+            "unshifted": unshifted.unshifted_table(con, resampling),
+            "unnamed": unnamed.unnamed_table(con, resampling),
+            "failure_modes": failure_modes_table(con, resampling),
+            "inferred": inferred_table(con, resampling),
+            "citation_misses": misses,
+            "forced": forced,
+            "audit_metrics": metrics,
+            "traps": traps,
+        }
+        if switch_report is not None:
+            tables.update(switch_report.tables)
+        if sync_scores:
+            tables["sync"] = sync_table(con, sync_scores, resampling)
+            _progress(f"sync: {len(sync_scores)} worlds")
+        sections = [
+            text
+            for text in (
+                keys_text.section(tables["key_audit"].to_pylist()),
+                recovery_text.section(tables["recovery"].to_pylist()),
+                unshifted_text.section(tables["unshifted"].to_pylist()),
+                unnamed_text.section(tables["unnamed"].to_pylist()),
+                failure_text.section(tables["failure_modes"].to_pylist()),
+                inference_text.section(tables["inferred"].to_pylist()),
+                sync_text.section(tables["sync"].to_pylist()) if "sync" in tables else "",
+                misses_text.section(misses.to_pylist(), forced.to_pylist()),
+                audit_text.section(metrics.to_pylist(), traps.to_pylist()),
+                costs_text.section(
+                    tables["costs"].to_pylist(), layout.history_of_worlds(worlds_dir)
+                ),
             )
+            if text
+        ]
+        if switch_report is not None:
+            sections.append(switch_report.text)
+        if exported or bundles:
+            tables["export"] = export.export_table(con, exported, resampling)
+            tables["bundles"] = export.bundles_table(bundles)
+            _progress(f"export: {len(exported)} imported memories, {len(bundles)} bundles")
+            sections.append(
+                export_text.section(
+                    tables["export"].to_pylist(),
+                    [r for r in leaving if r["system"]],
+                    tables["bundles"].to_pylist(),
+                )
+            )
+        for name, table in tables.items():
+            write_table(table, TABLES[name], layout.report_table(out, name))
+        figures_drawn()
+        if switch_report is not None:
+            switch_text.write_figure(switch_report.predicted, layout.report_figures(out), label)
+        run_name = vocabulary.run_name(llm, {role: p.name for role, p in profiles.items()})
+        header = Header(
+            study, run_name, label, worlds, resampling.draws, resampling.seed, resampling.interval
         )
-    for name, table in tables.items():
-        write_table(table, TABLES[name], layout.report_table(out, name))
-    figures_drawn()
-    if switch_report is not None:
-        switch_text.write_figure(switch_report.predicted, layout.report_figures(out), label)
-    run_name = vocabulary.run_name(llm, {role: p.name for role, p in profiles.items()})
-    header = Header(
-        study, run_name, label, worlds, resampling.draws, resampling.seed, resampling.interval
-    )
-    text = render(
-        header,
-        measure_table.to_pylist(),
-        contrast_table.to_pylist(),
-        tables["diagnostics"].to_pylist(),
-        checked,
-        tables["calls"].to_pylist(),
-        sections,
-    )
-    report = layout.report_page(out, "md")
-    write_text(text, report)
-    write_text(standalone(text, out), layout.report_page(out, "html"))
-    _progress(f"wrote {report} and {report.with_suffix('.html')}")
-    return report
+        text = render(
+            header,
+            measure_table.to_pylist(),
+            contrast_table.to_pylist(),
+            tables["diagnostics"].to_pylist(),
+            checked,
+            tables["calls"].to_pylist(),
+            sections,
+        )
+        report = layout.report_page(out, "md")
+        write_text(text, report)
+        write_text(standalone(text, out), layout.report_page(out, "html"))
+        _progress(f"wrote {report} and {report.with_suffix('.html')}")
+        return report
