@@ -17,7 +17,9 @@ from memshift.config import (
     study_layout,
 )
 from memshift.errors import ConfigError
+from memshift.fingerprint import remember_imports, save_remembered_imports
 from memshift.models.profiles import study_profile
+from memshift.output_lookup import index_outputs_by_suffix
 from memshift.report.where import report_hint
 from memshift.scheduler_passes import keep_one_pending_pass
 from memshift.staleness import clear_stale_locks
@@ -27,6 +29,12 @@ from memshift.vocabulary import choice
 min_version("9.0")
 # one pending re-evaluation of the scheduler, not one more per job (memshift/scheduler_passes.py)
 keep_one_pending_pass()
+# the producers of a file looked up by their outputs' constant suffix too (memshift/output_lookup.py)
+index_outputs_by_suffix()
+# what each module of the package imports, for the rules' code fingerprints, parsed once per
+# source and remembered between runs (memshift/fingerprint.py)
+IMPORTS_MEMO = Path(".snakemake", "memshift", "imports.json")
+remember_imports(IMPORTS_MEMO)
 
 # The default study is config/config.yaml. It is read here, and every --configfile read again,
 # through memshift's loader, which refuses YAML aliases and oversized or deeply nested files.
@@ -99,6 +107,9 @@ include: "rules/sync.smk"
 include: "rules/score.smk"
 include: "rules/report.smk"
 include: "rules/run_manifest.smk"
+
+
+save_remembered_imports(IMPORTS_MEMO)
 
 
 # The run's manifest covers every output of the study (rules/run_manifest.smk): naming only it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -154,3 +155,101 @@ def test_the_auditors_code_changes_only_the_audit_jobs_prints(package_copy):
 
 def test_type_only_imports_do_not_count():
     assert "memshift.audit.arbiter" not in fingerprint.closure("memshift.memory.write_tables")
+
+
+# ---- the memo of what each source imports, kept between runs ----
+
+
+@pytest.fixture
+def fresh_memo(monkeypatch):
+    """An empty memo in place of the process's, with the closures computed again."""
+
+    def fresh() -> fingerprint.ImportMemo:
+        memo = fingerprint.ImportMemo()
+        monkeypatch.setattr(fingerprint, "MEMO", memo)
+        fingerprint.closure.cache_clear()
+        fingerprint._imports_of.cache_clear()
+        return memo
+
+    yield fresh
+    fingerprint.closure.cache_clear()
+
+
+def all_jobs_modules() -> dict[str, tuple[str, ...]]:
+    return {job: modules(job) for job in JOBS}
+
+
+def test_a_remembered_memo_gives_the_same_closures_without_parsing(
+    fresh_memo, tmp_path, monkeypatch
+):
+    memo_file = tmp_path / "imports.json"
+    fresh_memo()
+    parsed = all_jobs_modules()
+    fingerprint.save_remembered_imports(memo_file)
+    fresh_memo()
+    fingerprint.remember_imports(memo_file)
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("a remembered source was parsed again")
+
+    monkeypatch.setattr(fingerprint.ast, "parse", no_parsing)
+    assert all_jobs_modules() == parsed
+    # nothing new was parsed, so nothing is written
+    memo_file.unlink()
+    fingerprint.save_remembered_imports(memo_file)
+    assert not memo_file.exists()
+
+
+def test_an_edited_import_is_parsed_again_not_taken_from_the_memo(
+    fresh_memo, package_copy, tmp_path
+):
+    memo_file = tmp_path / "imports.json"
+    fresh_memo()
+    assert "memshift.world.filler" not in fingerprint.closure("memshift.stages.manifest")
+    fingerprint.save_remembered_imports(memo_file)
+    stage = package_copy / "stages" / "manifest.py"
+    stage.write_text(stage.read_text() + "\nimport memshift.world.filler  # an edit\n")
+    fresh_memo()
+    fingerprint.remember_imports(memo_file)
+    assert "memshift.world.filler" in fingerprint.closure("memshift.stages.manifest")
+
+
+BAD_MEMOS = {
+    "not JSON": b"{entries: nope",
+    "not UTF-8": b"\xff\xfe\x00{",
+    "a list": b"[1, 2, 3]",
+    "another version": json.dumps({"version": 99, "entries": {}}).encode(),
+    "entries not a mapping": json.dumps({"version": 1, "entries": [1]}).encode(),
+    "deeply nested": b'{"version": 1, "entries": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    "oversized": b" " * (fingerprint.ImportMemo.MAX_BYTES + 1) + b"{}",
+}
+
+
+@pytest.mark.parametrize("content", BAD_MEMOS.values(), ids=BAD_MEMOS.keys())
+def test_a_bad_memo_file_is_ignored(fresh_memo, tmp_path, content):
+    fresh_memo()
+    expected = all_jobs_modules()
+    memo_file = tmp_path / "imports.json"
+    memo_file.write_bytes(content)
+    fresh_memo()
+    fingerprint.remember_imports(memo_file)
+    assert all_jobs_modules() == expected
+
+
+def test_entries_of_the_wrong_type_are_skipped(fresh_memo, tmp_path):
+    memo_file = tmp_path / "imports.json"
+    memo_file.write_text(
+        json.dumps({"version": 1, "entries": {"a": "memshift.x", "b": [1], "c": ["memshift.y"]}})
+    )
+    memo = fresh_memo()
+    fingerprint.remember_imports(memo_file)
+    assert memo.entries == {"c": frozenset({"memshift.y"})}
+
+
+def test_a_memo_that_cannot_be_written_costs_only_the_parsing(fresh_memo, tmp_path):
+    fresh_memo()
+    all_jobs_modules()
+    blocked = tmp_path / "a file"
+    blocked.write_text("")
+    fingerprint.save_remembered_imports(blocked / "imports.json")  # its folder is a file
+    assert list(tmp_path.iterdir()) == [blocked]

@@ -10,7 +10,10 @@ detection's step, its model backend and, for the simulator, the roles it calls. 
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
+import json
+import os
 from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
@@ -55,8 +58,81 @@ def _run_time_imports(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
             yield from _run_time_imports(child)
 
 
+class ImportMemo:
+    """What each module's source imports, kept on disk between runs under the digest of the
+    module's name and source: parsing the package's sources was most of the time the Snakefile
+    took to read. An entry is found only for the very source it was parsed from, so an edit is
+    parsed again; a memo file that cannot be read, or holds anything but entries, is ignored."""
+
+    VERSION = 1
+    MAX_BYTES = 16 * 1024 * 1024  # the package's memo is ~50 KB
+
+    def __init__(self) -> None:
+        self.entries: dict[str, frozenset[str]] = {}
+        self.used: set[str] = set()
+        self.added = False
+
+    @staticmethod
+    def key(name: str, is_package: bool, source: str) -> str:
+        return hashlib.sha256(f"{name}\0{is_package}\0{source}".encode()).hexdigest()
+
+    def imports(self, name: str, is_package: bool, source: str) -> frozenset[str]:
+        key = self.key(name, is_package, source)
+        found = self.entries.get(key)
+        if found is None:
+            found = self.entries[key] = _imports_of(name, is_package, source)
+            self.added = True
+        self.used.add(key)
+        return found
+
+    def load(self, path: Path) -> None:
+        try:
+            if path.stat().st_size > self.MAX_BYTES:
+                return
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError, RecursionError):
+            return
+        if not isinstance(data, dict) or data.get("version") != self.VERSION:
+            return
+        entries = data.get("entries")
+        for key, names in entries.items() if isinstance(entries, dict) else ():
+            if isinstance(names, list) and all(isinstance(n, str) for n in names):
+                self.entries.setdefault(key, frozenset(names))
+
+    def save(self, path: Path) -> None:
+        """Write the entries this process used, if it parsed any source; a memo that cannot be
+        written only costs the next run the parsing."""
+        if not self.added:
+            return
+        data = {
+            "version": self.VERSION,
+            "entries": {k: sorted(self.entries[k]) for k in sorted(self.used)},
+        }
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_text(json.dumps(data), encoding="utf-8")
+            os.replace(partial, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
+
+
+MEMO = ImportMemo()
+
+
+def remember_imports(path: Path) -> None:
+    """Read the memo of `ImportMemo` from `path` (the Snakefile's first step)."""
+    MEMO.load(path)
+
+
+def save_remembered_imports(path: Path) -> None:
+    """Write the memo to `path` when this process parsed a source it did not hold."""
+    MEMO.save(path)
+
+
 def _imports(name: str, path: Path) -> frozenset[str]:
-    return _imports_of(name, path.name == "__init__.py", path.read_text(encoding="utf-8"))
+    return MEMO.imports(name, path.name == "__init__.py", path.read_text(encoding="utf-8"))
 
 
 @cache

@@ -15,6 +15,7 @@ other's run.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 DEFAULT_HISTORY_MONTHS = 9
@@ -250,7 +251,8 @@ def results_of_run(run: Path) -> Path:
 @dataclass(frozen=True)
 class Study:
     """The paths of one study's run. Arguments may be wildcards ("{world}") as well as values,
-    so the Snakefile's patterns come from the same functions as the stages' paths."""
+    so the Snakefile's patterns come from the same functions as the stages' paths. Its folders
+    are computed once (the Snakefile asks for thousands of paths under them)."""
 
     results: Path
     study: str
@@ -259,11 +261,11 @@ class Study:
     definitions: str = FIXED  # the definition set of the worlds (definitions.DEFINITION_SETS)
     rewriter: str | None = None  # the profile that rewrote the worlds' message bodies, if any
 
-    @property
+    @cached_property
     def worlds(self) -> Path:
         return worlds_dir(self.results, self.history_months, self.definitions, self.rewriter)
 
-    @property
+    @cached_property
     def template_worlds(self) -> Path:
         """Where the world stages build the worlds: the study's own worlds, or for rewritten
         worlds the template worlds they are rewritten from."""
@@ -272,7 +274,7 @@ class Study:
     def built_world(self, world: int | str) -> Path:
         return self.template_worlds / f"w{world}"
 
-    @property
+    @cached_property
     def runs(self) -> Path:
         return run_dir(
             self.results,
