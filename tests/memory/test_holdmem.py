@@ -353,3 +353,26 @@ def test_json_records_and_the_template_change_what_the_reader_sees_not_what_it_a
             for r in cell_answers(seed, branch, "source", base, "weak")
         }
         assert answered == expected
+
+
+def test_the_records_an_item_reads_follow_every_event_ingested():
+    """The live records of an item's sources are sorted once between events: each batch of
+    events shows the writer exactly the records alive after it, in time order."""
+    from memshift.memory.holdmem import HoldMemDetector
+    from memshift.world.records import LiveState
+
+    seed = 1000
+    items, events = world(seed).items, public_events(seed, "src")
+    detector = HoldMemDetector(items, "source", ModelClient(RULES), CallContext(world=seed))
+    state = LiveState()
+    item = next(i for i in items if len(i.sources) > 1)
+    for batch in (events[:200], events[200:201], events[201:1000], events[1000:]):
+        detector.ingest(batch)
+        for e in batch:
+            state.apply(e)
+        expected = sorted(
+            (r for r in state.records.values() if r.source in item.sources),
+            key=lambda r: (r.updated, r.object_id),
+        )
+        assert list(detector._live(item)) == expected
+        assert detector._live(item) is detector._live(item)  # sorted once between events

@@ -16,7 +16,7 @@ without its state-anchored pass; `semantic` adds a semantic check after the gate
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from memshift.audit.answers import answer_json
@@ -178,6 +178,12 @@ def _listed(reply: Mapping[str, Any], key: str) -> list[Any]:
     return found
 
 
+def _fields(record: Candidate | Decision) -> dict[str, Any]:
+    """A record's fields by name, their values as they are: `dataclasses.asdict` deep-copies
+    every value: more than half the time an audit job took to write its log."""
+    return {f.name: getattr(record, f.name) for f in fields(record)}
+
+
 @dataclass(frozen=True)
 class AuditRow:
     """One row of an audit's log: its verdict, a proposed transition (or failed reply) with what
@@ -201,8 +207,8 @@ class AuditRow:
 
     def flat(self) -> dict[str, Any]:
         """The row as the columns of the AUDITS table."""
-        candidate = asdict(self.candidate or NO_CANDIDATE)
-        decision = asdict(self.decision or Decision(False, ""))
+        candidate = _fields(self.candidate or NO_CANDIDATE)
+        decision = _fields(self.decision or Decision(False, ""))
         premise = self.premise
         if self.kind == "verdict":
             decision["reason"] = self.failure or self.verdict.reason

@@ -110,10 +110,13 @@ class HoldMemDetector:
         # every revision seen, so an audit can show the item's citations as they were cited
         self.versions: dict[tuple[str, int], Record] = {}
         self.served: dict[int, dict[str, tuple[str, ...]]] = {}
+        # the live records of each set of sources in time order, until the next events
+        self._live_by_sources: dict[tuple[str, ...], tuple[Record, ...]] = {}
 
     # ---- events ------------------------------------------------------------------------------
 
     def ingest(self, events: Sequence[PublicEvent]) -> None:
+        self._live_by_sources.clear()
         for e in events:
             self.state.apply(e)
             if e.op in ("insert", "update", "delete"):
@@ -155,9 +158,15 @@ class HoldMemDetector:
 
     # ---- writing -----------------------------------------------------------------------------
 
-    def _live(self, item: Item) -> list[Record]:
-        records = [r for r in self.state.records.values() if r.source in item.sources]
-        return sorted(records, key=lambda r: (r.updated, r.object_id))
+    def _live(self, item: Item) -> tuple[Record, ...]:
+        """The live records of the item's sources in time order: sorted once per set of sources
+        between events, not once per item (every item of a checkpoint asks)."""
+        found = self._live_by_sources.get(item.sources)
+        if found is None:
+            records = [r for r in self.state.records.values() if r.source in item.sources]
+            found = tuple(sorted(records, key=lambda r: (r.updated, r.object_id)))
+            self._live_by_sources[item.sources] = found
+        return found
 
     def since_last_write(self, item: Item) -> list[Record]:
         """The live records of the item's sources that arrived or changed since its last write."""
