@@ -168,7 +168,6 @@ def fresh_memo(monkeypatch):
         memo = fingerprint.ImportMemo()
         monkeypatch.setattr(fingerprint, "MEMO", memo)
         fingerprint.closure.cache_clear()
-        fingerprint._imports_of.cache_clear()
         return memo
 
     yield fresh

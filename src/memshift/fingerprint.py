@@ -135,9 +135,8 @@ def _imports(name: str, path: Path) -> frozenset[str]:
     return MEMO.imports(name, path.name == "__init__.py", path.read_text(encoding="utf-8"))
 
 
-@cache
 def _imports_of(name: str, is_package: bool, source: str) -> frozenset[str]:
-    """The package modules a module's source imports at run time (parsed once per source)."""
+    """The package modules a module's source imports at run time (`ImportMemo` keeps them)."""
     package = name if is_package else name.rpartition(".")[0]
     found: set[str] = set()
     for node in _run_time_imports(ast.parse(source)):
