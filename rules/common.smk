@@ -307,27 +307,24 @@ def world_outputs(world):
 
 
 def call_logs(world):
-    """Every model call log of a world's run."""
-    files = [str(layout.prefork_calls(L.run_world(world)))]
+    """Every model call log of a world's run: one per job that covers several systems, one per
+    branch for each system with a job of its own."""
+    run = L.run_world(world)
+    jobs = {
+        layout.INGEST_JOB: SYSTEMS["detections"],
+        layout.REPAIR_JOB: cells(),
+        layout.CELLS_JOB: cells(),
+        layout.BASELINES_JOB: SYSTEMS["baselines"],
+        layout.AUDIT_JOB: audited(),
+    }
+    files = [str(layout.prefork_calls(run))]
+    files += [
+        str(layout.job_calls(run, job)) for job, covered in jobs.items() if covered
+    ]
     for branch in BRANCHES:
-        for detection in SYSTEMS["detections"]:
-            files.append(
-                system_table(
-                    detection_system(detection), layout.DETECTION_CALLS, world, branch
-                )
-            )
-        files += [
-            system_table(cell, name, world, branch)
-            for cell in cells()
-            for name in (layout.PROGRAM_CALLS, layout.READER_CALLS)
-        ]
         files += [
             system_table(system, layout.READER_CALLS, world, branch)
-            for system in others()
-        ]
-        files += [
-            system_table(system, layout.AUDITOR_CALLS, world, branch)
-            for system in audited()
+            for system in [*SYSTEMS["custom"], *native()]
         ]
         files += [
             system_table(system, name, world, branch)

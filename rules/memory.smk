@@ -44,7 +44,7 @@ rule ingest:
         maintenance=detection_tables(layout.MAINTENANCE),
         served=detection_tables(layout.SERVED),
         audits=detection_tables(layout.AUDITS),
-        calls=detection_tables(layout.DETECTION_CALLS),
+        calls=str(layout.job_calls(RUN, layout.INGEST_JOB)),
     log:
         str(L.run_log("ingest", "w{world}")),
     benchmark:
@@ -74,7 +74,8 @@ rule ingest:
     shell:
         "memshift ingest --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} {params.detections} --llm {params.llm}"
-        " {params.auditor} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+        " {params.auditor} --models-file {params.models} --cache-dir {params.cache}"
+        " --calls-log {output.calls} 2> {log}"
 
 
 # every HoldMem cell of a world in one job (they share the job's code; a cell's model calls are
@@ -85,7 +86,7 @@ rule audit_repair:
         cell_sources(),
     output:
         store=cell_tables(layout.STORE),
-        calls=cell_tables(layout.PROGRAM_CALLS),
+        calls=str(layout.job_calls(RUN, layout.REPAIR_JOB)),
     log:
         str(L.run_log("audit_repair", "w{world}")),
     benchmark:
@@ -110,4 +111,4 @@ rule audit_repair:
     shell:
         "memshift audit-repair --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} {params.cells} --llm {params.llm} --models-file {params.models}"
-        " --cache-dir {params.cache} 2> {log}"
+        " --cache-dir {params.cache} --calls-log {output.calls} 2> {log}"

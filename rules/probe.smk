@@ -5,7 +5,7 @@ rule probe_cell:
         cell_tables(layout.STORE),
     output:
         answers=cell_tables(layout.ANSWERS),
-        calls=cell_tables(layout.READER_CALLS),
+        calls=str(layout.job_calls(RUN, layout.CELLS_JOB)),
     log:
         str(L.run_log("probe", "w{world}-holdmem")),
     benchmark:
@@ -32,7 +32,8 @@ rule probe_cell:
     shell:
         "memshift probe --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} {params.cells} {params.every} --read-set {params.read_set}"
-        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache}"
+        " --calls-log {output.calls} 2> {log}"
 
 
 # every built-in baseline of a world in one job, like probe_cell
@@ -43,7 +44,7 @@ rule probe_baselines:
         each_branch(branch_file(layout.gold)),
     output:
         answers=baseline_tables(layout.ANSWERS),
-        calls=baseline_tables(layout.READER_CALLS),
+        calls=str(layout.job_calls(RUN, layout.BASELINES_JOB)),
     log:
         str(L.run_log("probe", "w{world}-baselines")),
     benchmark:
@@ -73,7 +74,8 @@ rule probe_baselines:
         "memshift probe --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} {params.systems} {params.every}"
         " --embedder {params.embedder} --embedding-cache {params.vectors}"
-        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache}"
+        " --calls-log {output.calls} 2> {log}"
 
 
 # a custom system (systems.custom), one job per world
@@ -173,7 +175,7 @@ rule answer_audit:
     output:
         answers=audited_tables(layout.ANSWERS),
         audits=audited_tables(layout.ANSWER_AUDITS),
-        calls=audited_tables(layout.AUDITOR_CALLS),
+        calls=str(layout.job_calls(RUN, layout.AUDIT_JOB)),
     log:
         str(L.run_log("answer_audit", "w{world}")),
     benchmark:
@@ -197,8 +199,8 @@ rule answer_audit:
         cache=str(L.llm_cache),
     shell:
         "memshift answer-audit --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} {params.audited}"
-        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+        " {params.branches} {params.audited} --llm {params.llm} --models-file {params.models}"
+        " --cache-dir {params.cache} --calls-log {output.calls} 2> {log}"
 
 
 rule probe_native:

@@ -193,6 +193,11 @@ SWITCH_ARGS = "--worlds-dir w --runs-dir r --seeds 1000"
             "probe --world-dir w --run-dir r --branch none --system a --system b --native {}",
             "one --system only with --spec or --native",
         ),
+        (
+            "probe --world-dir w --run-dir r --branch none --system a --native {}"
+            " --calls-log c.parquet",
+            "Invalid value for --calls-log: not with --native",
+        ),
     ],
 )
 def test_a_bad_switch_or_role_argument_is_one_line_naming_it(args, problem):
@@ -249,3 +254,71 @@ def test_a_failed_run_of_several_stops_with_the_setting_and_how_to_resume(tmp_pa
     assert run.returncode != 0
     assert "the study failed with horizon=1" in run.stderr
     assert "run the same command again" in run.stderr
+
+
+# Each study job that covers several systems, as its rule runs it: (command, system options)
+# and the name of the log each system writes without --calls-log
+JOBS = [
+    ("ingest", ("--detection", "source", "--detection", "append"), "calls"),
+    (
+        "audit-repair",
+        ("--cell", "holdmem-d1-source", "--cell", "holdmem-dm-append"),
+        "calls-programs",
+    ),
+    ("probe", ("--system", "holdmem-d1-source", "--system", "bm25"), "calls-reader"),
+    (
+        "answer-audit",
+        ("--audited", "bm25+audit", "--audited", "holdmem-d1-source+audit"),
+        "calls-auditor",
+    ),
+]
+
+
+def test_a_job_call_log_holds_every_call_its_systems_would_log_apart(tmp_path):
+    """--calls-log: the same model calls as a log per branch and system, in one file whose rows
+    name their branch and system, and every other output byte for byte as without it."""
+    world = tmp_path / "w3"
+    branches = ("--branch", "none", "--branch", "del")
+    run = memshift("build-world", "--seed", "3", "--out", str(world), *branches)
+    assert run.returncode == 0, run.stderr
+    apart, together = tmp_path / "apart", tmp_path / "together"
+    for run_dir in (apart, together):
+        common = ("--world-dir", str(world), "--run-dir", str(run_dir))
+        run = memshift("prefork", *common, cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+    for command, systems, _ in JOBS:
+        for run_dir in (apart, together):
+            common = ("--world-dir", str(world), "--run-dir", str(run_dir), *branches, *systems)
+            log = ("--calls-log", str(run_dir / f"calls-{command}.parquet"))
+            run = memshift(command, *common, *(log if run_dir == together else ()), cwd=tmp_path)
+            assert run.returncode == 0, run.stderr
+
+    def without_latency(rows: list[dict]) -> list[dict]:
+        return [{k: v for k, v in row.items() if k != "latency_ms"} for row in rows]
+
+    def calls(path: Path) -> list[dict]:
+        return without_latency(pq.read_table(path).to_pylist())
+
+    per_system = sorted(
+        p.relative_to(apart) for p in apart.rglob("calls*.parquet") if p.parent != apart
+    )
+    assert len(per_system) == 2 * (2 + 2 + 2 + 2)  # branches x (systems of each job)
+    assert not [p for p in together.rglob("calls*.parquet") if p.parent != together]
+    for command, _, name in JOBS:
+        rows = calls(together / f"calls-{command}.parquet")
+        logged_apart = [
+            row
+            for branch in ("none", "del")
+            for path in per_system
+            if path.parts[0] == branch and path.stem == name
+            for row in calls(apart / path)
+        ]
+        assert rows and sorted(map(repr, rows)) == sorted(map(repr, logged_apart)), command
+        assert {r["branch"] for r in rows} == {"none", "del"}
+    outputs = sorted(
+        p.relative_to(apart) for p in apart.rglob("*") if p.is_file() and p.suffix == ".parquet"
+    )
+    for path in outputs:
+        if not path.name.startswith("calls"):
+            assert (apart / path).read_bytes() == (together / path).read_bytes(), path
+    assert calls(apart / "calls-prefork.parquet") == calls(together / "calls-prefork.parquet")

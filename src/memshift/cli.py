@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -23,6 +24,9 @@ from memshift.vocabulary import (
     REPAIRS,
 )
 from memshift.world.timeline import HISTORY_MONTHS
+
+if TYPE_CHECKING:
+    from memshift.models.calllog import CallLog
 
 # the sync contract's settings, as the config schema's `sync` defaults (a test keeps them equal)
 SYNC_DEFAULTS = SyncSettings()
@@ -282,6 +286,28 @@ CACHE = click.option(
     show_default=True,
     help="Response cache of the HTTP backends.",
 )
+JOB_CALLS = click.option(
+    "--calls-log",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="One model call log for every branch and system of this run, written when all are "
+    "done (the study's jobs: w<seed>/calls-<job>.parquet); without it, each system directory "
+    "gets its own calls-*.parquet.",
+)
+
+
+@contextmanager
+def _job_calls(path: Path | None) -> Iterator[CallLog | None]:
+    """The one call log of a run given --calls-log (written at `path` once every system is done;
+    not at all if one fails), else None: each system writes its own."""
+    from memshift.models.calllog import CallLog
+
+    log = CallLog() if path is not None else None
+    yield log
+    if log is not None and path is not None:
+        log.write(path)
+
+
 EVERY_ITEM_TIME = click.option(
     "--every-item-time",
     is_flag=True,
@@ -399,6 +425,7 @@ DETECTIONS_OPTION = click.option(
 )
 @MODELS
 @CACHE
+@JOB_CALLS
 def ingest(
     world_dir: Path,
     run_dir: Path,
@@ -408,6 +435,7 @@ def ingest(
     auditor_llm: str | None,
     models_file: Path,
     cache_dir: Path,
+    calls_log: Path | None,
 ) -> None:
     """HoldMem detection policies over branches: writes, maintenance, what is served."""
     from memshift.stages import ingest as stage
@@ -415,17 +443,18 @@ def ingest(
     profile = _profile(llm, models_file)
     auditor = _profile(auditor_llm, models_file) if auditor_llm else profile
     chosen = list(dict.fromkeys(detections))
-    for branch in _in_order(branch_list):
-        detectors = stage.run_detections(
-            world_dir, run_dir, branch, chosen, profile, cache_dir, auditor
-        )
-        for detection, d in zip(chosen, detectors, strict=True):
-            invalidated = sum(m.invalidated for m in d.maintenance)
-            click.echo(
-                f"{world_dir.name} {branch} {detection}: {len(d.writes)} writes, "
-                f"{invalidated} invalidations",
-                err=True,
+    with _job_calls(calls_log) as calls:
+        for branch in _in_order(branch_list):
+            detectors = stage.run_detections(
+                world_dir, run_dir, branch, chosen, profile, cache_dir, auditor, calls
             )
+            for detection, d in zip(chosen, detectors, strict=True):
+                invalidated = sum(m.invalidated for m in d.maintenance)
+                click.echo(
+                    f"{world_dir.name} {branch} {detection}: {len(d.writes)} writes, "
+                    f"{invalidated} invalidations",
+                    err=True,
+                )
 
 
 def cell_pairs(
@@ -464,6 +493,7 @@ def cell_pairs(
 @LLM
 @MODELS
 @CACHE
+@JOB_CALLS
 def audit_repair(
     world_dir: Path,
     run_dir: Path,
@@ -472,17 +502,20 @@ def audit_repair(
     llm: str,
     models_file: Path,
     cache_dir: Path,
+    calls_log: Path | None,
 ) -> None:
     """Apply repair arms (D) to detection policies' writes: one store per cell and branch."""
     from memshift.stages import audit_repair as stage
 
     profile = _profile(llm, models_file)
-    for branch in _in_order(branch_list):
-        counts = stage.run_cells(world_dir, run_dir, branch, cells, profile, cache_dir)
-        for (detection, repair), n in zip(cells, counts, strict=True):
-            click.echo(
-                f"{world_dir.name} {branch} D={repair} {detection}: {n} served items", err=True
-            )
+    with _job_calls(calls_log) as calls:
+        for branch in _in_order(branch_list):
+            counts = stage.run_cells(world_dir, run_dir, branch, cells, profile, cache_dir, calls)
+            for (detection, repair), n in zip(cells, counts, strict=True):
+                click.echo(
+                    f"{world_dir.name} {branch} D={repair} {detection}: {n} served items",
+                    err=True,
+                )
 
 
 @cli.command()
@@ -547,6 +580,7 @@ def audit_repair(
 @LLM
 @MODELS
 @CACHE
+@JOB_CALLS
 def probe(
     world_dir: Path,
     run_dir: Path,
@@ -562,6 +596,7 @@ def probe(
     llm: str,
     models_file: Path,
     cache_dir: Path,
+    calls_log: Path | None,
 ) -> None:
     """Ask systems the probes of a branch, through the shared reader."""
     unknown = sorted(set(every_item_time) - set(systems))
@@ -573,6 +608,11 @@ def probe(
         raise click.BadParameter(
             "one --system only with --spec or --native (their settings are one system's)",
             param_hint="--system",
+        )
+    if native_json is not None and calls_log is not None:
+        raise click.BadParameter(
+            "not with --native: a native system writes its calls per branch",
+            param_hint="--calls-log",
         )
     profile = _profile(llm, models_file)
     if native_json is not None:
@@ -591,14 +631,15 @@ def probe(
         return
     from memshift.stages import probe as stage
 
-    for branch in _in_order(branch_list):
-        reads = stage.BranchReads.read(world_dir, branch)
-        for system in systems:
-            n = stage.run(
-                world_dir, run_dir, branch, system, profile, cache_dir, spec, embedder,
-                embedding_cache, system in every_item_time, read_set, reads,
-            )  # fmt: skip
-            click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
+    with _job_calls(calls_log) as calls:
+        for branch in _in_order(branch_list):
+            reads = stage.BranchReads.read(world_dir, branch)
+            for system in systems:
+                n = stage.run(
+                    world_dir, run_dir, branch, system, profile, cache_dir, spec, embedder,
+                    embedding_cache, system in every_item_time, read_set, reads, calls,
+                )  # fmt: skip
+                click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
 
 
 @cli.command()
@@ -706,6 +747,7 @@ def _audited(
 @LLM
 @MODELS
 @CACHE
+@JOB_CALLS
 def answer_audit(
     world_dir: Path,
     run_dir: Path,
@@ -714,6 +756,7 @@ def answer_audit(
     llm: str,
     models_file: Path,
     cache_dir: Path,
+    calls_log: Path | None,
 ) -> None:
     """Audit systems' answers (and abstentions) before scoring, written as the answers of
     <system>+audit: a repair directive corrects the answer to the current value."""
@@ -721,14 +764,15 @@ def answer_audit(
     from memshift.vocabulary import audited_system
 
     profile = _profile(llm, models_file)
-    for branch in _in_order(branch_list):
-        counts = stage.run_audits(world_dir, run_dir, branch, audits, profile, cache_dir)
-        for (system, variant), (n, repaired) in zip(audits, counts, strict=True):
-            click.echo(
-                f"{world_dir.name} {branch} {audited_system(system, variant)}: {n} answers, "
-                f"{repaired} repaired",
-                err=True,
-            )
+    with _job_calls(calls_log) as calls:
+        for branch in _in_order(branch_list):
+            counts = stage.run_audits(world_dir, run_dir, branch, audits, profile, cache_dir, calls)
+            for (system, variant), (n, repaired) in zip(audits, counts, strict=True):
+                click.echo(
+                    f"{world_dir.name} {branch} {audited_system(system, variant)}: {n} answers, "
+                    f"{repaired} repaired",
+                    err=True,
+                )
 
 
 def _cells(cells: tuple[str, ...]) -> dict[str, list[str]]:

@@ -75,6 +75,21 @@ def prefork_calls(run_world_dir: Path) -> Path:
     return run_world_dir / "calls-prefork.parquet"
 
 
+# The jobs of a study that cover several systems of a world on every branch, each with one model
+# call log for all of them (`job_calls`); one log per job, not one per branch and system, spares
+# a study thousands of files its workflow tracks. The rows name their branch and system.
+INGEST_JOB = "ingest"  # every detection's writer (and auditor) calls
+REPAIR_JOB = "repair"  # every HoldMem cell's program calls
+CELLS_JOB = "cells"  # the reader's calls for every HoldMem cell
+BASELINES_JOB = "baselines"  # the reader's calls for every built-in baseline
+AUDIT_JOB = "audit"  # the auditor's calls for every audited system
+
+
+def job_calls(run_world_dir: Path, job: str) -> Path:
+    """A job's model call log (`INGEST_JOB`, ...): calls-<job>.parquet beside the pre-fork's."""
+    return run_world_dir / f"calls-{job}.parquet"
+
+
 def system_dir(run_world_dir: Path, branch: str, system: str) -> Path:
     return run_world_dir / branch / system
 

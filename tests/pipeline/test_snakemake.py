@@ -545,14 +545,19 @@ def check_costs(where: Path) -> None:
     runs = where / RUN
 
     def logged(
-        pattern: str, role: str, columns: tuple[str, ...] = ("tokens_in", "tokens_out")
+        pattern: str,
+        role: str,
+        system: str | None = None,
+        columns: tuple[str, ...] = ("tokens_in", "tokens_out"),
     ) -> int:
+        """The tokens of `role` (for `system` only, where a job's log holds several) in the
+        call logs `pattern` finds."""
         paths = sorted(runs.glob(pattern))
         assert paths, pattern
         total = 0
         for path in paths:
             for row in pq.read_table(path).to_pylist():
-                if row["role"] == role:
+                if row["role"] == role and system in (None, row["system"]):
                     total += sum(row[column] for column in columns)
         return total
 
@@ -562,16 +567,16 @@ def check_costs(where: Path) -> None:
     }
     branches = len(STUDY["branches"])
     assert costs[("bm25", "serving_in")]["tokens"] == logged(
-        "w*/*/bm25/calls-reader.parquet", "reader", ("tokens_in",)
+        "w*/calls-baselines.parquet", "reader", "bm25", ("tokens_in",)
     )
     assert costs[("holdmem-d1-append", "maintenance")]["tokens"] == logged(
-        "w*/*/holdmem-append/calls.parquet", "writer"
+        "w*/calls-ingest.parquet", "writer", "holdmem-append"
     )
     assert costs[("holdmem-d0-source", "ingestion")]["tokens"] == branches * logged(
         "w*/calls-prefork.parquet", "writer"
     )
     assert costs[("holdmem-d0-source+audit", "programs_audits")]["tokens"] == logged(
-        "w*/*/holdmem-d0-source+audit/calls-auditor.parquet", "auditor"
+        "w*/calls-audit.parquet", "auditor", "holdmem-d0-source+audit"
     )
     for system in ("bm25", "rag", "oracle"):
         assert [costs[(system, p)]["tokens"] for p in ("ingestion", "maintenance")] == [0, 0]

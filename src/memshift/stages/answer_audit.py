@@ -57,9 +57,11 @@ def run_audits(
     audits: Sequence[tuple[str, str]],
     profile: Profile,
     cache_dir: Path | None,
+    calls: CallLog | None = None,
 ) -> list[tuple[int, int]]:
     """`run` for each (system, variant) of `audits` on one branch, in order: the branch is read
-    once, and each probe's evidence is selected once for every audit that drafts it."""
+    once, and each probe's evidence is selected once for every audit that drafts it. The
+    auditor's calls go to `calls` where a job keeps one log, else to each audit's own."""
     world = load(world_dir, with_events=False)
     items = {i.item_id: i for i in world.items}
     every = read_table(layout.probes(world_dir, branch), schemas.PROBES)
@@ -73,7 +75,7 @@ def run_audits(
     )
     return [
         _audit(world.seed, run_world_dir, branch, audited_system(system, variant), variant,
-               answers, drafts, evidence, profile, cache_dir)
+               answers, drafts, evidence, profile, cache_dir, calls)
         for (system, variant), (answers, drafts) in zip(audits, drafted, strict=True)
     ]  # fmt: skip
 
@@ -124,8 +126,10 @@ def _audit(
     evidence: dict[str, tuple[Record, ...]],
     profile: Profile,
     cache_dir: Path | None,
+    calls: CallLog | None,
 ) -> tuple[int, int]:
-    """The audit `name` of one system's drafts, written as its answers, audit log and calls."""
+    """The audit `name` of one system's drafts, written as its answers, audit log and (unless
+    the job keeps one log in `calls`) its calls."""
     requests = {}
     for draft in drafts:
         context = CallContext(
@@ -134,7 +138,7 @@ def _audit(
         request = request_for(draft, evidence[draft.probe_id], context, variant)
         if request is not None:
             requests[draft.probe_id] = request
-    log = CallLog()
+    log = calls if calls is not None else CallLog()
     auditor = ModelClient(profile, cache_dir=cache_dir, log=log)
     replies = auditor.generate(list(requests.values()))
     repaired: dict[str, Value] = {}
@@ -158,7 +162,8 @@ def _audit(
     write_table(
         audits_to_table(audit_rows), schemas.AUDITS, layout.table(out, layout.ANSWER_AUDITS)
     )
-    log.write(layout.table(out, layout.AUDITOR_CALLS))
+    if calls is None:
+        log.write(layout.table(out, layout.AUDITOR_CALLS))
     return len(rows), len(repaired)
 
 

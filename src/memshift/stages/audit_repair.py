@@ -42,9 +42,11 @@ def run_cells(
     cells: Sequence[tuple[str, str]],
     profile: Profile,
     cache_dir: Path | None,
+    calls: CallLog | None = None,
 ) -> list[int]:
     """Each (detection, repair) cell on one branch, in order; returns each cell's number of
-    served items."""
+    served items. The programs' calls go to `calls` where a job keeps one log, else to each
+    cell's own."""
     world = load(world_dir, with_events=False)
     states = branch_states(world, load_public_events(world_dir, branch))
     detected: dict[str, tuple[list[WriteRecord], dict[int, dict[str, list[str]]]]] = {}
@@ -58,7 +60,7 @@ def run_cells(
             )
         writes, served = detected[detection]
         system = cell_system(detection, repair)
-        log = CallLog()
+        log = calls if calls is not None else CallLog()
         programs = None
         if repair in PROGRAM_WORDING:
             client = ModelClient(profile, cache_dir=cache_dir, log=log)
@@ -71,6 +73,7 @@ def run_cells(
         store = run_repair(world, states, writes, served, repair, programs)
         out = layout.system_dir(run_world_dir, branch, system)
         write_table(store_to_table(store), schemas.STORE, layout.table(out, layout.STORE))
-        log.write(layout.table(out, layout.PROGRAM_CALLS))
+        if calls is None:
+            log.write(layout.table(out, layout.PROGRAM_CALLS))
         counts.append(sum(len(v) for slots in store.values() for v in slots.values()))
     return counts

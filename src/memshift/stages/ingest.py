@@ -53,10 +53,12 @@ def run_detections(
     profile: Profile,
     cache_dir: Path | None,
     auditor: Profile | None = None,
+    calls: CallLog | None = None,
 ) -> list[HoldMemDetector]:
     """`run` for each detection on one branch, in order: the world, the branch's events and the
     pre-fork store are read once for all of them (each detection adopts its own copy of the
-    pre-fork writes)."""
+    pre-fork writes). The model calls go to `calls` where a job keeps one log, else to each
+    detection's own."""
     world = load(world_dir, with_events=False)
     prefork = read_table(layout.prefork(run_world_dir), schemas.WRITES)
     events = load_public_events(world_dir, branch)
@@ -67,7 +69,7 @@ def run_detections(
     )
     return [
         _detect(world, events, table_to_writes(prefork), run_world_dir, branch, detection,
-                gold_deps if detection == "oracle" else None, profile, cache_dir, auditor)
+                gold_deps if detection == "oracle" else None, profile, cache_dir, auditor, calls)
         for detection in detections
     ]  # fmt: skip
 
@@ -83,9 +85,10 @@ def _detect(
     profile: Profile,
     cache_dir: Path | None,
     auditor: Profile | None,
+    calls: CallLog | None,
 ) -> HoldMemDetector:
     """One detection policy over the branch's events, its tables written."""
-    log = CallLog()
+    log = calls if calls is not None else CallLog()
     client = ModelClient(profile, cache_dir=cache_dir, log=log)
     auditing = (
         ModelClient(auditor, cache_dir=cache_dir, log=log)
@@ -106,5 +109,6 @@ def _detect(
     )
     write_table(served_to_table(detector.served), schemas.SERVED, layout.table(out, layout.SERVED))
     write_table(audits_to_table(detector.audits), schemas.AUDITS, layout.table(out, layout.AUDITS))
-    log.write(layout.table(out, layout.DETECTION_CALLS))
+    if calls is None:
+        log.write(layout.table(out, layout.DETECTION_CALLS))
     return detector

@@ -55,6 +55,7 @@ def run(
     every_item_time: bool = False,
     read_set: str = "selection",
     reads: BranchReads | None = None,
+    calls: CallLog | None = None,
 ) -> int:
     reads = reads or BranchReads.read(world_dir, branch)
     inputs = SystemInputs(
@@ -69,7 +70,7 @@ def run(
     )
     memory = system_for(inputs, spec)
     return answer_and_log(
-        memory, reads, run_world_dir, branch, system, profile, cache_dir, every_item_time
+        memory, reads, run_world_dir, branch, system, profile, cache_dir, every_item_time, calls
     )
 
 
@@ -82,27 +83,29 @@ def answer_and_log(
     reader: Profile,
     cache_dir: Path | None,
     every_item_time: bool = False,
+    calls: CallLog | None = None,
 ) -> int:
     """`memory` follows the branch and the reader answers its probes (on the unshifted branch
     every item-time with `every_item_time`, else those the measures count); writes the answers,
-    the reader's call log and, for a system with `invalidations`, its invalidation log. Returns
-    the number of answers."""
+    the reader's call log (unless the job keeps one log in `calls`) and, for a system with
+    `invalidations`, its invalidation log. Returns the number of answers."""
     world = reads.world
-    calls = CallLog()
+    log = calls if calls is not None else CallLog()
     table = answer_branch(
         memory,
         list(reads.events),
         world.timeline.checkpoints,
         reads.probes if every_item_time else measured(reads.probes),
         world.items,
-        ModelClient(reader, cache_dir=cache_dir, log=calls),
+        ModelClient(reader, cache_dir=cache_dir, log=log),
         world=world.seed,
         branch=branch,
         system=system,
     )
     out = layout.system_dir(run_world_dir, branch, system)
     write_table(table, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
-    calls.write(layout.table(out, layout.READER_CALLS))
+    if calls is None:
+        log.write(layout.table(out, layout.READER_CALLS))
     reported = invalidation_log(
         memory, system, world.timeline.checkpoints, [i.item_id for i in world.items]
     )
