@@ -207,8 +207,9 @@ def cell_answers(world):
 
 
 def cell_stores(world):
-    """What each HoldMem cell stored: the score stage also scores it without the reader."""
-    return cell_tables(layout.STORE, world)
+    """What each HoldMem cell stored, one folder of the audit/repair job (`layout.stores_dir`):
+    the cells' probes read it, and the score stage scores it without the reader."""
+    return [str(layout.stores_dir(L.run_world(world)))] if cells() else []
 
 
 # the roles of the ingest job (the audit detection calls the auditor) and its code: every
@@ -230,24 +231,14 @@ def baseline_tables(name, world="{world}"):
     ]
 
 
-def detection_tables(name, world="{world}"):
-    """A table of every detection of the study on every branch of a world."""
-    return [
-        system_table(detection_system(detection), name, world, branch)
-        for branch in BRANCHES
-        for detection in SYSTEMS["detections"]
-    ]
-
-
-def cell_sources():
-    """The writes and served tables of every detection a HoldMem cell repairs."""
-    detections = sorted({cell_parts(cell)[1] for cell in cells()})
-    return [
-        system_table(detection_system(detection), name, "{world}", branch)
-        for branch in BRANCHES
-        for detection in detections
-        for name in (layout.WRITES, layout.SERVED)
-    ]
+def detections(world):
+    """Every detection's tables on every branch, one folder of the ingest job
+    (`layout.detections_dir`)."""
+    return (
+        [str(layout.detections_dir(L.run_world(world)))]
+        if SYSTEMS["detections"]
+        else []
+    )
 
 
 def predicted():
@@ -282,19 +273,18 @@ def invalidation_logs(world):
 
 
 def maintenance_logs(world):
+    """Each detection's maintenance log in the ingest job's folder (`detections`): the report
+    reads the audits and writes beside them too."""
+    run = L.run_world(world)
     return [
-        system_table(detection_system(detection), layout.MAINTENANCE, world, branch)
+        str(
+            layout.table(
+                layout.detection_dir(run, branch, detection_system(detection)),
+                layout.MAINTENANCE,
+            )
+        )
         for branch in BRANCHES
         for detection in SYSTEMS["detections"]
-    ]
-
-
-def citation_writes(world):
-    """The citation key's writes, which the report classes its misses by."""
-    return [
-        system_table(detection_system("citation"), layout.WRITES, world, branch)
-        for branch in BRANCHES
-        if "citation" in SYSTEMS["detections"]
     ]
 
 
@@ -338,13 +328,7 @@ def run_outputs(world):
     """Every result of a world's run, without the call logs: those hold latencies."""
     run = L.run_world(world)
     files = [str(layout.prefork(run)), str(layout.fork_check(run))]
-    for branch in BRANCHES:
-        for detection in SYSTEMS["detections"]:
-            files += [
-                system_table(detection_system(detection), name, world, branch)
-                for name in layout.DETECTION_FILES
-            ]
-        files += [system_table(cell, layout.STORE, world, branch) for cell in cells()]
+    files += detections(world) + cell_stores(world)
     files += [
         system_table(system, layout.INVALIDATIONS, world, branch)
         for branch in BRANCHES

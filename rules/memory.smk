@@ -40,10 +40,7 @@ rule ingest:
         if "oracle" in SYSTEMS["detections"]
         else [],
     output:
-        writes=detection_tables(layout.WRITES),
-        maintenance=detection_tables(layout.MAINTENANCE),
-        served=detection_tables(layout.SERVED),
-        audits=detection_tables(layout.AUDITS),
+        detections=directory(str(layout.detections_dir(RUN))),
         calls=str(layout.job_calls(RUN, layout.INGEST_JOB)),
     log:
         str(L.run_log("ingest", "w{world}")),
@@ -83,9 +80,9 @@ rule ingest:
 rule audit_repair:
     input:
         each_branch(branch_file(layout.events)),
-        cell_sources(),
+        detections("{world}"),
     output:
-        store=cell_tables(layout.STORE),
+        stores=directory(str(layout.stores_dir(RUN))),
         calls=str(layout.job_calls(RUN, layout.REPAIR_JOB)),
     log:
         str(L.run_log("audit_repair", "w{world}")),

@@ -2,7 +2,7 @@
 rule probe_cell:
     input:
         each_branch(branch_file(layout.probes)),
-        cell_tables(layout.STORE),
+        cell_stores("{world}"),
     output:
         answers=cell_tables(layout.ANSWERS),
         calls=str(layout.job_calls(RUN, layout.CELLS_JOB)),

@@ -52,14 +52,14 @@ SWITCH_FIGURES = (
 rule report:
     input:
         scores=str(L.scores),
-        maintenance=[m for world in SEEDS for m in maintenance_logs(world)],
+        # every detection's folder: the maintenance logs, audits and writes the report reads
+        detections=[d for world in SEEDS for d in detections(world)],
         answer_audits=[a for world in SEEDS for a in answer_audit_logs(world)],
         invalidations=[i for world in SEEDS for i in invalidation_logs(world)],
         calls=[c for world in SEEDS for c in call_logs(world)],
         probes=expand(branch_file(layout.probes), world=SEEDS, branch=BRANCHES),
         events=expand(branch_file(layout.events), world=SEEDS, branch=BRANCHES),
         gold=expand(branch_file(layout.gold), world=SEEDS, branch=BRANCHES),
-        citation_writes=[w for world in SEEDS for w in citation_writes(world)],
         switch_scores=[str(L.switch_scores)] if SWITCH_PLAN else [],
         sync_scores=(
             [sync_file(world, layout.SYNC_SCORES) for world in SEEDS] if SYNC else []
@@ -125,6 +125,7 @@ rule report:
     params:
         code=job_code("report"),
         profile=profile_code(),
+        maintenance=[m for world in SEEDS for m in maintenance_logs(world)],
         worlds=lambda wildcards, input: str(layout.worlds_of(Path(input.probes[0]))),
         out=lambda wildcards, output: str(Path(output.report).parent),
         llm=STUDY["llm"],
@@ -145,7 +146,7 @@ rule report:
             for name, members in (SWITCH_PLAN or {}).get("pools", {}).items()
         ),
     shell:
-        "memshift report --scores {input.scores} {input.maintenance} {input.answer_audits}"
+        "memshift report --scores {input.scores} {params.maintenance} {input.answer_audits}"
         " {input.invalidations} {input.calls}"
         " --worlds-dir {params.worlds} --out {params.out} --llm {params.llm}"
         " {params.roles}"

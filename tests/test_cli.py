@@ -310,7 +310,7 @@ def test_a_job_call_log_holds_every_call_its_systems_would_log_apart(tmp_path):
             row
             for branch in ("none", "del")
             for path in per_system
-            if path.parts[0] == branch and path.stem == name
+            if path.parts[-3] == branch and path.stem == name
             for row in calls(apart / path)
         ]
         assert rows and sorted(map(repr, rows)) == sorted(map(repr, logged_apart)), command

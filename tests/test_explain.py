@@ -85,7 +85,8 @@ def table(results: Path, relative: str) -> list[dict]:
 def detected_changed_item(results: Path) -> tuple[str, int]:
     """A changed item-time of the branch whose item the source key invalidated in its window."""
     maintenance = table(
-        results, f"runs/explain/h9/rules/w{SEED}/{BRANCH}/holdmem-source/maintenance.parquet"
+        results,
+        f"runs/explain/h9/rules/w{SEED}/detections/{BRANCH}/holdmem-source/maintenance.parquet",
     )
     invalidated = {(m["item_id"], m["checkpoint"]) for m in maintenance if m["invalidated"]}
     for p in table(results, f"worlds/w{SEED}/probes-{BRANCH}.parquet"):
@@ -130,7 +131,9 @@ def test_a_holdmem_cell_shows_the_invalidation_that_detected_a_changed_item(resu
     assert all(w.checkpoint <= k for w in e.holdmem.writes)
     store = [
         s
-        for s in table(results, f"runs/explain/h9/rules/w{SEED}/{BRANCH}/{CELL}/store.parquet")
+        for s in table(
+            results, f"runs/explain/h9/rules/w{SEED}/stores/{BRANCH}/{CELL}/store.parquet"
+        )
         if s["item_id"] == item and s["checkpoint"] == k
     ]
     assert [s.text for s in e.holdmem.store] == [s["text"] for s in store]

@@ -230,3 +230,31 @@ def test_the_exit_statuses_are_in_the_help():
         check=False,
     )
     assert "1  outputs differ" in run.stdout and "2  cannot verify" in run.stdout
+
+
+def test_a_folder_output_is_recorded_file_by_file_without_the_workflows_mark(tmp_path):
+    """A job's folder (the detections, the stores) is tracked by the workflow as one output;
+    the manifest holds each table in it, so verify names the one that changed."""
+    folder = tmp_path / "runs/w1/stores"
+    for name in ("src/holdmem-d1-source/store.parquet", "del/holdmem-d1-source/store.parquet"):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(name)
+    (folder / ".snakemake_timestamp").write_text("")
+    path = tmp_path / "manifest.json"
+    write_json(run_manifest.build([folder], tmp_path, PROFILE, "s", [1], "c"), path)
+    assert set(json.loads(path.read_text())["outputs"]) == {
+        "runs/w1/stores/del/holdmem-d1-source/store.parquet",
+        "runs/w1/stores/src/holdmem-d1-source/store.parquet",
+    }
+    (folder / "del/holdmem-d1-source/store.parquet").write_text("changed")
+    assert [p.path for p in run_manifest.verify(path, tmp_path)[1]] == [
+        "runs/w1/stores/del/holdmem-d1-source/store.parquet"
+    ]
+
+
+def test_a_link_in_a_folder_output_is_refused(tmp_path):
+    folder = tmp_path / "runs/w1/detections"
+    folder.mkdir(parents=True)
+    (folder / "writes.parquet").symlink_to("/etc/passwd")
+    with pytest.raises(ArtifactError, match="is not a plain file"):
+        run_manifest.build([folder], tmp_path, PROFILE, "s", [1], "c")

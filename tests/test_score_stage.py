@@ -6,7 +6,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.artifacts import write_table
 from memshift.errors import MemshiftError
 from memshift.probes import probes_to_table
@@ -84,7 +84,9 @@ def test_a_cells_store_is_scored_without_the_reader(tmp_path, data_1000):
             rows[name].append(v)
     cell = tmp_path / "run/src/holdmem-d0-source"
     write_table(
-        pa.Table.from_pydict(rows, schema=schemas.STORE), schemas.STORE, cell / "store.parquet"
+        pa.Table.from_pydict(rows, schema=schemas.STORE),
+        schemas.STORE,
+        layout.cell_store(tmp_path / "run", "src", "holdmem-d0-source"),
     )
     asked = [*answered, abstaining, unserved]
     answers = [

@@ -1397,7 +1397,7 @@ def score_predictions(path: Path, configfile: Path, name: str, cores: str) -> No
 
 
 @cli.command("run-manifest")
-@click.argument("outputs", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("outputs", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
 @BASE
 @LLM
@@ -1417,7 +1417,8 @@ def run_manifest(
     seeds: list[int],
     config_sha256: str,
 ) -> None:
-    """Record what produced a run and the sha256 of every OUTPUTS file."""
+    """Record what produced a run and the sha256 of every OUTPUTS file (of every file in an
+    OUTPUTS folder)."""
     from memshift.artifacts import write_json
     from memshift.stages import run_manifest as stage
 

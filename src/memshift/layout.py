@@ -94,6 +94,32 @@ def system_dir(run_world_dir: Path, branch: str, system: str) -> Path:
     return run_world_dir / branch / system
 
 
+# Two jobs write a folder of their own, every branch and system in it, which the workflow tracks
+# as one output (a thousand tables fewer to look at in a study of 20 worlds): the ingest job's
+# detections (`<branch>/holdmem-<B>/`: writes, maintenance, served, audits) and the audit/repair
+# job's stores (`<branch>/holdmem-d<D>-<B>/store.parquet`).
+DETECTIONS = "detections"
+STORES = "stores"
+
+
+def detections_dir(run_world_dir: Path) -> Path:
+    return run_world_dir / DETECTIONS
+
+
+def detection_dir(run_world_dir: Path, branch: str, system: str) -> Path:
+    """A detection's folder (holdmem-<B>) of a branch in `detections_dir`."""
+    return system_dir(detections_dir(run_world_dir), branch, system)
+
+
+def stores_dir(run_world_dir: Path) -> Path:
+    return run_world_dir / STORES
+
+
+def cell_store(run_world_dir: Path, branch: str, system: str) -> Path:
+    """A HoldMem cell's store (holdmem-d<D>-<B>) of a branch in `stores_dir`."""
+    return table(system_dir(stores_dir(run_world_dir), branch, system), STORE)
+
+
 def sync_dir(run_world_dir: Path) -> Path:
     """A world's sync study (the sync stage owns it): `sync-scores.parquet`, `deliveries.parquet`,
     `calls.parquet` (the writer's) and `calls-reader.parquet`."""
@@ -131,16 +157,17 @@ SWITCH_CHECKS = "checks"
 
 # ---- a system's directory (`system_dir`), by the stage that writes each file -------------------
 
-# ingest, per detection (holdmem-<detection>)
+# ingest, per detection (holdmem-<detection>), in the run's `detection_dir` (a writer switch's in
+# its `switch_dir`)
 WRITES = "writes"
 MAINTENANCE = "maintenance"
 SERVED = "served"
 AUDITS = "audits"
-DETECTION_FILES = (WRITES, MAINTENANCE, SERVED, AUDITS)
 # a job's model call log, where it has one (detections, writer switches, calibrations)
 CALLS = "calls"
 DETECTION_CALLS = CALLS
-# audit/repair, per cell (holdmem-d<repair>-<detection>)
+# audit/repair, per cell (holdmem-d<repair>-<detection>), in the run's `stores_dir` (a writer
+# switch's in its `switch_dir`)
 STORE = "store"
 PROGRAM_CALLS = "calls-programs"
 # probe, per system

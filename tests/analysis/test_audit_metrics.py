@@ -145,7 +145,7 @@ def test_every_share_is_the_hand_computed_one_with_an_interval_around_it(tmp_pat
 
 
 def test_a_detection_that_audits_needs_its_audits_beside_its_maintenance_log(tmp_path):
-    maintenance = tmp_path / "w1/src/holdmem-audit/maintenance.parquet"
+    maintenance = tmp_path / "w1/detections/src/holdmem-audit/maintenance.parquet"
     maintenance.parent.mkdir(parents=True)
     with pytest.raises(ArtifactError, match=r"audits\.parquet"):
         load_detection_audits(duckdb.connect(), [(1, "src", "audit", maintenance)], tmp_path)
@@ -181,7 +181,7 @@ EXPECTED_DETECTION = {
 def detection_study(tmp_path: Path) -> tuple[list[Path], list[tuple[int, str, str, Path]]]:
     scores, calls, maintenance = [], [], []
     for world in WORLDS:
-        folder = tmp_path / f"w{world}/src/holdmem-audit"
+        folder = tmp_path / f"w{world}/detections/src/holdmem-audit"
         audits = []
         for (item, k), (directive, source, current, stale) in DETECTION_AUDITS.items():
             verdict = {"repair": "STALE", "verify": "UNKNOWN", "none": "VALID"}[directive]

@@ -48,7 +48,7 @@ def build(tmp_path: Path, *, forced_right: bool = True, drop_write: str | None =
                     for item in CASES
                 ]
             rows = [("it.caught", 1, True)] if detection == "citation" else []
-            path = tmp_path / f"w{world}/src/holdmem-{detection}/maintenance.parquet"
+            path = tmp_path / f"w{world}/detections/src/holdmem-{detection}/maintenance.parquet"
             write_table(maintenance(rows), schemas.MAINTENANCE, path)
             logs.append(path)
     con = opened(tmp_path, scores, logs)
@@ -198,7 +198,7 @@ def test_the_report_reads_the_gold_files_and_the_writes_beside_the_keys_log(tmp_
         write_table(
             pa.Table.from_pylist(writes, schema=schemas.WRITES),
             schemas.WRITES,
-            tmp_path / f"w{world}/src/holdmem-citation/writes.parquet",
+            tmp_path / f"w{world}/detections/src/holdmem-citation/writes.parquet",
         )
     con.execute("DROP TABLE citation_writes")
     con.execute("DROP TABLE gold_deps")
@@ -207,7 +207,7 @@ def test_the_report_reads_the_gold_files_and_the_writes_beside_the_keys_log(tmp_
             world,
             "src",
             detection,
-            tmp_path / f"w{world}/src/holdmem-{detection}/maintenance.parquet",
+            tmp_path / f"w{world}/detections/src/holdmem-{detection}/maintenance.parquet",
         )
         for world in WORLDS
         for detection in ("citation", "source", "append")

@@ -105,7 +105,7 @@ def test_m_from_the_fork_counts_an_invalidation_before_the_last_change(tmp_path:
         schemas.SCORES,
         tmp_path / "s.parquet",
     )
-    log = tmp_path / "w1/src/holdmem-source/maintenance.parquet"
+    log = tmp_path / "w1/detections/src/holdmem-source/maintenance.parquet"
     write_table(maintenance([("a", 2, True), ("b", 3, True)]), schemas.MAINTENANCE, log)
     con = open_study(tmp_path / "s.parquet", [log])
     found = con.execute(
@@ -158,7 +158,7 @@ def test_r_splits_into_the_stored_state_and_the_reader_on_every_group(tmp_path: 
 
 
 def _measure_rows(tmp_path: Path) -> list[dict[str, Any]]:
-    logs = sorted(tmp_path.glob("w*/src/*/maintenance.parquet"))
+    logs = sorted(tmp_path.glob("w*/detections/src/*/maintenance.parquet"))
     con = open_study(tmp_path / "s.parquet", logs)
     measures.compute(con, Resampling(draws=20))
     return measures.measures_table(con).to_pylist()

@@ -40,7 +40,7 @@ def study(tmp_path: Path, resampling: Resampling) -> Any:
             # right stays right
             scores.append(score(item, 1, not wrong_when_missed, system=NOEXT, world=world))
         detected = [(i, 1, True) for i in ITEMS if stale(world, i)]
-        log = tmp_path / f"w{world}/src/holdmem-source/maintenance.parquet"
+        log = tmp_path / f"w{world}/detections/src/holdmem-source/maintenance.parquet"
         write_table(maintenance(detected), schemas.MAINTENANCE, log)
         logs.append(log)
         for system, rows in ((EXT, detected), (NOEXT, [])):

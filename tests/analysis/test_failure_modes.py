@@ -46,7 +46,7 @@ def test_conflict_abstention_counts_only_the_conflict_item_times(tmp_path: Path,
     pattern = {1: [True, False, False, False], 2: [True, True, False, False]}
     for w in range(1, 6):
         scores += conflict_scores(w, pattern[1 + w % 2])
-        log = tmp_path / f"w{w}/conflict/holdmem-source/maintenance.parquet"
+        log = tmp_path / f"w{w}/detections/conflict/holdmem-source/maintenance.parquet"
         rows = [(f"contact0{k}.city", 1, True) for k in range(1, 10)]
         write_table(maintenance(rows), schemas.MAINTENANCE, log)
         logs.append(log)
@@ -83,7 +83,8 @@ def failure_rows(tmp_path: Path, scores: list[dict], seed: int) -> dict:
     logs = []
     for world, branch, system in sorted({(s["world"], s["branch"], s["system"]) for s in scores}):
         if system.startswith("holdmem-d"):
-            log = tmp_path / f"w{world}/{branch}/holdmem-{system.split('-')[2]}/maintenance.parquet"
+            detection = f"holdmem-{system.split('-')[2]}"
+            log = tmp_path / f"w{world}/detections/{branch}/{detection}/maintenance.parquet"
             write_table(maintenance([]), schemas.MAINTENANCE, log)
             logs.append(log)
     con = opened(tmp_path, scores, sorted(set(logs)))

@@ -42,7 +42,7 @@ def test_persistence_recovers_the_cells_b(tmp_path: Path, seed: int):
         rows += deletion_scores(w, "holdmem-d0-source", keeps=False, samples=2)
         rows += deletion_scores(w, "bm25", keeps=False, samples=1)
         for detection in ("append", "source"):
-            log = tmp_path / f"w{w}/del/holdmem-{detection}/maintenance.parquet"
+            log = tmp_path / f"w{w}/detections/del/holdmem-{detection}/maintenance.parquet"
             write_table(maintenance([]), schemas.MAINTENANCE, log)
             logs.append(log)
     for r in rows:

@@ -67,7 +67,7 @@ def test_a_keys_invalidations_are_counted_once_per_detection(tmp_path: Path) -> 
         ("source", [("a", 2, True), ("d", 1, True), ("d", 2, True), ("a", 0, True)]),
         ("append", []),
     ):
-        log = tmp_path / f"w1/src/holdmem-{detection}/maintenance.parquet"
+        log = tmp_path / f"w1/detections/src/holdmem-{detection}/maintenance.parquet"
         write_table(maintenance(rows), schemas.MAINTENANCE, log)
         logs.append(log)
     con = audited(tmp_path, scores, logs, worlds=1, checkpoints=3, draws=20)
@@ -93,7 +93,7 @@ def test_the_shares_carry_the_cells_measure_intervals(tmp_path: Path, seed: int)
             scores.append(score(item, 1, True, world=world, last_change=1))
         # the key finds a and b; c only in even worlds, so the missed share varies by world
         found = [("a", 1, True), ("b", 1, True)] + ([("c", 1, True)] if world % 2 == 0 else [])
-        log = tmp_path / f"w{world}/src/holdmem-source/maintenance.parquet"
+        log = tmp_path / f"w{world}/detections/src/holdmem-source/maintenance.parquet"
         write_table(maintenance(found), schemas.MAINTENANCE, log)
         logs.append(log)
     con = audited(tmp_path, scores, logs, worlds=6, checkpoints=2, draws=200, seed=seed)

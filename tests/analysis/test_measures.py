@@ -68,7 +68,7 @@ def maintenance_log(
     tmp_path: Path, world: int, detection: str, rows: list[tuple[str, int, bool]]
 ) -> Path:
     """A detection's maintenance log on the src branch of a world."""
-    log = tmp_path / f"w{world}/src/holdmem-{detection}/maintenance.parquet"
+    log = tmp_path / f"w{world}/detections/src/holdmem-{detection}/maintenance.parquet"
     write_table(maintenance(rows), schemas.MAINTENANCE, log)
     return log
 
@@ -87,7 +87,7 @@ def study(
     write_table(
         pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
     )
-    log = tmp_path / "w1/src/holdmem-source/maintenance.parquet"
+    log = tmp_path / "w1/detections/src/holdmem-source/maintenance.parquet"
     write_table(maintenance(logs), schemas.MAINTENANCE, log)
     return [log]
 
@@ -308,7 +308,7 @@ def test_the_delta_yield_counts_new_items_written_since_the_last_change(tmp_path
             ("write_id", f"{item}@{checkpoint}:delta"),
         ):
             columns[name].append(value)
-    log = tmp_path / "w1/src/holdmem-append/maintenance.parquet"
+    log = tmp_path / "w1/detections/src/holdmem-append/maintenance.parquet"
     write_table(pa.Table.from_pydict(columns, schema=schemas.MAINTENANCE), schemas.MAINTENANCE, log)
     con = open_study(tmp_path / "s.parquet", [log])
     measures.compute(con, Resampling(draws=20))

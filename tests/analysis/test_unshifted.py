@@ -21,7 +21,7 @@ CELLS = ("holdmem-d0-append", "holdmem-d1-append", "holdmem-d0-source", "holdmem
 
 
 def log(tmp_path: Path, world: int, branch: str, detection: str) -> Path:
-    path = tmp_path / f"w{world}/{branch}/holdmem-{detection}/maintenance.parquet"
+    path = tmp_path / f"w{world}/detections/{branch}/holdmem-{detection}/maintenance.parquet"
     write_table(maintenance([]), schemas.MAINTENANCE, path)
     return path
 

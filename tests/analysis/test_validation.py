@@ -84,7 +84,8 @@ def _run(root: Path, struck: int) -> Path:
             ("append", [False] * ITEMS),
             ("leaky", [item >= 3 for item in range(ITEMS)]),
         ):
-            _maintenance(root / f"w{world}/src/holdmem-{detection}/maintenance.parquet", flags)
+            folder = root / f"w{world}/detections/src/holdmem-{detection}"
+            _maintenance(folder / "maintenance.parquet", flags)
     write_table(
         pa.Table.from_pylist(rows, schema=schemas.SCORES), schemas.SCORES, root / "scores.parquet"
     )

@@ -117,7 +117,7 @@ def test_named_and_unnamed_differ_by_exactly_zero_and_stay_out_of_the_measures(
     answers = [layout.table(layout.system_dir(run_dir, "def", s), layout.ANSWERS) for s in CELLS]
     score.run(answers, world_dir.parent, scores)
     maintenance = [
-        layout.table(layout.system_dir(run_dir, "def", f"holdmem-{d}"), layout.MAINTENANCE)
+        layout.table(layout.detection_dir(run_dir, "def", f"holdmem-{d}"), layout.MAINTENANCE)
         for d in ("append", "source")
     ]
     con = open_study(scores, maintenance)

@@ -9,13 +9,15 @@ from pathlib import Path
 
 import duckdb
 
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.analysis.sqlfiles import path_list, path_literal, run, text_literal
 from memshift.errors import MemshiftError
 from memshift.vocabulary import AUDITED_PATTERN
 
-# results/runs/<run>/w<world>/<branch>/holdmem-<detection>/maintenance.parquet
-MAINTENANCE_PATH = re.compile(r"w(\d+)/([^/]+)/holdmem-([^/]+)/maintenance\.parquet$")
+# results/runs/<run>/w<world>/detections/<branch>/holdmem-<detection>/maintenance.parquet
+MAINTENANCE_PATH = re.compile(
+    rf"w(\d+)/{layout.DETECTIONS}/([^/]+)/holdmem-([^/]+)/maintenance\.parquet$"
+)
 # results/runs/<run>/w<world>/<branch>/<system>+audit/answer-audits.parquet
 ANSWER_AUDIT_PATH = re.compile(r"w(\d+)/([^/]+)/([^/]+\+audit(?:-[a-z]+)?)/answer-audits\.parquet$")
 # results/runs/<run>/w<world>/<branch>/<system>/invalidations.parquet: what a system other than
@@ -50,7 +52,8 @@ def log_sources(paths: Sequence[Path]) -> Logs:
             logs.calls.append(path)
         else:
             raise MemshiftError(
-                f"{path}: a log must be w<world>/<branch>/holdmem-<detection>/maintenance.parquet,"
+                f"{path}: a log must be w<world>/{layout.DETECTIONS}/<branch>/holdmem-<detection>/"
+                "maintenance.parquet,"
                 " w<world>/<branch>/<system>+audit/answer-audits.parquet,"
                 " w<world>/<branch>/<system>/invalidations.parquet or a calls*.parquet"
             )
@@ -169,7 +172,7 @@ def _check_reports(con: duckdb.DuckDBPyConnection) -> None:
         world, branch, system = missing[0]
         raise MemshiftError(
             f"{len(missing)} scored system(s) have no log of their invalidations, e.g. {system} "
-            f"on branch {branch} of world {world}; pass every holdmem-<detection>/"
-            "maintenance.parquet, every <system>+audit/answer-audits.parquet and every "
-            "<system>/invalidations.parquet"
+            f"on branch {branch} of world {world}; pass every {layout.DETECTIONS}/<branch>/"
+            "holdmem-<detection>/maintenance.parquet, every <system>+audit/answer-audits.parquet "
+            "and every <system>/invalidations.parquet"
         )

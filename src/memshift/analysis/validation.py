@@ -24,6 +24,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
+from memshift import layout
 from memshift.analysis.bootstrap import Resampling, weight_matrix
 from memshift.analysis.composite import Estimate, Sums, studentized
 from memshift.analysis.frame import open_study
@@ -127,7 +128,7 @@ def load_counts(run_dir: Path, worlds: Sequence[int] | None = None) -> Counts:
     scores = run_dir / "scores.parquet"
     if not scores.exists():
         raise MemshiftError(f"{run_dir}: no scores.parquet; run that writer's study first")
-    logs = sorted(run_dir.glob("w*/*/holdmem-*/maintenance.parquet"))
+    logs = sorted(run_dir.glob(f"w*/{layout.DETECTIONS}/*/holdmem-*/maintenance.parquet"))
     con = open_study(scores, logs)
     run(con, "world_counts")
     run(con, "measure_ratios")

@@ -280,7 +280,7 @@ def _holdmem(run_world_dir: Path, target: Target, last_change: int) -> HoldMemTr
         return None
     repair, detection = cell
     writer = detection_system(detection)
-    source = layout.system_dir(run_world_dir, target.branch, writer)
+    source = layout.detection_dir(run_world_dir, target.branch, writer)
     of = f"{writer} on {target.where}"
     item, k = target.item_id, target.checkpoint
     return holdmem_trace(
@@ -305,9 +305,7 @@ def _holdmem(run_world_dir: Path, target: Target, last_change: int) -> HoldMemTr
         ),
         _rows(
             _read(
-                layout.table(
-                    layout.system_dir(run_world_dir, target.branch, target.system), layout.STORE
-                ),
+                layout.cell_store(run_world_dir, target.branch, target.system),
                 schemas.STORE,
                 f"repaired store of {target.system} on {target.where}",
             ),

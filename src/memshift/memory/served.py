@@ -65,10 +65,7 @@ class StoreServer:
 
 def store_system(inputs: SystemInputs) -> StoreServer:
     store = read_table(
-        layout.table(
-            layout.system_dir(inputs.run_world_dir, inputs.branch, inputs.system), layout.STORE
-        ),
-        schemas.STORE,
+        layout.cell_store(inputs.run_world_dir, inputs.branch, inputs.system), schemas.STORE
     )
     parts = cell_parts(inputs.system)
     keyed = parts is not None and parts[1] in KEYED

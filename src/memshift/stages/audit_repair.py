@@ -53,7 +53,7 @@ def run_cells(
     counts = []
     for detection, repair in cells:
         if detection not in detected:
-            source = layout.system_dir(run_world_dir, branch, detection_system(detection))
+            source = layout.detection_dir(run_world_dir, branch, detection_system(detection))
             detected[detection] = (
                 table_to_writes(read_table(layout.table(source, layout.WRITES), schemas.WRITES)),
                 table_to_served(read_table(layout.table(source, layout.SERVED), schemas.SERVED)),
@@ -71,9 +71,9 @@ def run_cells(
                 PROGRAM_WORDING[repair],
             )
         store = run_repair(world, states, writes, served, repair, programs)
-        out = layout.system_dir(run_world_dir, branch, system)
-        write_table(store_to_table(store), schemas.STORE, layout.table(out, layout.STORE))
+        out = layout.cell_store(run_world_dir, branch, system)
+        write_table(store_to_table(store), schemas.STORE, out)
         if calls is None:
-            log.write(layout.table(out, layout.PROGRAM_CALLS))
+            log.write(layout.table(out.parent, layout.PROGRAM_CALLS))
         counts.append(sum(len(v) for slots in store.values() for v in slots.values()))
     return counts

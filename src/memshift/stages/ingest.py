@@ -100,7 +100,7 @@ def _detect(
     detector = run_detection(
         world, events, detection, client, prefork, context, gold_deps, auditing
     )
-    out = layout.system_dir(run_world_dir, branch, system)
+    out = layout.detection_dir(run_world_dir, branch, system)
     write_table(writes_to_table(detector.writes), schemas.WRITES, layout.table(out, layout.WRITES))
     write_table(
         maintenance_to_table(detector.maintenance),

@@ -112,7 +112,8 @@ def paired_inputs(template: Path, rewritten: Path, out: Path) -> tuple[Path, lis
         if match is None:
             continue
         world, branch, detection = match.groups()
-        link = out / "logs" / f"w{world}" / branch / f"holdmem-{detection}{RW}" / log.name
+        system = f"holdmem-{detection}{RW}"
+        link = layout.detection_dir(out / "logs" / f"w{world}", branch, system) / log.name
         link.parent.mkdir(parents=True, exist_ok=True)
         link.unlink(missing_ok=True)
         link.symlink_to(log.resolve())

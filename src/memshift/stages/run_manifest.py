@@ -39,6 +39,22 @@ def package_fingerprint(root: Path = ROOT) -> str:
     return digest.hexdigest()
 
 
+# what Snakemake keeps in a folder it tracks as one output: the folder's time, not a result
+WORKFLOW_MARKS = (".snakemake_timestamp",)
+
+
+def folder_files(folder: Path) -> list[Path]:
+    """Every file under `folder` but the workflow's marks, sorted; an ArtifactError for anything
+    else that is not a plain file or folder (a link could point anywhere)."""
+    files = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink() or not (path.is_file() or path.is_dir()):
+            raise ArtifactError(f"{path} in output folder {folder} is not a plain file")
+        if path.is_file() and path.name not in WORKFLOW_MARKS:
+            files.append(path)
+    return files
+
+
 def described(profile: Profile) -> dict[str, str]:
     """What the manifest records of a profile: never a key or its variable."""
     return {
@@ -63,7 +79,8 @@ def build(
     seeds: Sequence[int],
     config_digest: str,
 ) -> dict[str, Any]:
-    """The manifest of a run whose roles used `profiles` (role -> profile)."""
+    """The manifest of a run whose roles used `profiles` (role -> profile). An output that is a
+    folder (a job's tables, `layout.detections_dir`) is recorded file by file."""
     files = {}
     root = base.resolve()
     for path in sorted(outputs):
@@ -71,7 +88,8 @@ def build(
             raise ArtifactError(f"missing artifact {path}")
         if not path.resolve().is_relative_to(root):
             raise ArtifactError(f"output {path} lies outside the base directory {root}")
-        files[path.resolve().relative_to(root).as_posix()] = sha256(path)
+        for file in folder_files(path) if path.is_dir() else [path]:
+            files[file.resolve().relative_to(root).as_posix()] = sha256(file)
     return {
         "format": FORMAT,
         "study": study,

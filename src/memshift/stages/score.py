@@ -64,9 +64,9 @@ def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
         systems = set(answers.column("system").to_pylist())
         stored = None
         if len(systems) == 1 and cell_parts(next(iter(systems))) is not None:
-            stored = stored_values(
-                read_table(layout.table(path.parent, layout.STORE), schemas.STORE)
-            )
+            # <run world>/<branch>/<cell>/answers.parquet: the cell's store is in the run's stores
+            store = layout.cell_store(path.parents[2], path.parent.parent.name, path.parent.name)
+            stored = stored_values(read_table(store, schemas.STORE))
         for answer in answers.to_pylist():
             key = (answer["world"], answer["branch"])
             if key not in probes:
