@@ -95,7 +95,7 @@ def system_dir(run_world_dir: Path, branch: str, system: str) -> Path:
 
 
 # Two jobs write a folder of their own, every branch and system in it, which the workflow tracks
-# as one output (a thousand tables fewer to look at in a study of 20 worlds): the ingest job's
+# as one output (2,080 tables fewer for it to look at in the main study): the ingest job's
 # detections (`<branch>/holdmem-<B>/`: writes, maintenance, served, audits) and the audit/repair
 # job's stores (`<branch>/holdmem-d<D>-<B>/store.parquet`).
 DETECTIONS = "detections"
