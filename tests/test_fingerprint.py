@@ -17,13 +17,13 @@ def package_copy(tmp_path, monkeypatch):
     copy = tmp_path / "memshift"
     shutil.copytree(fingerprint.ROOT, copy, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(fingerprint, "ROOT", copy)
-    fingerprint.closure.cache_clear()
+    fingerprint.forget()
     yield copy
-    fingerprint.closure.cache_clear()
+    fingerprint.forget()
 
 
 def prints():
-    fingerprint.closure.cache_clear()
+    fingerprint.forget()
     return {s: fingerprint.code_fingerprint(f"memshift.stages.{s}") for s in STAGES}
 
 
@@ -142,7 +142,7 @@ def test_the_scorer_reruns_scoring_and_the_analysis_sql_reruns_the_report(packag
 
 def test_the_auditors_code_changes_only_the_audit_jobs_prints(package_copy):
     def job_prints() -> dict[str, str]:
-        fingerprint.closure.cache_clear()
+        fingerprint.forget()
         return {job: fingerprint.modules_fingerprint(modules(job)) for job in JOBS}
 
     before = job_prints()
@@ -167,11 +167,11 @@ def fresh_memo(monkeypatch):
     def fresh() -> fingerprint.ImportMemo:
         memo = fingerprint.ImportMemo()
         monkeypatch.setattr(fingerprint, "MEMO", memo)
-        fingerprint.closure.cache_clear()
+        fingerprint.forget()
         return memo
 
     yield fresh
-    fingerprint.closure.cache_clear()
+    fingerprint.forget()
 
 
 def all_jobs_modules() -> dict[str, tuple[str, ...]]:

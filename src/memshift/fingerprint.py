@@ -153,23 +153,39 @@ def _imports_of(name: str, is_package: bool, source: str) -> frozenset[str]:
 
 
 @cache
+def _module_imports(name: str) -> frozenset[str] | None:
+    """What a package module imports, or None for a name that is not a module: each module's
+    file is found and read once per process, not once per closure that reaches it (a study's
+    Snakefile computes some thirty closures over the same modules)."""
+    path = _module_file(name)
+    return None if path is None else _imports(name, path)
+
+
+@cache
 def closure(entry: str) -> tuple[str, ...]:
     """Every package module reachable by imports from `entry`, sorted."""
-    seen: dict[str, Path] = {}
+    seen: set[str] = set()
     todo = [entry]
     while todo:
         name = todo.pop()
         if name in seen:
             continue
-        path = _module_file(name)
-        if path is None:
+        imported = _module_imports(name)
+        if imported is None:
             continue
-        seen[name] = path
-        todo.extend(_imports(name, path) - set(seen))
+        seen.add(name)
+        todo.extend(imported - seen)
         parent = name.rpartition(".")[0]
         if parent and parent not in seen:
             todo.append(parent)
     return tuple(sorted(seen))
+
+
+def forget() -> None:
+    """Drop what this process has worked out about the package's modules, for a caller that
+    changes their sources or `ROOT` and computes closures again."""
+    closure.cache_clear()
+    _module_imports.cache_clear()
 
 
 # Folders of data a package's modules read at run time (e.g. the analysis SQL); they count as
