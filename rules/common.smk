@@ -194,7 +194,8 @@ def audited_tables(name, world="{world}"):
 
 
 def cell_tables(name, world="{world}"):
-    """A table of every HoldMem cell on every branch of a world (`layout.STORE`, ...)."""
+    """A table of every HoldMem cell on every branch of a world (`layout.ANSWERS`; their
+    stores are one folder, `cell_stores`)."""
     return [
         system_table(cell, name, world, branch)
         for branch in BRANCHES
