@@ -176,14 +176,30 @@ def audited():
     ]
 
 
+def job_folder(job, world="{world}"):
+    """The folder of a world's job that covers several systems (`layout.job_dir`): the workflow
+    tracks it as one output."""
+    return str(layout.job_dir(L.run_world(world), job))
+
+
+def answers_outputs(systems, world="{world}"):
+    """What the workflow tracks of these systems' answers on every branch: the folder of the job
+    that probes several of them (`layout.answers_job`), else each system's own tables.
+    """
+    outputs = []
+    for system in systems:
+        job = layout.answers_job(system)
+        outputs += (
+            [job_folder(job, world)]
+            if job is not None
+            else [system_table(system, layout.ANSWERS, world, b) for b in BRANCHES]
+        )
+    return list(dict.fromkeys(outputs))
+
+
 def audited_answers():
     """The answers the answer-level audits read: their audited systems'."""
-    systems = sorted({audited_parts(name)[0] for name in audited()})
-    return [
-        system_table(system, layout.ANSWERS, "{world}", b)
-        for b in BRANCHES
-        for system in systems
-    ]
+    return answers_outputs(sorted({audited_parts(name)[0] for name in audited()}))
 
 
 def audited_tables(name, world="{world}"):
@@ -193,18 +209,13 @@ def audited_tables(name, world="{world}"):
     ]
 
 
-def cell_tables(name, world="{world}"):
-    """A table of every HoldMem cell on every branch of a world (`layout.ANSWERS`; their
-    stores are one folder, `cell_stores`)."""
+def cell_answers(world):
+    """Every HoldMem cell's answers on every branch of a world, in the cells' folder."""
     return [
-        system_table(cell, name, world, branch)
+        system_table(cell, layout.ANSWERS, world, branch)
         for branch in BRANCHES
         for cell in cells()
     ]
-
-
-def cell_answers(world):
-    return cell_tables(layout.ANSWERS, world)
 
 
 def cell_stores(world):
@@ -223,15 +234,6 @@ INGEST_CODE = code_of(
 )
 
 
-def baseline_tables(name, world="{world}"):
-    """A table of every built-in baseline of the study on every branch of a world."""
-    return [
-        system_table(system, name, world, branch)
-        for branch in BRANCHES
-        for system in SYSTEMS["baselines"]
-    ]
-
-
 def detections(world):
     """Every detection's tables on every branch, one folder of the ingest job
     (`layout.detections_dir`)."""
@@ -248,15 +250,20 @@ def predicted():
 
 
 def all_answers(world):
-    return cell_answers(world) + [
-        system_table(system, layout.ANSWERS, world, branch)
-        for branch in BRANCHES
-        for system in [*others(), *predicted(), *audited(), *EXPORTS]
-    ]
+    """Every system's answers of a world as the workflow tracks them (`answers_outputs`)."""
+    return answers_outputs(
+        [*cells(), *others(), *predicted(), *audited(), *EXPORTS], world
+    )
 
 
 def answer_audit_logs(world):
+    """The audited systems' answer-audit logs, in the answer audit job's folder."""
     return audited_tables(layout.ANSWER_AUDITS, world)
+
+
+def answer_audit_folders(world):
+    """The answer audit job's folder (answers and answer-audit logs), where a study has one."""
+    return [job_folder(layout.AUDIT_JOB, world)] if audited() else []
 
 
 def invalidation_logs(world):
@@ -344,7 +351,7 @@ def run_outputs(world):
         for system in EXPORTS
         for name in BUNDLE_FILES
     ]
-    return files + answer_audit_logs(world) + all_answers(world)
+    return files + all_answers(world)
 
 
 # the files of an exported bundle (the format's reference package writes them)

@@ -4,7 +4,8 @@ rule probe_cell:
         each_branch(branch_file(layout.probes)),
         cell_stores("{world}"),
     output:
-        answers=cell_tables(layout.ANSWERS),
+        # every cell's answers on every branch: the cells' folder (`layout.answers_job`)
+        answers=directory(job_folder(layout.CELLS_JOB)),
         calls=str(layout.job_calls(RUN, layout.CELLS_JOB)),
     log:
         str(L.run_log("probe", "w{world}-holdmem")),
@@ -43,7 +44,7 @@ rule probe_baselines:
         each_branch(branch_file(layout.events)),
         each_branch(branch_file(layout.gold)),
     output:
-        answers=baseline_tables(layout.ANSWERS),
+        answers=directory(job_folder(layout.BASELINES_JOB)),
         calls=str(layout.job_calls(RUN, layout.BASELINES_JOB)),
     log:
         str(L.run_log("probe", "w{world}-baselines")),
@@ -173,8 +174,8 @@ rule answer_audit:
         each_branch(branch_file(layout.events)),
         audited_answers(),
     output:
-        answers=audited_tables(layout.ANSWERS),
-        audits=audited_tables(layout.ANSWER_AUDITS),
+        # every audited system's answers and answer-audit log on every branch
+        answers=directory(job_folder(layout.AUDIT_JOB)),
         calls=str(layout.job_calls(RUN, layout.AUDIT_JOB)),
     log:
         str(L.run_log("answer_audit", "w{world}")),

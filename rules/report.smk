@@ -54,7 +54,8 @@ rule report:
         scores=str(L.scores),
         # every detection's folder: the maintenance logs, audits and writes the report reads
         detections=[d for world in SEEDS for d in detections(world)],
-        answer_audits=[a for world in SEEDS for a in answer_audit_logs(world)],
+        # the answer audit job's folder: the answer-audit logs the report reads
+        answer_audits=[a for world in SEEDS for a in answer_audit_folders(world)],
         invalidations=[i for world in SEEDS for i in invalidation_logs(world)],
         calls=[c for world in SEEDS for c in call_logs(world)],
         probes=expand(branch_file(layout.probes), world=SEEDS, branch=BRANCHES),
@@ -126,6 +127,7 @@ rule report:
         code=job_code("report"),
         profile=profile_code(),
         maintenance=[m for world in SEEDS for m in maintenance_logs(world)],
+        answer_audits=[a for world in SEEDS for a in answer_audit_logs(world)],
         worlds=lambda wildcards, input: str(layout.worlds_of(Path(input.probes[0]))),
         out=lambda wildcards, output: str(Path(output.report).parent),
         llm=STUDY["llm"],
@@ -146,7 +148,7 @@ rule report:
             for name, members in (SWITCH_PLAN or {}).get("pools", {}).items()
         ),
     shell:
-        "memshift report --scores {input.scores} {params.maintenance} {input.answer_audits}"
+        "memshift report --scores {input.scores} {params.maintenance} {params.answer_audits}"
         " {input.invalidations} {input.calls}"
         " --worlds-dir {params.worlds} --out {params.out} --llm {params.llm}"
         " {params.roles}"

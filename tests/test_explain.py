@@ -167,7 +167,7 @@ def test_a_hash_that_differs_is_said_plainly(results):
 
 def test_an_audited_answer_shows_the_draft_the_audit_and_the_audited_systems_evidence(results):
     audits = table(
-        results, f"runs/explain/h9/rules/w{SEED}/{BRANCH}/bm25+audit/answer-audits.parquet"
+        results, f"runs/explain/h9/rules/w{SEED}/audit/{BRANCH}/bm25+audit/answer-audits.parquet"
     )
     stale = next(a for a in audits if a["row"] == "verdict" and a["source"] == "transition")
     (p,) = [

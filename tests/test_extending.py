@@ -109,7 +109,7 @@ def test_the_documented_baseline_runs_after_its_two_edits(tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     answered = int(run.stdout.strip().splitlines()[-1])
     assert answered > 0
-    answers = tmp_path / "out/run/none/recent/answers.parquet"
+    answers = tmp_path / "out/run/baselines/none/recent/answers.parquet"
     assert answers.is_file()
 
 

@@ -48,7 +48,7 @@ def near_misses(path: str) -> list[str]:
 
 def test_the_same_producers_as_snakemakes_index(study_rules: tuple[list, list[str]]) -> None:
     rules, files = study_rules
-    assert len(files) > 2000  # the main study: its thousands of tables, not an empty config
+    assert len(files) > 900  # the main study: hundreds of tables and folders, not an empty one
     ours, theirs = SuffixIndexedOutputs(rules), OutputIndex(rules)
     produced = 0
     for path in files:

@@ -82,7 +82,7 @@ def test_a_cells_store_is_scored_without_the_reader(tmp_path, data_1000):
             ("cited_scopes", ["email"]),
         ):
             rows[name].append(v)
-    cell = tmp_path / "run/src/holdmem-d0-source"
+    cell = layout.system_dir(tmp_path / "run", "src", "holdmem-d0-source")
     write_table(
         pa.Table.from_pydict(rows, schema=schemas.STORE),
         schemas.STORE,
@@ -159,3 +159,33 @@ def test_a_world_scored_in_two_parts_is_refused(tmp_path, data_1000):
     run([answers], tmp_path, second)
     with pytest.raises(MemshiftError, match="world 1000 is scored in both"):
         join([first, second], tmp_path / "joined.parquet")
+
+
+def test_a_jobs_folder_is_scored_table_by_table_in_the_order_of_branch_and_system(
+    tmp_path, data_1000
+):
+    """A job's folder of answers (the cells', the baselines') scores as its tables would one by
+    one, and the rows come by world, branch and system wherever each system's answers live."""
+    echo = _echo_answers(tmp_path, data_1000, 1000)
+    run_world = echo.parents[2]
+    table = pq.read_table(echo)
+    names = ("bm25", "zz-custom", "aa-custom")
+    paths = []
+    for name in names:
+        path = layout.table(layout.system_dir(run_world, "src", name), layout.ANSWERS)
+        renamed = table.set_column(
+            table.schema.get_field_index("system"), "system", pa.array([name] * table.num_rows)
+        )
+        write_table(renamed, schemas.ANSWERS, path)
+        paths.append(path)
+    assert paths[0].parents[2] == layout.job_dir(run_world, layout.BASELINES_JOB)
+    by_folder, by_table = tmp_path / "folder.parquet", tmp_path / "tables.parquet"
+    run([layout.job_dir(run_world, layout.BASELINES_JOB), *paths[1:], echo], tmp_path, by_folder)
+    run(list(reversed([*paths, echo])), tmp_path, by_table)
+    assert by_folder.read_bytes() == by_table.read_bytes()
+    systems = pq.read_table(by_folder).column("system").unique().to_pylist()
+    assert systems == sorted([*names, "echo"])
+    empty = layout.job_dir(run_world, layout.CELLS_JOB)
+    empty.mkdir()
+    with pytest.raises(MemshiftError, match=r"no <branch>/<system>/answers\.parquet"):
+        run([empty], tmp_path, tmp_path / "x.parquet")

@@ -1047,7 +1047,7 @@ def validate_bundle(bundle: Path) -> None:
 
 
 @cli.command()
-@click.argument("answers", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("answers", nargs=-1, type=click.Path(path_type=Path))
 @WORLDS_DIR
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
 @click.option(
@@ -1072,7 +1072,10 @@ def score(
     fork_out: Path | None,
     fork_cells: tuple[Path, ...],
 ) -> None:
-    """Score every answer against its probe's gold with the deterministic typed scorer."""
+    """Score every answer against its probe's gold with the deterministic typed scorer.
+
+    ANSWERS are answers.parquet tables, or the folders of the jobs that probe several systems of
+    a world (cells/, baselines/, audit/ of a run's w<seed>/): every table in them."""
     from memshift.stages import score as stage
 
     if fork_cells and fork_out is None:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from memshift.vocabulary import BASELINES, audited_parts, cell_parts
+
 DEFAULT_HISTORY_MONTHS = 9
 FIXED = "fixed"  # the six fixed definitions (definitions.FIXED_SET)
 
@@ -77,7 +79,8 @@ def prefork_calls(run_world_dir: Path) -> Path:
 
 # The jobs of a study that cover several systems of a world on every branch, each with one model
 # call log for all of them (`job_calls`); one log per job, not one per branch and system, spares
-# a study thousands of files its workflow tracks. The rows name their branch and system.
+# a study thousands of files its workflow tracks. The rows name their branch and system. The
+# probe and answer audit jobs keep their answers in a folder of the same name (`answers_job`).
 INGEST_JOB = "ingest"  # every detection's writer (and auditor) calls
 REPAIR_JOB = "repair"  # every HoldMem cell's program calls
 CELLS_JOB = "cells"  # the reader's calls for every HoldMem cell
@@ -90,34 +93,69 @@ def job_calls(run_world_dir: Path, job: str) -> Path:
     return run_world_dir / f"calls-{job}.parquet"
 
 
-def system_dir(run_world_dir: Path, branch: str, system: str) -> Path:
-    return run_world_dir / branch / system
-
-
-# Two jobs write a folder of their own, every branch and system in it, which the workflow tracks
-# as one output (2,080 tables fewer for it to look at in the main study): the ingest job's
-# detections (`<branch>/holdmem-<B>/`: writes, maintenance, served, audits) and the audit/repair
-# job's stores (`<branch>/holdmem-d<D>-<B>/store.parquet`).
+# The jobs that cover several systems of a world write a folder of their own, every branch and
+# system in it (`<branch>/<system>/`), which the workflow tracks as one output (in the main study,
+# 3,440 tables it does not look at one by one): the ingest job's detections (holdmem-<B>: writes,
+# maintenance, served, audits), the audit/repair job's stores (holdmem-d<D>-<B>: store), and the
+# answers of the jobs that probe the cells, the built-in baselines and the audited systems (each
+# system's answers; the audited systems' answer-audits too). A system with a job of its own (a
+# custom, native, imported or predicted one) keeps its folder at `<branch>/<system>/`.
 DETECTIONS = "detections"
 STORES = "stores"
 
 
+def answers_job(system: str) -> str | None:
+    """The job whose folder holds a system's answers (`CELLS_JOB`, `BASELINES_JOB`, `AUDIT_JOB`);
+    None for a system with a job of its own. The names say it: a cell's and an audited system's
+    follow their patterns, and the built-in baselines' names are reserved."""
+    if cell_parts(system) is not None:
+        return CELLS_JOB
+    if audited_parts(system) is not None:
+        return AUDIT_JOB
+    return BASELINES_JOB if system in BASELINES else None
+
+
+def job_dir(run_world_dir: Path, job: str) -> Path:
+    """The folder of a job that covers several systems (`answers_job`, `DETECTIONS`, `STORES`)."""
+    return run_world_dir / job
+
+
+def system_dir(run_world_dir: Path, branch: str, system: str) -> Path:
+    """A system's answers (and the files its probe writes beside them) on a branch: in its job's
+    folder (`answers_job`) or, for a system with a job of its own, at `<branch>/<system>/`."""
+    job = answers_job(system)
+    return (run_world_dir if job is None else job_dir(run_world_dir, job)) / branch / system
+
+
+def answers_of(answers: Path) -> tuple[Path, str, str]:
+    """(run world directory, branch, system) of a system's answers table (`system_dir`'s
+    inverse)."""
+    system, branch = answers.parent.name, answers.parent.parent.name
+    run_world_dir = answers.parent.parent.parent
+    return (run_world_dir if answers_job(system) is None else run_world_dir.parent), branch, system
+
+
+def job_answers(folder: Path) -> list[Path]:
+    """Every system's answers table in a job's folder (`job_dir`), sorted."""
+    return sorted(folder.glob(f"*/*/{ANSWERS}.parquet"))
+
+
 def detections_dir(run_world_dir: Path) -> Path:
-    return run_world_dir / DETECTIONS
+    return job_dir(run_world_dir, DETECTIONS)
 
 
 def detection_dir(run_world_dir: Path, branch: str, system: str) -> Path:
     """A detection's folder (holdmem-<B>) of a branch in `detections_dir`."""
-    return system_dir(detections_dir(run_world_dir), branch, system)
+    return detections_dir(run_world_dir) / branch / system
 
 
 def stores_dir(run_world_dir: Path) -> Path:
-    return run_world_dir / STORES
+    return job_dir(run_world_dir, STORES)
 
 
 def cell_store(run_world_dir: Path, branch: str, system: str) -> Path:
     """A HoldMem cell's store (holdmem-d<D>-<B>) of a branch in `stores_dir`."""
-    return table(system_dir(stores_dir(run_world_dir), branch, system), STORE)
+    return table(stores_dir(run_world_dir) / branch / system, STORE)
 
 
 def sync_dir(run_world_dir: Path) -> Path:

@@ -114,7 +114,7 @@ def study(tmp_path: Path) -> list[Path]:
         s, a, c = rows_of(world)
         scores += s
         calls += c
-        path = tmp_path / f"w{world}/src/{AUDITED}/answer-audits.parquet"
+        path = tmp_path / f"w{world}/audit/src/{AUDITED}/answer-audits.parquet"
         write_table(pa.Table.from_pylist(a, schema=schemas.AUDITS), schemas.AUDITS, path)
         logs.append(path)
     write_table(
@@ -273,7 +273,7 @@ def test_an_ablation_is_set_against_the_full_audit_on_the_same_probes(tmp_path):
         tmp_path / "s.parquet",
     )
     for world in WORLDS:
-        path = tmp_path / f"w{world}/src/{ABLATION}/answer-audits.parquet"
+        path = tmp_path / f"w{world}/audit/src/{ABLATION}/answer-audits.parquet"
         write_table(schemas.AUDITS.empty_table(), schemas.AUDITS, path)
         logs.append(path)
     con = open_study(tmp_path / "s.parquet", logs)

@@ -50,7 +50,7 @@ def study(tmp_path: Path, queries: int = 4) -> tuple[Path, list[Path]]:
     logs = []
     for w in WORLDS:
         logs.append(maintenance_log(tmp_path, w, "source", [("person.employer", 1, False)]))
-        audits = tmp_path / f"w{w}/src/bm25+audit/answer-audits.parquet"
+        audits = tmp_path / f"w{w}/audit/src/bm25+audit/answer-audits.parquet"
         write_table(schemas.AUDITS.empty_table(), schemas.AUDITS, audits)
         logs.append(audits)
         scale = w  # tokens grow with the world, so worlds differ
@@ -74,7 +74,7 @@ def study(tmp_path: Path, queries: int = 4) -> tuple[Path, list[Path]]:
                 [call("holdmem-source", "writer", "del", w, tokens_in=99_999)],
             ),
             write_log(
-                tmp_path / f"w{w}/src/bm25+audit/calls-auditor.parquet",
+                tmp_path / f"w{w}/audit/src/bm25+audit/calls-auditor.parquet",
                 [call("bm25+audit", "auditor", "src", w, tokens_in=400, tokens_out=40)],
             ),
         ]

@@ -241,7 +241,7 @@ def test_an_answer_audit_detects_exactly_the_answers_it_found_stale(tmp_path: Pa
         pa.Table.from_pylist(scores, schema=schemas.SCORES), schemas.SCORES, tmp_path / "s.parquet"
     )
     log = _answer_audit_log(
-        tmp_path / f"w1/src/{audited}/answer-audits.parquet",
+        tmp_path / f"w1/audit/src/{audited}/answer-audits.parquet",
         [("a-1", "STALE"), ("b-1", "UNKNOWN")],
     )
     con = open_study(tmp_path / "s.parquet", [log])

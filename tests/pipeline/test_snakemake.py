@@ -177,6 +177,10 @@ def rerun_by_edit(where: Path, package: Path, module: str) -> dict[str, list[str
 PROBING = {"probe_cell", "probe_baselines", "probe_reporting", "answer_audit"}
 
 
+def answers_table(run_world: Path, branch: str, system: str) -> Path:
+    return layout.table(layout.system_dir(run_world, branch, system), layout.ANSWERS)
+
+
 def check_writer_switch(where: Path) -> None:
     """The identity switch re-derives every item of a B=1 cell because the writer changed and
     changes no value; the append cell calls no model; the report has the switch's section and a
@@ -219,8 +223,8 @@ def check_export(where: Path) -> None:
     without the keys it differs."""
     runs = where / RUN / "w1000"
     for branch in STUDY["branches"]:
-        original = pq.read_table(runs / branch / "holdmem-d1-source/answers.parquet").to_pylist()
-        imported = pq.read_table(runs / branch / "pm-d1-source-ext/answers.parquet").to_pylist()
+        original = pq.read_table(answers_table(runs, branch, "holdmem-d1-source")).to_pylist()
+        imported = pq.read_table(answers_table(runs, branch, "pm-d1-source-ext")).to_pylist()
         assert [a["evidence_hash"] for a in imported] == [a["evidence_hash"] for a in original]
     bundle = runs / "export/pm-d1-source-ext.mem"
     assert json.loads((bundle / "manifest.json").read_text())["counts"]["episode"] == 48
@@ -644,7 +648,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
             "mine",
             "holdmem-d0-source+audit",
         ):
-            answers = pq.read_table(runs / branch / system / "answers.parquet")
+            answers = pq.read_table(answers_table(runs, branch, system))
             probes = pq.read_table(first / WORLDS / f"w1000/probes-{branch}.parquet")
             # the cells answering every unshifted item-time answer the whole file; the others
             # (an answer-level audit of such a cell too) what the measures count
@@ -653,7 +657,14 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
         assert (measured(probes).num_rows < probes.num_rows) == (branch == "none")
     assert json.loads((runs / "fork-check.json").read_text())["identical"]
     scores = pq.read_table(first / RUN / "scores.parquet").to_pylist()
-    assert len(scores) == sum(pq.read_table(p).num_rows for p in runs.glob("*/*/answers.parquet"))
+    # in the jobs' folders (the cells', the baselines', the audited systems') and the systems'
+    jobs = (layout.CELLS_JOB, layout.BASELINES_JOB, layout.AUDIT_JOB)
+    answered = [
+        *runs.glob("*/*/answers.parquet"),
+        *(p for job in jobs for p in layout.job_answers(layout.job_dir(runs, job))),
+    ]
+    assert len(answered) == len(STUDY["branches"]) * len({s["system"] for s in scores})
+    assert len(scores) == sum(pq.read_table(p).num_rows for p in answered)
     cell = [s for s in scores if s["system"] == "holdmem-d1-source" and s["branch"] == "del"]
     assert all(s["correct"] for s in cell if s["changed"] and s["checkpoint"] > 0)
     report = (first / RUN / "report/report.md").read_text()

@@ -18,8 +18,10 @@ from memshift.vocabulary import AUDITED_PATTERN
 MAINTENANCE_PATH = re.compile(
     rf"w(\d+)/{layout.DETECTIONS}/([^/]+)/holdmem-([^/]+)/maintenance\.parquet$"
 )
-# results/runs/<run>/w<world>/<branch>/<system>+audit/answer-audits.parquet
-ANSWER_AUDIT_PATH = re.compile(r"w(\d+)/([^/]+)/([^/]+\+audit(?:-[a-z]+)?)/answer-audits\.parquet$")
+# results/runs/<run>/w<world>/audit/<branch>/<system>+audit/answer-audits.parquet
+ANSWER_AUDIT_PATH = re.compile(
+    rf"w(\d+)/{layout.AUDIT_JOB}/([^/]+)/([^/]+\+audit(?:-[a-z]+)?)/answer-audits\.parquet$"
+)
 # results/runs/<run>/w<world>/<branch>/<system>/invalidations.parquet: what a system other than
 # HoldMem's cells reported invalidating
 INVALIDATION_PATH = re.compile(r"w(\d+)/([^/]+)/([^/]+)/invalidations\.parquet$")
@@ -54,7 +56,7 @@ def log_sources(paths: Sequence[Path]) -> Logs:
             raise MemshiftError(
                 f"{path}: a log must be w<world>/{layout.DETECTIONS}/<branch>/holdmem-<detection>/"
                 "maintenance.parquet,"
-                " w<world>/<branch>/<system>+audit/answer-audits.parquet,"
+                f" w<world>/{layout.AUDIT_JOB}/<branch>/<system>+audit/answer-audits.parquet,"
                 " w<world>/<branch>/<system>/invalidations.parquet or a calls*.parquet"
             )
     return logs
@@ -173,6 +175,7 @@ def _check_reports(con: duckdb.DuckDBPyConnection) -> None:
         raise MemshiftError(
             f"{len(missing)} scored system(s) have no log of their invalidations, e.g. {system} "
             f"on branch {branch} of world {world}; pass every {layout.DETECTIONS}/<branch>/"
-            "holdmem-<detection>/maintenance.parquet, every <system>+audit/answer-audits.parquet "
+            f"holdmem-<detection>/maintenance.parquet, every {layout.AUDIT_JOB}/<branch>/"
+            "<system>+audit/answer-audits.parquet "
             "and every <system>/invalidations.parquet"
         )

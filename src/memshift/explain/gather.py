@@ -181,7 +181,7 @@ def explain(study: Study, target: Target) -> Explanation:
     system_dir = layout.system_dir(run_world_dir, target.branch, target.system)
     if not system_dir.is_dir():
         raise MemshiftError(
-            no_system(target, system_dir.parent, _answered_systems(system_dir.parent))
+            no_system(target, run_world_dir, _answered_systems(run_world_dir, target.branch))
         )
     probes = _read(
         layout.probes(world_dir, target.branch), schemas.PROBES, f"probes on {target.where}"
@@ -268,10 +268,14 @@ def _one(rows: Sequence[dict[str, Any]], missing: str) -> dict[str, Any]:
     return rows[0]
 
 
-def _answered_systems(branch_dir: Path) -> list[str]:
-    if not branch_dir.is_dir():
-        return []
-    return sorted(p.name for p in branch_dir.iterdir() if layout.table(p, layout.ANSWERS).exists())
+def _answered_systems(run_world_dir: Path, branch: str) -> list[str]:
+    """The systems with answers on a branch: in the jobs' folders and in their own."""
+    return sorted(
+        system.name
+        for system in [*run_world_dir.glob(f"{branch}/*/"), *run_world_dir.glob(f"*/{branch}/*/")]
+        if layout.system_dir(run_world_dir, branch, system.name) == system
+        and layout.table(system, layout.ANSWERS).exists()
+    )
 
 
 def _holdmem(run_world_dir: Path, target: Target, last_change: int) -> HoldMemTrace | None:
@@ -377,11 +381,11 @@ def _score(scores_path: Path, probe: Row, answer: Row) -> ScoreFacts:
 # ---- pure parts -------------------------------------------------------------------------------
 
 
-def no_system(target: Target, branch_dir: Path, present: Sequence[str]) -> str:
+def no_system(target: Target, run_world_dir: Path, present: Sequence[str]) -> str:
     there = (
         f"; systems answered there: {', '.join(present)}"
         if present
-        else f" ({branch_dir} has none)"
+        else f" ({run_world_dir} has no answers on branch {target.branch})"
     )
     return f"no system {target.system} on {target.where}{there}"
 

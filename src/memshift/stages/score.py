@@ -55,17 +55,33 @@ def run_world(
     return checked, run(answer_files, worlds_dir, out)
 
 
+def answer_tables(paths: Sequence[Path]) -> list[Path]:
+    """The answers tables among `paths`: each file, and every table in each job's folder
+    (`layout.job_answers`); a folder without any is an error."""
+    tables = []
+    for path in paths:
+        if path.is_dir():
+            found = layout.job_answers(path)
+            if not found:
+                raise MemshiftError(f"{path}: no <branch>/<system>/answers.parquet in this folder")
+            tables += found
+        else:
+            tables.append(path)
+    return tables
+
+
 def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
+    """Score the answers of `answer_files` (answers tables or jobs' folders of them)."""
     probes: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}
     forks: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}  # the fork's probe per item
     rows = schemas.empty_columns(schemas.SCORES)
-    for path in sorted(answer_files):
+    # by world, branch and system, wherever a job's folder keeps the answers
+    for path in sorted(answer_tables(answer_files), key=layout.answers_of):
         answers = read_table(path, schemas.ANSWERS)
         systems = set(answers.column("system").to_pylist())
         stored = None
         if len(systems) == 1 and cell_parts(next(iter(systems))) is not None:
-            # <run world>/<branch>/<cell>/answers.parquet: the cell's store is in the run's stores
-            store = layout.cell_store(path.parents[2], path.parent.parent.name, path.parent.name)
+            store = layout.cell_store(*layout.answers_of(path))
             stored = stored_values(read_table(store, schemas.STORE))
         for answer in answers.to_pylist():
             key = (answer["world"], answer["branch"])
