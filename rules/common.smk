@@ -183,9 +183,8 @@ def job_folder(job, world="{world}"):
 
 
 def answers_outputs(systems, world="{world}"):
-    """What the workflow tracks of these systems' answers on every branch: the folder of the job
-    that probes several of them (`layout.answers_job`), else each system's own tables.
-    """
+    """What the workflow tracks of these systems' answers on every branch: their job's folder
+    (`layout.answers_job`), else each system's own tables."""
     outputs = []
     for system in systems:
         job = layout.answers_job(system)
