@@ -262,7 +262,7 @@ def answer_audit_logs(world):
 
 def answer_audit_folders(world):
     """The answer audit job's folder (answers and answer-audit logs), where a study has one."""
-    return [job_folder(layout.AUDIT_JOB, world)] if audited() else []
+    return answers_outputs(audited(), world)
 
 
 def invalidation_logs(world):
