@@ -61,7 +61,7 @@ class AnthropicBackend:
         self.transport = HttpTransport(profile.timeout_s, profile.max_reply_bytes)
 
     def body(self, role: str, messages: Messages, schema: dict[str, Any]) -> dict[str, Any]:
-        return request_body(self.profile, role, messages, schema, self.profile.structured)
+        return request_body(self.profile, role, messages, schema, self.profile.structured_for(role))
 
     async def complete(self, data: bytes) -> Completion:
         reply = await self.transport.post(self.url, data, self.headers)

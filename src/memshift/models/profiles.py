@@ -24,7 +24,16 @@ from memshift.vocabulary import ROLES, WORLD_ROLES
 
 DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
 URL_SCHEMES = ("http", "https")
+# How a server takes the reply's JSON schema (docs/models.md, "Structured output"), by backend:
+# the first of each is the default.
+STRUCTURED_MODES = {
+    "openai": ("json_schema", "json_object", "tool", "text"),
+    "anthropic": ("json_schema", "tool", "text"),
+    "ollama": ("format", "text"),
+}
+REPLY_LIMITS = ("max_tokens", "max_completion_tokens", "num_predict")
 
+_ALL_MODES = sorted({mode for modes in STRUCTURED_MODES.values() for mode in modes})
 _DECODING = {
     "type": "object",
     "additionalProperties": {"type": ["number", "integer", "string", "boolean"]},
@@ -45,7 +54,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "max_reply_bytes": {"type": "integer", "minimum": 1024, "maximum": 2**30},
         "decoding": _DECODING,
         "extra_body": {"type": "object"},
-        "structured": {"enum": ["json_schema", "tool"]},
+        "structured": {"enum": _ALL_MODES},
+        "context_length": {"type": "integer", "minimum": 256, "maximum": 2**24},
+        "token_ratio": {"type": "number", "minimum": 0.25, "maximum": 8},
         "thinking": {"type": "object"},
         "roles": {
             "type": "object",
@@ -54,7 +65,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 role: {
                     "type": "object",
                     "additionalProperties": False,
-                    "properties": {"decoding": _DECODING},
+                    "properties": {"decoding": _DECODING, "structured": {"enum": _ALL_MODES}},
                 }
                 for role in (*ROLES, *WORLD_ROLES)
             },
@@ -102,7 +113,11 @@ class Profile:
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
     decoding: dict[str, Any] = field(default_factory=dict)
     extra_body: dict[str, Any] = field(default_factory=dict)
-    structured: str = "json_schema"
+    structured: str = ""
+    # the model's context window in its own tokens (0: not stated, nothing is budgeted to it),
+    # and how many of the model's tokens one of memshift's counted tokens makes (tokens.py)
+    context_length: int = 0
+    token_ratio: float = 1.0
     thinking: dict[str, Any] = field(default_factory=dict)
     roles: dict[str, dict[str, Any]] = field(default_factory=dict)
     error_model: dict[str, Any] = field(default_factory=dict)
@@ -110,6 +125,24 @@ class Profile:
 
     def decoding_for(self, role: str) -> dict[str, Any]:
         return {**self.decoding, **self.roles.get(role, {}).get("decoding", {})}
+
+    def structured_for(self, role: str) -> str:
+        """How the role's requests carry their reply schema: the role's own setting, else the
+        profile's, else the backend's default (`STRUCTURED_MODES`)."""
+        chosen = self.roles.get(role, {}).get("structured") or self.structured
+        return chosen or STRUCTURED_MODES.get(self.backend, ("json_schema",))[0]
+
+    def reply_tokens(self, role: str) -> int:
+        """The most tokens a reply of `role` may take (the decoding's token limit; 0 if none)."""
+        decoding = self.decoding_for(role)
+        return next((int(decoding[k]) for k in REPLY_LIMITS if k in decoding), 0)
+
+    def prompt_room(self, role: str) -> int | None:
+        """How many of memshift's counted tokens a prompt of `role` may take so that it and the
+        longest reply fit the context window; None when the profile states no window."""
+        if not self.context_length:
+            return None
+        return max(0, int((self.context_length - self.reply_tokens(role)) / self.token_ratio))
 
 
 def _check(name: str, raw: dict[str, Any]) -> Profile:
@@ -121,12 +154,28 @@ def _check(name: str, raw: dict[str, Any]) -> Profile:
             raise ConfigError(
                 f"model profile {name!r}: a {profile.backend} profile needs {needed!r}"
             )
-    if "max_tokens" not in profile.decoding and "max_completion_tokens" not in profile.decoding:
+    if not any(limit in profile.decoding for limit in REPLY_LIMITS):
         raise ConfigError(
             f"model profile {name!r}: decoding must set max_tokens (or "
-            "max_completion_tokens) so no server default can apply"
+            "max_completion_tokens, or num_predict for ollama) so no server default can apply"
         )
     check_base_url(name, profile.base_url)
+    modes = STRUCTURED_MODES.get(profile.backend, ())
+    for role in ("", *profile.roles):
+        chosen = profile.roles.get(role, {}).get("structured") if role else profile.structured
+        if chosen and chosen not in modes:
+            where = f"roles.{role}.structured" if role else "structured"
+            raise ConfigError(
+                f"model profile {name!r}: {where} {chosen!r} is not a form the {profile.backend} "
+                f"backend sends; it takes {', '.join(modes)}"
+            )
+    if profile.context_length and any(
+        profile.prompt_room(role) == 0 for role in ("writer", *profile.roles)
+    ):
+        raise ConfigError(
+            f"model profile {name!r}: context_length {profile.context_length} leaves no room for "
+            "a prompt beside the reply's token limit"
+        )
     return profile
 
 
@@ -194,11 +243,13 @@ def role_fingerprint(profile: Profile, role: str) -> str:
         "model": profile.model,
         "revision": profile.revision,
         "base_url": profile.base_url,
-        "structured": profile.structured,
+        "structured": profile.structured_for(role),
         "thinking": profile.thinking,
         "extra_body": profile.extra_body,
         "decoding": profile.decoding_for(role),
         "error_model": profile.error_model if role == "writer" else {},
     }
+    if profile.context_length:  # budgets the evidence of every role, so its prompts
+        fields["context"] = [profile.context_length, profile.token_ratio]
     text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
