@@ -39,6 +39,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 LOOPBACK = "127.0.0.1"
 OPENAI_PATH = "/v1/chat/completions"
 EMBEDDINGS_PATH = "/v1/embeddings"
+MODELS_PATH = "/v1/models"
 EMBEDDING_DIMS = 64
 ANTHROPIC_PATH = "/v1/messages"
 FAULT_KINDS = (
@@ -634,6 +635,8 @@ class _App:
         app.router.add_post(OPENAI_PATH, self._api_handler(OPENAI))
         app.router.add_post(ANTHROPIC_PATH, self._api_handler(ANTHROPIC))
         app.router.add_post(EMBEDDINGS_PATH, self._embeddings)
+        # what clients and launchers poll to see that a server is up
+        app.router.add_get(MODELS_PATH, self._models)
         app.router.add_get("/_stats", self._stats)
         app.router.add_post("/_reset", self._reset)
         app.router.add_post("/_faults", self._faults)
@@ -778,6 +781,11 @@ class _App:
                 "model": body.get("model", "local"),
                 "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
             }
+        )
+
+    async def _models(self, request: web.Request) -> web.Response:
+        return web.json_response(
+            {"object": "list", "data": [{"id": "local-model", "object": "model"}]}
         )
 
     async def _stats(self, request: web.Request) -> web.Response:
