@@ -118,6 +118,7 @@ rule all:
     default_target: True
     input:
         str(L.manifest),
+        str(L.failures_gate),
     localrule: True
 
 

@@ -373,6 +373,11 @@ def every_item_time(system):
     return f"--every-item-time {system}" if answers_every(system) else ""
 
 
+# the study's slice (probes.sample) as the option of every job whose outputs it changes: the
+# settings are a param of those jobs, so a new sample reruns them and no other
+SAMPLE = STUDY["probe_sample"]
+SAMPLE_ARG = f"--probe-sample {shlex.quote(SAMPLE.to_json())}" if SAMPLE else ""
+
 # every HoldMem cell, for the jobs that run them one after another in one process
 CELL_ARGS = " ".join(f"--cell {cell}" for cell in SYSTEMS["cells"])
 # the cells that answer every unshifted item-time

@@ -24,9 +24,10 @@ rule prefork:
         llm=ROLE["writer"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
+        sample=SAMPLE_ARG,
     shell:
         "memshift prefork --world-dir {params.world} --run-dir {params.run} --llm {params.llm}"
-        " --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+        " --models-file {params.models} --cache-dir {params.cache} {params.sample} 2> {log}"
 
 
 # every detection of a world in one job: they read the same records, which one process tokenizes
@@ -68,11 +69,12 @@ rule ingest:
         ),
         models=STUDY["models"],
         cache=str(L.llm_cache),
+        sample=SAMPLE_ARG,
     shell:
         "memshift ingest --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} {params.detections} --llm {params.llm}"
         " {params.auditor} --models-file {params.models} --cache-dir {params.cache}"
-        " --calls-log {output.calls} 2> {log}"
+        " --calls-log {output.calls} {params.sample} 2> {log}"
 
 
 # every HoldMem cell of a world in one job (they share the job's code; a cell's model calls are
@@ -105,7 +107,8 @@ rule audit_repair:
         llm=ROLE["program"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
+        sample=SAMPLE_ARG,
     shell:
         "memshift audit-repair --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} {params.cells} --llm {params.llm} --models-file {params.models}"
-        " --cache-dir {params.cache} --calls-log {output.calls} 2> {log}"
+        " --cache-dir {params.cache} --calls-log {output.calls} {params.sample} 2> {log}"

@@ -28,13 +28,14 @@ rule probe_cell:
         llm=ROLE["reader"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
+        sample=SAMPLE_ARG,
         every=EVERY_CELL_ARGS,
         read_set=STUDY["consent"]["read_set"],
     shell:
         "memshift probe --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} {params.cells} {params.every} --read-set {params.read_set}"
         " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache}"
-        " --calls-log {output.calls} 2> {log}"
+        " --calls-log {output.calls} {params.sample} 2> {log}"
 
 
 # every built-in baseline of a world in one job, like probe_cell
@@ -69,6 +70,7 @@ rule probe_baselines:
         llm=ROLE["reader"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
+        sample=SAMPLE_ARG,
         embedder=STUDY["embedder"],
         vectors=lambda wc: str(L.embedding_cache(wc.world)),
     shell:
@@ -76,7 +78,7 @@ rule probe_baselines:
         " {params.branches} {params.systems} {params.every}"
         " --embedder {params.embedder} --embedding-cache {params.vectors}"
         " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache}"
-        " --calls-log {output.calls} 2> {log}"
+        " --calls-log {output.calls} {params.sample} 2> {log}"
 
 
 # a custom system (systems.custom), one job per world
@@ -109,6 +111,7 @@ rule probe_system:
         llm=ROLE["reader"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
+        sample=SAMPLE_ARG,
         custom=custom_code,
         spec=lambda wc: SYSTEMS["custom"][wc.system],
         embedder=STUDY["embedder"],
@@ -118,7 +121,8 @@ rule probe_system:
         "memshift probe --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} --system {wildcards.system} --spec {params.spec} {params.every}"
         " --embedder {params.embedder} --embedding-cache {params.vectors}"
-        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache}"
+        " {params.sample} 2> {log}"
 
 
 # a custom system with the optional `invalidations` method: the same job, which also writes
@@ -154,9 +158,11 @@ rule predictions:
         run=run_dir,
         branches=BRANCH_ARGS,
         file=lambda wc: SYSTEMS["predictions"][wc.system],
+        sample=SAMPLE_ARG,
     shell:
         "memshift import-predictions --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} --system {wildcards.system} --file {params.file} 2> {log}"
+        " {params.branches} --system {wildcards.system} --file {params.file} {params.sample}"
+        " 2> {log}"
 
 
 use rule predictions as predictions_reporting with:
@@ -198,10 +204,11 @@ rule answer_audit:
         llm=ROLE["auditor"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
+        sample=SAMPLE_ARG,
     shell:
         "memshift answer-audit --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} {params.audited} --llm {params.llm} --models-file {params.models}"
-        " --cache-dir {params.cache} --calls-log {output.calls} 2> {log}"
+        " --cache-dir {params.cache} --calls-log {output.calls} {params.sample} 2> {log}"
 
 
 rule probe_native:
@@ -236,6 +243,7 @@ rule probe_native:
         program=ROLE["program"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
+        sample=SAMPLE_ARG,
         settings=lambda wc: shlex.quote(SYSTEMS["native"][wc.system]),
         own=native_profile_code,
         every=lambda wc: every_item_time(wc.system),
@@ -243,4 +251,5 @@ rule probe_native:
         "memshift probe --world-dir {params.world} --run-dir {params.run}"
         " {params.branches} --system {wildcards.system} --native {params.settings}"
         " --program-llm {params.program} {params.every}"
-        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache}"
+        " {params.sample} 2> {log}"

@@ -5,6 +5,7 @@ REPORT_TABLES = {
     "contrasts": "Contrasts",
     "diagnostics": "Diagnostic tests",
     "calls": "Model calls",
+    "failures": "Failures: the calls each system's answers depend on",
     "costs": "What each answer costs",
     "key_audit": "Key audit",
     "recovery": "Keys against refresh and upsert",
@@ -136,6 +137,8 @@ rule report:
         study=STUDY["study"],
         draws=STUDY["report"]["draws"],
         seed=STUDY["report"]["seed"],
+        max_failure_share=STUDY["report"]["max_failure_share"],
+        sample=SAMPLE_ARG,
         switch=lambda wc, input: (
             f"--switch-scores {input.switch_scores}" if input.switch_scores else ""
         ),
@@ -154,5 +157,27 @@ rule report:
         " {params.roles}"
         " --models-file {params.models} --study {params.study}"
         " --draws {params.draws} --seed {params.seed} {params.switch} {params.pools}"
-        " {params.bundles} {params.sync} --processes {threads}"
-        " 2> {log}"
+        " {params.bundles} {params.sync} {params.sample} --processes {threads}"
+        " --max-failure-share {params.max_failure_share} 2> {log}"
+
+
+# The study's last job: it fails the run (after the report and the manifest are written, which a
+# failed job's deletion of its outputs would not spare) when a system is not measured, unless
+# the study allows failures. Its one line goes to the terminal, not only to its log.
+rule failures_gate:
+    input:
+        failures=str(layout.report_table(L.report, "failures")),
+        manifest=str(L.manifest),
+    output:
+        str(L.failures_gate),
+    log:
+        str(L.run_log("failures_gate")),
+    localrule: True
+    conda:
+        "../envs/memshift.yaml"
+    params:
+        code=job_code("failures_gate"),
+        allow="--allow-failures" if STUDY["report"]["allow_failures"] else "",
+    shell:
+        "status=0; memshift failures-gate {input.failures} --out {output} {params.allow}"
+        " 2> {log} || status=$?; cat {log} >&2; exit $status"

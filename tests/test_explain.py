@@ -305,3 +305,67 @@ def test_an_implicit_probe_is_explained_with_its_own_question_and_gold(results):
     target = Target(SEED, BRANCH, "bm25", implicit["item_id"], implicit["checkpoint"], "implicit")
     shown = render(explain(laid_out(results), target))
     assert implicit["question"] in shown and implicit["probe_id"] in shown
+
+
+def test_an_answer_lists_the_calls_it_depends_on_with_a_failed_calls_reason_and_raw_text():
+    from analysis.test_costs import call
+    from memshift.explain.gather import answered_by, item_calls
+    from memshift.explain.render import _call_lines
+
+    item, k = "person.employer", 2
+    target = Target(SEED, BRANCH, "holdmem-d0-source+audit", item, k)
+    assert answered_by(target.system) == (
+        "holdmem-d0-source+audit",
+        "holdmem-d0-source",
+        "holdmem-source",
+        "holdmem",
+    )
+    rows = [
+        call("holdmem", "writer", "none", SEED, item=item, checkpoint=0),
+        call("holdmem-source", "writer", BRANCH, SEED, item=item, checkpoint=1),
+        call("holdmem-source", "writer", BRANCH, SEED, item=item, checkpoint=3),  # after it
+        call("holdmem-source", "writer", "del", SEED, item=item, checkpoint=1),  # another branch
+        call("holdmem-append", "writer", BRANCH, SEED, item=item, checkpoint=1),  # another cell
+        call("holdmem-d0-source", "reader", BRANCH, SEED, item=item, checkpoint=1),  # another time
+        call("holdmem-d0-source", "reader", BRANCH, SEED, item="other.item", checkpoint=k),
+        {
+            **call("holdmem-d0-source", "reader", BRANCH, SEED, item=item, checkpoint=k),
+            "failure": "invalid_json",
+            "detail": "Expecting property name",
+            "raw": "{not json",
+        },
+        # a log written before the raw column existed
+        {
+            key: value
+            for key, value in call(
+                "holdmem-d0-source+audit",
+                "auditor",
+                BRANCH,
+                SEED,
+                item=item,
+                checkpoint=k,
+                failure="truncated",
+                detail="cut at 512 tokens",
+            ).items()
+            if key != "raw"
+        },
+    ]
+    calls = item_calls(rows, target)
+    assert [(c.role, c.system, c.checkpoint) for c in calls] == [
+        ("writer", "holdmem", 0),
+        ("writer", "holdmem-source", 1),
+        ("reader", "holdmem-d0-source", k),
+        ("auditor", "holdmem-d0-source+audit", k),
+    ]
+    shown = "\n".join(_call_lines(calls))
+    assert "reader of holdmem-d0-source at checkpoint 2 (server, 100 in, 10 out): FAILED: " in shown
+    assert "    detail: Expecting property name\n    raw reply:\n        {not json" in shown
+    assert "FAILED: truncated\n    detail: cut at 512 tokens\n    raw reply: - (none kept)" in shown
+    assert "writer of holdmem at checkpoint 0 (server, 100 in, 10 out): ok" in shown
+
+
+def test_the_explanation_of_an_answer_shows_its_model_calls(results):
+    item, k = detected_changed_item(results)
+    shown = render(explained(results, CELL, item, k))
+    assert "Model calls (" in shown
+    assert f"reader of {CELL} at checkpoint {k}" in shown

@@ -252,3 +252,22 @@ def test_a_memo_that_cannot_be_written_costs_only_the_parsing(fresh_memo, tmp_pa
     blocked.write_text("")
     fingerprint.save_remembered_imports(blocked / "imports.json")  # its folder is a file
     assert list(tmp_path.iterdir()) == [blocked]
+
+
+def test_the_probe_sample_reruns_the_memory_and_probe_jobs_and_no_world_job(package_copy):
+    def stage_prints(stages: tuple[str, ...]) -> dict[str, str]:
+        fingerprint.forget()
+        return {s: fingerprint.code_fingerprint(f"memshift.stages.{s}") for s in stages}
+
+    sampled = ("prefork", "ingest", "audit_repair", "probe", "answer_audit", "predictions")
+    stages = (*STAGES, *sampled)
+    before = stage_prints(stages)
+    draw = package_copy / "probe_sample.py"
+    draw.write_text(draw.read_text() + "\n# an edit\n")
+    after = stage_prints(stages)
+    assert {s for s in stages if before[s] != after[s]} == {*sampled, "report"}
+    # the probes' part is read by the stages that ask probes only
+    table = package_copy / "sampled_probes.py"
+    table.write_text(table.read_text() + "\n# an edit\n")
+    last = stage_prints(stages)
+    assert {s for s in stages if after[s] != last[s]} == {"probe", "answer_audit", "predictions"}

@@ -27,6 +27,7 @@ from memshift.world.timeline import HISTORY_MONTHS
 
 if TYPE_CHECKING:
     from memshift.models.calllog import CallLog
+    from memshift.probe_sample import ProbeSample
 
 # the sync contract's settings, as the config schema's `sync` defaults (a test keeps them equal)
 SYNC_DEFAULTS = SyncSettings()
@@ -308,6 +309,30 @@ def _job_calls(path: Path | None) -> Iterator[CallLog | None]:
         log.write(path)
 
 
+def _probe_sample(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> ProbeSample | None:
+    from memshift.probe_sample import ProbeSample
+
+    if value is None:
+        return None
+    try:
+        return ProbeSample.from_json(value)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+
+
+PROBE_SAMPLE = click.option(
+    "--probe-sample",
+    "sample",
+    default=None,
+    callback=_probe_sample,
+    metavar="JSON",
+    help='The study\'s slice (probes.sample) as JSON, {"items": N, "item_times": K, "seed": S, '
+    '"census": true}: only the drawn items are maintained and asked, at the drawn item-times.',
+)
+
+
 EVERY_ITEM_TIME = click.option(
     "--every-item-time",
     is_flag=True,
@@ -353,11 +378,19 @@ def _role_profiles(llm: str, pairs: tuple[str, ...], models_file: Path):  # type
 @LLM
 @MODELS
 @CACHE
-def prefork(world_dir: Path, run_dir: Path, llm: str, models_file: Path, cache_dir: Path) -> None:
+@PROBE_SAMPLE
+def prefork(
+    world_dir: Path,
+    run_dir: Path,
+    llm: str,
+    models_file: Path,
+    cache_dir: Path,
+    sample: ProbeSample | None,
+) -> None:
     """HoldMem's pre-fork store: one write per item, shared by every cell."""
     from memshift.stages import prefork as stage
 
-    n = stage.run(world_dir, run_dir, _profile(llm, models_file), cache_dir)
+    n = stage.run(world_dir, run_dir, _profile(llm, models_file), cache_dir, sample)
     click.echo(f"{world_dir.name}: {n} pre-fork writes", err=True)
 
 
@@ -426,6 +459,7 @@ DETECTIONS_OPTION = click.option(
 @MODELS
 @CACHE
 @JOB_CALLS
+@PROBE_SAMPLE
 def ingest(
     world_dir: Path,
     run_dir: Path,
@@ -436,6 +470,7 @@ def ingest(
     models_file: Path,
     cache_dir: Path,
     calls_log: Path | None,
+    sample: ProbeSample | None,
 ) -> None:
     """HoldMem detection policies over branches: writes, maintenance, what is served."""
     from memshift.stages import ingest as stage
@@ -446,7 +481,7 @@ def ingest(
     with _job_calls(calls_log) as calls:
         for branch in _in_order(branch_list):
             detectors = stage.run_detections(
-                world_dir, run_dir, branch, chosen, profile, cache_dir, auditor, calls
+                world_dir, run_dir, branch, chosen, profile, cache_dir, auditor, calls, sample
             )
             for detection, d in zip(chosen, detectors, strict=True):
                 invalidated = sum(m.invalidated for m in d.maintenance)
@@ -494,6 +529,7 @@ def cell_pairs(
 @MODELS
 @CACHE
 @JOB_CALLS
+@PROBE_SAMPLE
 def audit_repair(
     world_dir: Path,
     run_dir: Path,
@@ -503,6 +539,7 @@ def audit_repair(
     models_file: Path,
     cache_dir: Path,
     calls_log: Path | None,
+    sample: ProbeSample | None,
 ) -> None:
     """Apply repair arms (D) to detection policies' writes: one store per cell and branch."""
     from memshift.stages import audit_repair as stage
@@ -510,7 +547,9 @@ def audit_repair(
     profile = _profile(llm, models_file)
     with _job_calls(calls_log) as calls:
         for branch in _in_order(branch_list):
-            counts = stage.run_cells(world_dir, run_dir, branch, cells, profile, cache_dir, calls)
+            counts = stage.run_cells(
+                world_dir, run_dir, branch, cells, profile, cache_dir, calls, sample
+            )
             for (detection, repair), n in zip(cells, counts, strict=True):
                 click.echo(
                     f"{world_dir.name} {branch} D={repair} {detection}: {n} served items",
@@ -581,6 +620,7 @@ def audit_repair(
 @MODELS
 @CACHE
 @JOB_CALLS
+@PROBE_SAMPLE
 def probe(
     world_dir: Path,
     run_dir: Path,
@@ -597,6 +637,7 @@ def probe(
     models_file: Path,
     cache_dir: Path,
     calls_log: Path | None,
+    sample: ProbeSample | None,
 ) -> None:
     """Ask systems the probes of a branch, through the shared reader."""
     unknown = sorted(set(every_item_time) - set(systems))
@@ -625,7 +666,7 @@ def probe(
         for branch in _in_order(branch_list):
             n = native_stage.run(
                 world_dir, run_dir, branch, system, profile, cache_dir, native, profiles,
-                system in every_item_time,
+                system in every_item_time, sample,
             )  # fmt: skip
             click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
         return
@@ -633,7 +674,7 @@ def probe(
 
     with _job_calls(calls_log) as calls:
         for branch in _in_order(branch_list):
-            reads = stage.BranchReads.read(world_dir, branch)
+            reads = stage.BranchReads.read(world_dir, branch, sample)
             for system in systems:
                 n = stage.run(
                     world_dir, run_dir, branch, system, profile, cache_dir, spec, embedder,
@@ -748,6 +789,7 @@ def _audited(
 @MODELS
 @CACHE
 @JOB_CALLS
+@PROBE_SAMPLE
 def answer_audit(
     world_dir: Path,
     run_dir: Path,
@@ -757,6 +799,7 @@ def answer_audit(
     models_file: Path,
     cache_dir: Path,
     calls_log: Path | None,
+    sample: ProbeSample | None,
 ) -> None:
     """Audit systems' answers (and abstentions) before scoring, written as the answers of
     <system>+audit: a repair directive corrects the answer to the current value."""
@@ -766,7 +809,9 @@ def answer_audit(
     profile = _profile(llm, models_file)
     with _job_calls(calls_log) as calls:
         for branch in _in_order(branch_list):
-            counts = stage.run_audits(world_dir, run_dir, branch, audits, profile, cache_dir, calls)
+            counts = stage.run_audits(
+                world_dir, run_dir, branch, audits, profile, cache_dir, calls, sample
+            )
             for (system, variant), (n, repaired) in zip(audits, counts, strict=True):
                 click.echo(
                     f"{world_dir.name} {branch} {audited_system(system, variant)}: {n} answers, "
@@ -1173,6 +1218,15 @@ def _pools(specs: tuple[str, ...]) -> dict[str, list[str]]:
     help="2: a second process runs the trap suite and draws the figures beside the tables "
     "(the same files, sooner).",
 )
+@PROBE_SAMPLE
+@click.option(
+    "--max-failure-share",
+    type=click.FloatRange(0, 1),
+    default=0.05,
+    show_default=True,
+    help="A system more of whose calls failed than this share is reported not measured "
+    "(report.max_failure_share).",
+)
 def report(
     scores: Path,
     logs: tuple[Path, ...],
@@ -1189,6 +1243,8 @@ def report(
     bundles: tuple[Path, ...],
     sync_scores: tuple[Path, ...],
     processes: int,
+    sample: ProbeSample | None,
+    max_failure_share: float,
 ) -> None:
     """Measures, contrasts and diagnostic tests of a run, with world-bootstrap intervals.
 
@@ -1214,8 +1270,39 @@ def report(
         list(bundles),
         list(sync_scores),
         processes,
+        sample,
+        max_failure_share,
     )
     click.echo(f"report -> {path}", err=True)
+
+
+@cli.command("failures-gate")
+@click.argument("failures", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="Written only when the gate passes: what it found.",
+)
+@click.option(
+    "--allow-failures",
+    is_flag=True,
+    help="Pass even when a system is not measured (report.allow_failures); the line is still "
+    "printed.",
+)
+def failures_gate(failures: Path, out: Path, allow_failures: bool) -> None:
+    """Fail (exit 1, one line on stderr) when the report's failures table (report/tables/
+    failures.parquet) marks a system not measured: more of its calls failed than the study's
+    report.max_failure_share."""
+    from memshift import layout
+    from memshift.stages import failures_gate as stage
+
+    line = stage.run(failures, out, allow_failures)
+    if line is not None:
+        report = layout.report_page(failures.parent.parent, "md")
+        click.echo(f"memshift: {line} (the report: {report})", err=True)
+        if not allow_failures:
+            sys.exit(1)
 
 
 @cli.command()
@@ -1326,14 +1413,20 @@ def export_dataset(configfile: Path | None, out: Path) -> None:
     required=True,
     help="The predictions file (docs/dataset.md).",
 )
+@PROBE_SAMPLE
 def import_predictions(
-    world_dir: Path, run_dir: Path, branch_list: tuple[str, ...], system: str, path: Path
+    world_dir: Path,
+    run_dir: Path,
+    branch_list: tuple[str, ...],
+    system: str,
+    path: Path,
+    sample: ProbeSample | None,
 ) -> None:
     """A predictions file's answers to one world's probes, as a system's answers (the
     `predictions` rule; `memshift score-predictions` runs it through the study)."""
     from memshift.stages import predictions as stage
 
-    answers, missing = stage.run(world_dir, run_dir, _in_order(branch_list), system, path)
+    answers, missing = stage.run(world_dir, run_dir, _in_order(branch_list), system, path, sample)
     click.echo(f"{world_dir.name} {system}: {answers} answers", err=True)
     if missing:
         click.echo(

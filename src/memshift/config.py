@@ -15,6 +15,7 @@ from memshift.definitions import FIXED_SET
 from memshift.errors import ConfigError
 from memshift.inputs import MAX_DEPTH, describe_error, load_yaml
 from memshift.layout import Study
+from memshift.probe_sample import ProbeSample
 from memshift.vocabulary import (
     MOVABLE,
     REPAIRS,
@@ -142,8 +143,27 @@ def check_config(config: dict[str, Any]) -> dict[str, Any]:
     resolved["role_profiles"] = role_profiles(resolved["llm"], resolved["roles"])
     resolved["switch_plan"] = switch_plan(resolved)
     resolved["export_plan"] = export_plan(resolved)
+    resolved["probe_sample"] = probe_sample(resolved)
     check_embedder(resolved["embedder"])
     return resolved
+
+
+# The parts of a study that build memories of their own from the whole world: a sample would not
+# reach them, and their tables would set a slice beside whole worlds.
+UNSAMPLED_PARTS = ("writer_switch", "export", "sync")
+
+
+def probe_sample(config: Mapping[str, Any]) -> ProbeSample | None:
+    """The study's `probes.sample`, None without one; refused beside the parts it cannot
+    reach."""
+    sample = ProbeSample.from_config(config["probes"].get("sample"))
+    found = [part for part in UNSAMPLED_PARTS if config.get(part) is not None]
+    if sample is not None and found:
+        raise ConfigError(
+            f"probes.sample: a sampled study cannot have {found[0]}: it builds its memories "
+            "from every item of the world (run it in a study of its own)"
+        )
+    return sample
 
 
 def check_words(study: Mapping[str, Any]) -> None:
@@ -266,8 +286,10 @@ def check_custom_systems(custom: Mapping[str, str]) -> list[str]:
 
 def check_native(config: Mapping[str, Any], native: Mapping[str, Any]) -> dict[str, str]:
     """Each native system's settings, as the JSON its probe job reads; its profile must be an
-    OpenAI-compatible server of the study's models file."""
+    OpenAI-compatible server of the study's models file whose context window (if stated) holds
+    the library's own instructions."""
     from memshift.models.profiles import load_profile
+    from memshift.native.prompt_sizes import check_window
     from memshift.native.settings import NativeSettings, check_profile
 
     out = {}
@@ -278,6 +300,7 @@ def check_native(config: Mapping[str, Any], native: Mapping[str, Any]) -> dict[s
         except ConfigError as exc:
             raise ConfigError(f"systems.native.{name}.profile: {exc}") from None
         check_profile(name, profile)
+        check_window(name, settings.library, profile)
         out[name] = settings.to_json()
     return out
 

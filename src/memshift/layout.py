@@ -410,6 +410,12 @@ class Study:
     def manifest(self) -> Path:
         return self.runs / "manifest.json"
 
+    @property
+    def failures_gate(self) -> Path:
+        """Written by the failures gate when it passes (stages/failures_gate.py); after the
+        manifest, so not in it."""
+        return self.runs / "failures-gate.txt"
+
     def world_log(self, stage: str, name: str) -> Path:
         return self.worlds / "logs" / stage / f"{name}.log"
 

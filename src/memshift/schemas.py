@@ -545,18 +545,44 @@ DIAGNOSTICS = pa.schema(
     ]
 )
 # Model calls of a run by who made them (the call context's system), role and branch, pooled
-# over worlds.
+# over worlds. Tokens are split by who answered: `spent` the calls the server answered, `cached`
+# the cache hits, whose tokens a rerun did not spend again.
 CALL_COSTS = pa.schema(
     [
         ("system", pa.string()),
         ("role", pa.string()),
         ("branch", pa.string()),
         ("calls", pa.int64()),
-        ("tokens_in", pa.int64()),
-        ("tokens_out", pa.int64()),
+        ("tokens_in_spent", pa.int64()),
+        ("tokens_out_spent", pa.int64()),
+        ("tokens_in_cached", pa.int64()),
+        ("tokens_out_cached", pa.int64()),
         ("cache_hits", pa.int64()),
         ("failures", pa.int64()),
         ("worlds", pa.int64()),
+    ]
+)
+
+# How many calls each scored system's answers depend on failed, per system and branch pooled
+# over worlds (analysis/failures.py): model calls (its own, its HoldMem detection's and the
+# pre-fork store's, an audited system's base's), with the failed ones by failure reason, and
+# library calls (role `library` in a native system's call log); `share` = failed / calls, and a
+# system above the study's `report.max_failure_share` (`threshold`) is not `measured`.
+FAILURE_REASON = pa.struct([("reason", pa.string()), ("calls", pa.int64())])
+FAILURES = pa.schema(
+    [
+        ("system", pa.string()),
+        ("branch", pa.string()),
+        ("model_calls", pa.int64()),
+        ("model_failed", pa.int64()),
+        ("reasons", pa.list_(FAILURE_REASON)),
+        ("library_calls", pa.int64()),
+        ("library_failed", pa.int64()),
+        ("calls", pa.int64()),
+        ("failed", pa.int64()),
+        ("share", pa.float64()),
+        ("threshold", pa.float64()),
+        ("measured", pa.bool_()),
     ]
 )
 

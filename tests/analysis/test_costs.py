@@ -71,22 +71,32 @@ def test_calls_are_counted_by_caller_role_and_branch(tmp_path: Path) -> None:
     con = open_study(scores(tmp_path), logs)
     rows = {(r["system"], r["role"]): r for r in call_costs(con).to_pylist()}
     writer = rows[("holdmem-source", "writer")]
-    assert (writer["calls"], writer["tokens_in"], writer["tokens_out"], writer["worlds"]) == (
-        6,
-        1200,
-        60,
-        2,
-    )
+    assert (writer["calls"], writer["worlds"]) == (6, 2)
+    assert (writer["tokens_in_spent"], writer["tokens_out_spent"]) == (1200, 60)
+    assert (writer["tokens_in_cached"], writer["tokens_out_cached"]) == (0, 0)
     reader = rows[("bm25", "reader")]
-    assert (reader["calls"], reader["cache_hits"], reader["failures"], reader["tokens_out"]) == (
-        2,
-        1,
-        1,
-        10,
-    )
+    assert (reader["calls"], reader["cache_hits"], reader["failures"]) == (2, 1, 1)
+    # the cache hit's tokens are cached, not spent; the failed call's were spent
+    assert (reader["tokens_in_spent"], reader["tokens_out_spent"]) == (100, 0)
+    assert (reader["tokens_in_cached"], reader["tokens_out_cached"]) == (100, 10)
     text = calls_table(list(rows.values()))
-    assert "| holdmem-source | writer | 3 | 600 | 30 | 0 | 0 |" in text  # per world over 2
-    assert "| bm25 | reader | 2 | 200 | 10 | 1 | 1 |" in text
+    assert "| holdmem-source | writer | 3 | 600 | 30 | 0 | 0 | 0 | 0 |" in text  # per world
+    assert "| bm25 | reader | 2 | 100 | 0 | 100 | 10 | 1 | 1 |" in text
+
+
+def test_a_rerun_served_from_the_cache_spends_no_tokens(tmp_path: Path) -> None:
+    """The same calls answered by the cache the second time: the tokens move from spent to
+    cached, their sum stays."""
+    first = [call("bm25", "reader", "src", 1, tokens_in=50 + n) for n in range(3)]
+    rerun = [{**row, "cache_hit": True} for row in first]
+    tables = []
+    for name, rows in (("first", first), ("rerun", rerun)):
+        log = write_log(tmp_path / name / "w1/src/bm25/calls-reader.parquet", rows)
+        tables.append(call_costs(open_study(scores(tmp_path / name), [log])).to_pylist()[0])
+    before, after = tables
+    assert (before["tokens_in_spent"], before["tokens_in_cached"]) == (153, 0)
+    assert (after["tokens_in_spent"], after["tokens_in_cached"]) == (0, 153)
+    assert (after["tokens_out_spent"], after["tokens_out_cached"]) == (0, 30)
 
 
 def test_a_run_without_call_logs_has_an_empty_table(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ study is read, each mistake named in one line, and its jobs are planned like any
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,49 @@ def test_settings_passed_on_the_command_line_are_checked():
     for bad in ("{", "[]", json.dumps({**MEM0, "extra": 1})):
         with pytest.raises(ConfigError, match="--native"):
             NativeSettings.from_json(bad)
+
+
+def windowed(tmp_path: Path, library: str, context_length: int) -> dict:
+    """A study whose native system's profile states a context window, max_tokens 512."""
+    config = study(tmp_path, {"m": {**MEM0, "library": library, "profile": "short"}})
+    short = {**stand_in_profile("http://127.0.0.1:9/v1"), "context_length": context_length}
+    short["decoding"] = {"temperature": 0.0, "max_tokens": 512}
+    Path(config["models"]).write_text(
+        yaml.safe_dump({"profiles": {**MODELS["profiles"], "short": short}})
+    )
+    return config
+
+
+def test_a_library_whose_own_instructions_overflow_the_window_is_refused(tmp_path):
+    pytest.importorskip("mem0")
+    with pytest.raises(ConfigError) as info:
+        check_config(windowed(tmp_path, "mem0", 8192))
+    message = str(info.value)
+    assert "\n" not in message
+    assert re.fullmatch(
+        r"systems\.native\.m: Mem0's fact-extraction instructions alone are [\d,]+ tokens "
+        r"\(x token_ratio 1\.00\) \+ max_tokens 512 = [\d,]+ > context_length 8,192 of profile "
+        r"'short'; give the library a model with a longer context",
+        message,
+    ), message
+    tokens = int(re.search(r"are ([\d,]+) tokens", message).group(1).replace(",", ""))
+    assert tokens > 7000  # the additive extraction prompt of mem0ai 2.2.1
+
+
+def test_a_window_that_holds_the_instructions_is_accepted(tmp_path):
+    for library in ("mem0", "lightrag"):
+        plan = check_config(windowed(tmp_path, library, 65536))
+        assert NativeSettings.from_json(plan["system_plan"]["native"]["m"]).library == library
+
+
+def test_lightrag_is_measured_by_its_own_prompt(tmp_path):
+    pytest.importorskip("lightrag")
+    with pytest.raises(ConfigError, match="LightRAG's entity-extraction instructions alone"):
+        check_config(windowed(tmp_path, "lightrag", 2048))
+
+
+def test_a_library_not_installed_is_not_checked(tmp_path, monkeypatch):
+    from memshift.native import prompt_sizes
+
+    monkeypatch.setitem(prompt_sizes.INSTRUCTIONS, "mem0", ("Mem0's", lambda: None))
+    assert check_config(windowed(tmp_path, "mem0", 1024))["system_plan"]["native"]["m"]

@@ -147,7 +147,7 @@ def jobs_of(output: str) -> dict[str, list[str]]:
 
 
 # what any new answer reruns: its world's scores (and fork check), then the study's
-AGGREGATES = {"score_world", "score", "report", "run_manifest", "all"}
+AGGREGATES = {"score_world", "score", "report", "run_manifest", "failures_gate", "all"}
 # the writer switch: its jobs re-derive, repair and read like the cells
 SWITCHING = {"switch", "calibrate_writer", "switch_score"}
 # the export shift: its bundle states each item's repair check; the import re-derives and repairs
@@ -426,7 +426,7 @@ def check_precise_reruns(where: Path, package: Path) -> None:
         "error_model: {seed: 8, rates: {definition: 0.3}}",
     )
     jobs = planned(where, package=package)
-    assert set(jobs) == SWITCHING | {"report", "run_manifest", "all"}
+    assert set(jobs) == SWITCHING | {"report", "run_manifest", "failures_gate", "all"}
     assert jobs["switch"] == ["switch=weak-def"]
     assert jobs["calibrate_writer"] == ["profile=rules-weak-definitions"]
     models.write_text(original)

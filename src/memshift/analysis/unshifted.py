@@ -45,16 +45,24 @@ def census_systems(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [system for (system,) in found]
 
 
-def unshifted_table(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> pa.Table:
+def unshifted_table(
+    con: duckdb.DuckDBPyConnection, resampling: Resampling, *, sampled: bool = False
+) -> pa.Table:
     """The UNSHIFTED table (empty unless a key's four cells answered every unshifted
     item-time). Needs item_times and the weight tables; refuses a shift-caused item-time the
-    unshifted branch's answers do not cover."""
+    unshifted branch's answers do not cover, unless the study asked a sample (`sampled`): each
+    branch draws its own item-times, so the pairs are those both branches asked."""
     keys = paired_keys(census_systems(con))
     con.execute("CREATE OR REPLACE TABLE unshifted_keys (key VARCHAR)")
     if not keys:
         return schemas.UNSHIFTED.empty_table()
     con.executemany("INSERT INTO unshifted_keys VALUES (?)", [(k,) for k in keys])
-    run(con, "unshifted_pairs", unshifted=UNSHIFTED)
+    run(
+        con,
+        "unshifted_pairs",
+        unshifted=UNSHIFTED,
+        counted="unshifted_correct IS NOT NULL" if sampled else "TRUE",
+    )
     [missing] = con.execute(
         """
         SELECT count(*), any_value(system), any_value(world), any_value(branch),
@@ -62,7 +70,7 @@ def unshifted_table(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> p
         FROM unshifted_answers WHERE unshifted_correct IS NULL
         """
     ).fetchall()
-    if missing[0]:
+    if missing[0] and not sampled:
         count, system, world, branch, item, checkpoint = missing
         raise MemshiftError(
             f"{count} item-times a shift caused have no answer on the unshifted branch "

@@ -21,7 +21,7 @@ from datetime import datetime
 from memshift.gold.evaluator import Value
 from memshift.models.requests import AuditRequest, CallContext
 from memshift.retrieval.queries import item_query
-from memshift.retrieval.selection import WRITER_BUDGET, Selector
+from memshift.retrieval.selection import AUDITOR_BUDGET, Selector
 from memshift.statements import value_text
 from memshift.world.items import Item
 from memshift.world.records import LiveState, PublicEvent, Record
@@ -68,10 +68,11 @@ def supporting(records: Sequence[Record], value: Value) -> list[Record]:
 
 
 def evidence_at(
-    events: Sequence[PublicEvent], drafts: Sequence[Draft]
+    events: Sequence[PublicEvent], drafts: Sequence[Draft], budget: int = AUDITOR_BUDGET
 ) -> dict[str, tuple[Record, ...]]:
     """For each draft, the live records at its time that the item's query ranks within the
-    writer's budget, oldest first."""
+    auditor's budget (the writer's, unless the auditor's context window cuts it), oldest
+    first."""
     ordered = sorted(events, key=lambda e: e.time)
     state, applied = LiveState(), 0
     selector: Selector | None = None
@@ -83,7 +84,7 @@ def evidence_at(
             selector = None
         if selector is None:
             selector = Selector.over(list(state.records.values()))
-        out[draft.probe_id] = selector.select(item_query(draft.item, draft.version), WRITER_BUDGET)
+        out[draft.probe_id] = selector.select(item_query(draft.item, draft.version), budget)
     return out
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from memshift import layout, schemas
 from memshift.artifacts import read_table
@@ -23,7 +24,7 @@ from memshift.memory.interface import SystemInputs
 from memshift.memory.reading import drive, evidence_hash, questions
 from memshift.memory.systems import system_for
 from memshift.scoring.scorer import score_answer
-from memshift.vocabulary import audited_base, cell_parts, detection_system
+from memshift.vocabulary import HOLDMEM, audited_base, cell_parts, detection_system
 from memshift.world.records import public_view
 from memshift.world.stored import load
 from memshift.world.tables import table_to_events
@@ -158,6 +159,21 @@ class AnswerAudit:
 
 
 @dataclass(frozen=True)
+class ModelCall:
+    """One logged call the answer depends on (a row of a call log, `schemas.CALLS`)."""
+
+    role: str
+    system: str
+    checkpoint: int | None
+    cache_hit: bool
+    tokens_in: int
+    tokens_out: int
+    failure: str | None
+    detail: str
+    raw: str  # the text the model sent, when the log keeps it
+
+
+@dataclass(frozen=True)
 class Explanation:
     target: Target
     probe: ProbeFacts
@@ -166,6 +182,7 @@ class Explanation:
     answer: AnswerFacts
     score: ScoreFacts
     audit: AnswerAudit | None = None
+    calls: tuple[ModelCall, ...] = ()
 
 
 # ---- gathering from the artifacts -------------------------------------------------------------
@@ -222,7 +239,20 @@ def explain(study: Study, target: Target) -> Explanation:
         answer_facts(answer),
         _score(study.scores, probe, answer),
         audit,
+        tuple(item_calls(_call_rows(run_world_dir), target)),
     )
+
+
+def _call_rows(run_world_dir: Path) -> list[dict[str, Any]]:
+    """Every row of the call logs of a world's run (the pre-fork store's, each job's, each
+    system's), not those of a writer switch or the sync study, whose calls serve other answers.
+    A log written before a column was added lacks it."""
+    other = {layout.switch_dir(run_world_dir, "-").parent, layout.sync_dir(run_world_dir)}
+    rows: list[dict[str, Any]] = []
+    for path in sorted(run_world_dir.rglob("calls*.parquet")):
+        if not other & set(path.parents):
+            rows += pq.read_table(path).to_pylist()
+    return rows
 
 
 def _answer_row(system_dir: Path, system: str, probe_id: str) -> Row:
@@ -497,6 +527,58 @@ def detect(maintenance: Sequence[Row], last_change: int, checkpoint: int) -> Det
     if not hits:
         return Detection(first, checkpoint, None, "")
     return Detection(first, checkpoint, hits[0]["checkpoint"], hits[0]["reason"])
+
+
+def answered_by(system: str) -> tuple[str, ...]:
+    """The callers (call-log systems) whose calls an answer of `system` depends on, as the
+    report's failures table counts them: its own; an audited system's audited system; a HoldMem
+    cell's detection and the pre-fork store."""
+    base = audited_base(system) or system
+    callers = [system, base]
+    cell = cell_parts(base)
+    if cell is not None:
+        callers += [detection_system(cell[1]), HOLDMEM]
+    return tuple(dict.fromkeys(callers))
+
+
+# the roles whose calls answer one item-time (the reader's and an answer-level audit's); other
+# roles' calls on the item build what the answer reads, up to its checkpoint
+ANSWERING = ("reader", "auditor")
+# the order in which a checkpoint's calls happen: what is written, then the answer and its audit
+CALL_ORDER = {"writer": 0, "program": 1, "reader": 2, "auditor": 3}
+
+
+def item_calls(rows: Sequence[Row], target: Target) -> list[ModelCall]:
+    """The logged calls behind one answer: on its item, by a caller it depends on, on its
+    branch (the pre-fork store's on any), the answering roles' at its checkpoint and the
+    others' up to it; by checkpoint, then in the order a checkpoint makes them."""
+    callers = answered_by(target.system)
+    picked = []
+    for r in rows:
+        k = r["checkpoint"]
+        if (
+            r["world"] != target.world
+            or r["item"] != target.item_id
+            or r["system"] not in callers
+            or (r["branch"] != target.branch and r["system"] != HOLDMEM)
+            or k is None
+            or (k != target.checkpoint if r["role"] in ANSWERING else k > target.checkpoint)
+        ):
+            continue
+        picked.append(
+            ModelCall(
+                r["role"],
+                r["system"],
+                k,
+                bool(r["cache_hit"]),
+                int(r["tokens_in"] or 0),
+                int(r["tokens_out"] or 0),
+                r["failure"] or None,
+                r["detail"] or "",
+                r.get("raw") or "",
+            )
+        )
+    return sorted(picked, key=lambda c: (c.checkpoint or 0, CALL_ORDER.get(c.role, 0)))
 
 
 def not_recomputed(system: str) -> str | None:

@@ -12,6 +12,7 @@ from memshift.explain.gather import (
     EvidenceCheck,
     Explanation,
     HoldMemTrace,
+    ModelCall,
     ProbeFacts,
     ScoreFacts,
     StoredWrite,
@@ -45,6 +46,7 @@ def render(e: Explanation) -> str:
         sections.append(_section("Answer-level audit", _audit_lines(e.audit)))
     sections += [
         _section("Answer", _answer_lines(e.answer)),
+        _section(f"Model calls ({len(e.calls)})", _call_lines(e.calls)),
         _section("Score", _score_lines(e.score)),
     ]
     return "\n\n".join([f"{title}\n{'=' * len(title)}", *sections]) + "\n"
@@ -202,6 +204,33 @@ def _answer_lines(a: AnswerFacts) -> list[str]:
         f"failure     {_or_dash(a.failure)}",
         f"evidence    {_count(a.evidence_items, 'item')}, {_count(a.evidence_tokens, 'token')}",
     ]
+
+
+RAW_TEXT = 2000  # characters of a failed call's raw reply shown
+
+
+def _call_lines(calls: Sequence[ModelCall]) -> list[str]:
+    """Each call behind the answer; a failed one with its reason, detail and the raw text the
+    model sent (what the parser refused is what explains the failure)."""
+    if not calls:
+        return ["none logged for this item-time"]
+    lines = []
+    for c in calls:
+        at = "" if c.checkpoint is None else f" at checkpoint {c.checkpoint}"
+        how = "cache hit" if c.cache_hit else "server"
+        outcome = f"FAILED: {c.failure}" if c.failure else "ok"
+        lines.append(
+            f"{c.role} of {c.system}{at} ({how}, {c.tokens_in} in, {c.tokens_out} out): {outcome}"
+        )
+        if c.failure:
+            lines.append(f"    detail: {_or_dash(c.detail)}")
+            if c.raw:
+                raw = c.raw if len(c.raw) <= RAW_TEXT else c.raw[: RAW_TEXT - 1] + "…"
+                lines.append("    raw reply:")
+                lines += [f"        {line}" for line in raw.splitlines()]
+            else:
+                lines.append("    raw reply: - (none kept)")
+    return lines
 
 
 _DIRECTIVES = {

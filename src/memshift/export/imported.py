@@ -33,6 +33,7 @@ from memshift.memory.repair import Repairer
 from memshift.memory.writes import MaintenanceRow, WriteRecord, writer_id, written
 from memshift.models.client import ModelClient
 from memshift.models.requests import CallContext, WriterRequest
+from memshift.retrieval.budgets import evidence_budget
 from memshift.retrieval.queries import item_query
 from memshift.retrieval.selection import Selector
 from memshift.vocabulary import REPAIRS
@@ -251,6 +252,7 @@ class PortableHoldMem:
         requests = []
         # one index per set of sources: items reading the same sources now rank the same records
         selectors: dict[tuple[str, ...], Selector] = {}
+        budget = evidence_budget(self.client.profile, "writer")
         for item in items:
             version = self.state.definition_versions.get(item.item_id, 1)
             if item.sources not in selectors:
@@ -264,7 +266,7 @@ class PortableHoldMem:
                     item,
                     version,
                     now,
-                    selectors[item.sources].select(item_query(item, version)),
+                    selectors[item.sources].select(item_query(item, version), budget),
                     None,
                     replace(self.context, item=item.item_id, checkpoint=self.checkpoint),
                 )

@@ -12,8 +12,9 @@ from datetime import datetime
 from memshift.audit.arbiter import Verdict, audit_log, judge
 from memshift.memory.holdmem import HoldMemDetector
 from memshift.models.requests import AuditRequest
+from memshift.retrieval.budgets import evidence_budget
 from memshift.retrieval.queries import item_query
-from memshift.retrieval.selection import Selector, audit_selection
+from memshift.retrieval.selection import Selector, audit_selection, cited_within
 
 
 class AuditStep:
@@ -23,6 +24,7 @@ class AuditStep:
         """Audit every item whose sources received records since its last write."""
         requests: list[AuditRequest] = []
         selectors: dict[tuple[tuple[str, ...], datetime | None], Selector] = {}
+        budget = evidence_budget(detector.auditor.profile, "auditor")
         for item in detector.items:
             slot = detector.slots[item.item_id]
             newer = detector.since_last_write(item)
@@ -32,11 +34,14 @@ class AuditStep:
             if arrived not in selectors:
                 selectors[arrived] = Selector.over(newer)
             current = detector.write_of(slot.served[-1])
-            cited = tuple(
-                detector.versions[key]
-                for c in current.citations
-                if (key := (str(c.get("object_id", "")), int(c.get("revision", 0))))
-                in detector.versions
+            cited = cited_within(
+                [
+                    detector.versions[key]
+                    for c in current.citations
+                    if (key := (str(c.get("object_id", "")), int(c.get("revision", 0))))
+                    in detector.versions
+                ],
+                budget,
             )
             requests.append(
                 AuditRequest(
@@ -47,7 +52,7 @@ class AuditStep:
                     current.time,
                     cited,
                     audit_selection(
-                        selectors[arrived], item_query(item, detector.version(item)), cited
+                        selectors[arrived], item_query(item, detector.version(item)), cited, budget
                     ),
                     detector.call_context(item, checkpoint),
                     as_of=now,

@@ -58,8 +58,9 @@ class LiveRecords:
 class NoStoreBM25(LiveRecords):
     name = "bm25"
 
-    def __init__(self) -> None:
+    def __init__(self, budget: int = EVIDENCE_BUDGET) -> None:
         super().__init__()
+        self.budget = budget
         self._selector: Selector | None = None
 
     def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
@@ -75,7 +76,7 @@ class NoStoreBM25(LiveRecords):
         if self._selector is None:
             self._selector = Selector.over(list(self.state.records.values()))
         lost = self.consents.lost(question.agent)
-        return self._as_evidence(self._selector.select(question.question, EVIDENCE_BUDGET, lost))
+        return self._as_evidence(self._selector.select(question.question, self.budget, lost))
 
 
 class OracleContext(LiveRecords):
@@ -88,10 +89,12 @@ class OracleContext(LiveRecords):
         self,
         dependencies: Mapping[tuple[str, datetime], Sequence[tuple[str, int]]],
         blocked: Collection[tuple[str, datetime]] = frozenset(),
+        budget: int = EVIDENCE_BUDGET,
     ) -> None:
         super().__init__()
         self.dependencies = dependencies
         self.blocked = blocked
+        self.budget = budget
 
     def query(self, question: Question) -> list[str] | Blocked:
         """The gold dependency records; blocked exactly where gold is (a control)."""
@@ -102,7 +105,7 @@ class OracleContext(LiveRecords):
             for oid, _ in self.dependencies[question.item.item_id, question.time]
             if oid in self.state.records
         ]
-        budget, kept = EVIDENCE_BUDGET, []
+        budget, kept = self.budget, []
         for record in sorted(records, key=lambda r: (r.updated, r.object_id), reverse=True):
             if record_tokens(record) <= budget:
                 kept.append(record)
@@ -111,7 +114,7 @@ class OracleContext(LiveRecords):
 
 
 def bm25_system(inputs: SystemInputs) -> NoStoreBM25:
-    return NoStoreBM25()
+    return NoStoreBM25(inputs.evidence_budget)
 
 
 def oracle_system(inputs: SystemInputs) -> OracleContext:
@@ -126,4 +129,4 @@ def oracle_system(inputs: SystemInputs) -> OracleContext:
         )
         if status == BLOCKED
     }
-    return OracleContext(dependencies(gold), blocked)
+    return OracleContext(dependencies(gold), blocked, inputs.evidence_budget)

@@ -53,9 +53,12 @@ class PlainRAG(LiveRecords):
 
     name = "rag"
 
-    def __init__(self, rank: Callable[[str, Sequence[Record]], list[Record]]) -> None:
+    def __init__(
+        self, rank: Callable[[str, Sequence[Record]], list[Record]], budget: int = EVIDENCE_BUDGET
+    ) -> None:
         super().__init__()
         self.rank = rank
+        self.budget = budget
         self._live: tuple[Record, ...] | None = None
         self._sized: SizedRecords | None = None
 
@@ -79,8 +82,8 @@ class PlainRAG(LiveRecords):
         ranked = [
             r.object_id for r in self.rank(question.question, records) if r.source not in lost
         ]
-        return self._as_evidence(self._sized.within(ranked, EVIDENCE_BUDGET))
+        return self._as_evidence(self._sized.within(ranked, self.budget))
 
 
 def rag_system(inputs: SystemInputs) -> PlainRAG:
-    return PlainRAG(dense_ranker(inputs.embedding_cache, inputs.embedder))
+    return PlainRAG(dense_ranker(inputs.embedding_cache, inputs.embedder), inputs.evidence_budget)

@@ -43,6 +43,7 @@ from memshift.models.client import ModelClient
 from memshift.models.replies import Reply
 from memshift.models.requests import CallContext, WriterRequest
 from memshift.registry import DETECTION_STEPS, load
+from memshift.retrieval.budgets import evidence_budget
 from memshift.retrieval.queries import item_query
 from memshift.retrieval.selection import Selector
 from memshift.vocabulary import DETECTIONS, KEYED, LEAKY_BLIND_SHARE
@@ -184,14 +185,16 @@ class HoldMemDetector:
     ) -> list[WriterRequest]:
         selectors: dict[tuple[str, ...], Selector] = {}
         requests = []
+        budget = evidence_budget(self.client.profile, "writer")
         for item, _, delta, since in plans:
+            query = item_query(item, self.version(item))
             if delta is None:
                 sources = item.sources
                 if sources not in selectors:
                     selectors[sources] = Selector.over(self._live(item))
-                selection = selectors[sources].select(item_query(item, self.version(item)))
+                selection = selectors[sources].select(query, budget)
             else:
-                selection = Selector.over(delta).select(item_query(item, self.version(item)))
+                selection = Selector.over(delta).select(query, budget)
             requests.append(
                 WriterRequest(
                     item,

@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from memshift.definitions import announcement
 from memshift.errors import MemshiftError
+from memshift.retrieval.selection import EVIDENCE_BUDGET
 from memshift.world.items import Item
 from memshift.world.records import PublicEvent
 
@@ -47,6 +48,8 @@ class SystemInputs:
     embedder: str = "wordllama"
     embedding_cache: Path | None = None
     read_set: str = "selection"  # what a B=1 cell revokes by (`vocabulary.READ_SETS`)
+    # the reader's evidence budget (`retrieval.budgets`), which a baseline retrieves within
+    evidence_budget: int = EVIDENCE_BUDGET
 
 
 @dataclass(frozen=True)

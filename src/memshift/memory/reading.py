@@ -14,8 +14,10 @@ import pyarrow as pa
 from memshift import schemas
 from memshift.memory.interface import Blocked, MemorySystem, Question
 from memshift.models.client import ModelClient
+from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext, ReaderRequest
 from memshift.probes import UNNAMED
+from memshift.retrieval.budgets import evidence_budget, label_tokens
 from memshift.retrieval.selection import pack_evidence
 from memshift.tokens import count_tokens
 from memshift.world.items import Item
@@ -65,8 +67,11 @@ def drive(
     events: Sequence[PublicEvent],
     checkpoints: Sequence[datetime],
     asked: Sequence[tuple[int, Question]],
+    reader: Profile | None = None,
 ) -> list[Asked]:
-    """Feed the system each interval's events, then ask that checkpoint's probes."""
+    """Feed the system each interval's events, then ask that checkpoint's probes; the evidence
+    is packed into the budget of the `reader` that will read it."""
+    budget, per_item = evidence_budget(reader, "reader"), label_tokens(reader)
     out: list[Asked] = []
     previous: datetime | None = None
     for k, t in enumerate(checkpoints):
@@ -80,7 +85,9 @@ def drive(
         for checkpoint, question in asked:
             if checkpoint == k:
                 reply = system.query(question)
-                evidence = None if isinstance(reply, Blocked) else pack_evidence(reply)
+                evidence = (
+                    None if isinstance(reply, Blocked) else pack_evidence(reply, budget, per_item)
+                )
                 out.append(Asked(question, k, evidence))
         previous = t
     return out
@@ -146,5 +153,5 @@ def answer_branch(
     system: str,
 ) -> pa.Table:
     """Every probe of a branch asked of `memory` as it follows the branch, answered by `reader`."""
-    asked = drive(memory, events, checkpoints, questions(probes, items))
+    asked = drive(memory, events, checkpoints, questions(probes, items), reader.profile)
     return answer(asked, reader, world=world, branch=branch, system=system, run=reader.profile.name)

@@ -26,8 +26,10 @@ from memshift.memory.repair import Repairer
 from memshift.memory.stored import StoredItem, serve
 from memshift.memory.writes import WriteRecord
 from memshift.models.client import ModelClient
+from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.probes import DIRECT
+from memshift.retrieval.budgets import evidence_budget, label_tokens
 from memshift.retrieval.selection import pack_evidence
 from memshift.world.generate import World
 from memshift.world.records import LiveState, PublicEvent
@@ -89,11 +91,19 @@ def fork_questions(probes: pa.Table, world: World) -> list[Question]:
 
 
 def asked_of(
-    fork: Sequence[Question], served: dict[str, list[StoredItem]], checkpoint: int
+    fork: Sequence[Question],
+    served: dict[str, list[StoredItem]],
+    checkpoint: int,
+    reader: Profile | None = None,
 ) -> list[Asked]:
-    """Every fork question asked of what a store serves."""
+    """Every fork question asked of what a store serves, packed for the `reader`."""
+    budget, per_item = evidence_budget(reader, "reader"), label_tokens(reader)
     return [
-        Asked(q, checkpoint, pack_evidence([s.text for s in served.get(q.item.item_id, [])]))
+        Asked(
+            q,
+            checkpoint,
+            pack_evidence([s.text for s in served.get(q.item.item_id, [])], budget, per_item),
+        )
         for q in fork
     ]
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memshift.analysis.bootstrap import MIN_WORLDS
+from memshift.analysis.failures import pooled_share, unmeasured
 from memshift.analysis.measures import decomposed
 from memshift.report.order import ordered_branches, ordered_systems, system_key
 from memshift.vocabulary import BRANCH_NAMES
@@ -26,6 +27,7 @@ class Header:
     draws: int
     seed: int
     interval: str = "studentized"
+    sample: str | None = None  # the slice the study asked (probes.sample), in words
 
 
 def pct(value: float | None) -> str:
@@ -95,13 +97,47 @@ class Index:
         return self._rows.get((system, branch, item_class, cause, measure))
 
 
-def overview(index: Index, measure: str) -> str:
+class FailureIndex:
+    """Rows of the failures table by (system, branch)."""
+
+    def __init__(self, rows: Iterable[Row]) -> None:
+        self.rows = list(rows)
+        self._rows = {(r["system"], r["branch"]): r for r in self.rows}
+
+    def get(self, system: str, branch: str) -> Row | None:
+        return self._rows.get((system, branch))
+
+    def share(self, system: str) -> str:
+        """The share of the system's calls that failed, over every branch."""
+        failed, calls = pooled_share(self.rows, system)
+        return "—" if not calls else f"{100 * failed / calls:.1f}"
+
+
+def not_measured(row: Row) -> str:
+    return f"not measured ({row['failed']} of {row['calls']} calls failed)"
+
+
+def overview(
+    index: Index, measure: str, failures: FailureIndex | None = None, hide: bool = True
+) -> str:
+    """One measure per system and branch; with `failures`, the share of each system's calls
+    that failed beside it, and (`hide`) a system not measured on a branch shown as such there
+    instead of its numbers."""
     header = ["system", *[BRANCH_NAMES.get(b, b) for b in index.branches]]
-    rows = [
-        [system, *[interval(index.get(system, b, measure)) for b in index.branches]]
-        for system in index.systems
-    ]
-    return table(header, rows)
+
+    def cell(system: str, branch: str) -> str:
+        found = None if failures is None else failures.get(system, branch)
+        if hide and found is not None and not found["measured"]:
+            return not_measured(found)
+        return interval(index.get(system, branch, measure))
+
+    rows = [[system, *[cell(system, b) for b in index.branches]] for system in index.systems]
+    if failures is None:
+        return table(header, rows)
+    return table(
+        [*header, "calls failed"],
+        [[*row, failures.share(system)] for row, system in zip(rows, index.systems, strict=True)],
+    )
 
 
 def decomposition(index: Index, branch: str) -> str:
@@ -326,9 +362,12 @@ def diagnostics_table(rows: Sequence[Row]) -> str:
     )
 
 
+TOKENS = ("tokens_in_spent", "tokens_out_spent", "tokens_in_cached", "tokens_out_cached")
+
+
 def calls_table(rows: Sequence[Row]) -> str:
-    """Calls per world on each branch, and tokens per world over all branches, by caller and
-    role."""
+    """Calls per world on each branch, and tokens per world over all branches, spent (the
+    server answered) and cached (the response cache answered), by caller and role."""
     branches = ordered_branches(r["branch"] for r in rows)
     by_caller: dict[tuple[str, str], dict[str, Row]] = {}
     for r in rows:
@@ -337,8 +376,10 @@ def calls_table(rows: Sequence[Row]) -> str:
         "caller",
         "role",
         *[f"calls, {BRANCH_NAMES.get(b, b)}" for b in branches],
-        "tokens in",
-        "tokens out",
+        "tokens in, spent",
+        "tokens out, spent",
+        "tokens in, cached",
+        "tokens out, cached",
         "cache hits",
         "failures",
     ]
@@ -351,15 +392,14 @@ def calls_table(rows: Sequence[Row]) -> str:
         by_caller.items(), key=lambda kv: (system_key(kv[0][0]), kv[0][1])
     ):
         worlds = max(r["worlds"] for r in found.values())
-        total = {k: sum(r[k] for r in found.values()) for k in ("tokens_in", "tokens_out")}
+        total = {k: sum(r[k] for r in found.values()) for k in TOKENS}
         calls = [per_world(found[b]["calls"], worlds) if b in found else "—" for b in branches]
         lines.append(
             [
                 system,
                 role,
                 *calls,
-                per_world(total["tokens_in"], worlds),
-                per_world(total["tokens_out"], worlds),
+                *[per_world(total[k], worlds) for k in TOKENS],
                 str(sum(r["cache_hits"] for r in found.values())),
                 str(sum(r["failures"] for r in found.values())),
             ]
@@ -371,6 +411,81 @@ INTERVALS = {
     "studentized": "studentized (bootstrap-t with each draw's linearised standard error)",
     "percentile": "percentile",
 }
+
+
+def failures_warning(rows: Sequence[Row]) -> list[str]:
+    """The warning atop a report with systems not measured: more of their calls failed than
+    the study's threshold, so their measures describe failures, not the system."""
+    found = unmeasured(rows)
+    if not found:
+        return []
+    threshold = 100 * float(rows[0]["threshold"])
+    named = "; ".join(
+        f"{u.system} ({u.failed} of {u.calls} calls failed, {100 * u.share:.1f}%, "
+        f"on {', '.join(BRANCH_NAMES.get(b, b) for b in u.branches)})"
+        for u in found
+    )
+    return [
+        f"> **Warning: {len(found)} system{'' if len(found) == 1 else 's'} not measured.** More "
+        f"than {threshold:.1f}% of the calls their answers depend on failed "
+        f"(`report.max_failure_share`): {named}. The reader answered them from what evidence "
+        "was left, so their numbers describe the failures, not the systems; the Update table "
+        "shows them as not measured and the section Failures counts them by reason.",
+        "",
+    ]
+
+
+def reasons_text(reasons: Sequence[Row] | None) -> str:
+    return ", ".join(f"{r['reason']} {r['calls']}" for r in reasons or ()) or "—"
+
+
+def failures_section(rows: Sequence[Row]) -> list[str]:
+    """Every scored system's calls and how many failed, per branch (tables/failures.parquet)."""
+    if not rows:
+        return []
+    threshold = 100 * float(rows[0]["threshold"])
+    order = {system: n for n, system in enumerate(ordered_systems(r["system"] for r in rows))}
+    branches = {b: n for n, b in enumerate(ordered_branches(r["branch"] for r in rows))}
+    body = [
+        [
+            r["system"],
+            BRANCH_NAMES.get(r["branch"], r["branch"]),
+            str(r["model_calls"]),
+            str(r["model_failed"]),
+            reasons_text(r["reasons"]),
+            str(r["library_calls"]),
+            str(r["library_failed"]),
+            pct(r["share"]),
+            "measured" if r["measured"] else "not measured",
+        ]
+        for r in sorted(rows, key=lambda r: (order[r["system"]], branches[r["branch"]]))
+    ]
+    return [
+        "## Failures",
+        "",
+        "Per system and branch, summed over worlds: the model calls its answers depend on (its "
+        "own; a HoldMem cell's also its detection's and the pre-fork store's; an audited "
+        "system's also its audited system's), how many failed and why, the calls a native "
+        "memory library made on its behalf and how many failed, and the share of all of them "
+        f"that failed. Above {threshold:.1f}% (`report.max_failure_share`) a system is not "
+        "measured on that branch.",
+        "",
+        table(
+            [
+                "system",
+                "branch",
+                "model calls",
+                "failed",
+                "failure reasons",
+                "library calls",
+                "failed",
+                "share failed",
+                "verdict",
+            ],
+            body,
+        ),
+        "",
+    ]
 
 
 def few_worlds_warning(worlds: int) -> list[str]:
@@ -385,6 +500,19 @@ def few_worlds_warning(worlds: int) -> list[str]:
     ]
 
 
+def sample_line(sample: str | None) -> list[str]:
+    """The header's line on a sampled study: what it asked, and what that does to its
+    intervals."""
+    if sample is None:
+        return []
+    return [
+        f"- **Sample:** this study asked a sample of each world: {sample}. Every system "
+        "maintained and was asked the drawn items only, so every estimate describes the sampled "
+        "item-times and its interval reflects the sample's size: wider than the whole study's, "
+        "and with few item-times per world, less reliable."
+    ]
+
+
 def render(
     header: Header,
     measures: Sequence[Row],
@@ -393,19 +521,24 @@ def render(
     identity_checked: int,
     calls: Sequence[Row] = (),
     sections: Sequence[str] = (),
+    failures: Sequence[Row] = (),
 ) -> str:
-    """The report's text; `sections` (the writer switch's) come before the diagnostic tests."""
+    """The report's text; `sections` (the writer switch's) come before the diagnostic tests;
+    `failures` (tables/failures.parquet) mark the systems whose calls failed."""
     index = Index(measures)
+    failed = FailureIndex(failures) if failures else None
     worlds = ", ".join(str(w) for w in header.worlds)
     parts = [
         f"# memshift report: study `{header.study}`, run `{header.run}`",
         "",
         *few_worlds_warning(len(header.worlds)),
+        *failures_warning(failures),
         f"- **Model backend:** {header.backend}",
         f"- **Worlds:** {len(header.worlds)} ({worlds})",
         f"- **Intervals:** 95% world bootstrap, {header.draws} draws, {INTERVALS[header.interval]}"
         f" (seed {header.seed}); differences are paired by item-time. An estimate over fewer "
         f"than {MIN_WORLDS} worlds with item-times has no interval and no p-value.",
+        *sample_line(header.sample),
         f"- **Identity** Update = (1−m)·r + m·a verified on all {identity_checked} groups "
         "that report invalidations (every branch, item class and cause).",
         "",
@@ -423,11 +556,11 @@ def render(
         "",
         "## Update",
         "",
-        overview(index, "update"),
+        overview(index, "update", failed),
         "",
         "## Stability",
         "",
-        overview(index, "stability"),
+        overview(index, "stability", failed, hide=False),
         "",
         "![Update and Stability](figures/update_stability.png)",
         "",
@@ -505,11 +638,14 @@ def render(
         "",
         "Per world (mean over the worlds): calls on each branch, and tokens in and out over all "
         "branches, by the system that made them (a HoldMem detection's writer and auditor calls "
-        "serve both of its repair arms; `holdmem` alone is the store written before the fork); "
-        "cache hits and failures are totals. Tokens are the project's own count unless the "
-        "backend reports its own.",
+        "serve both of its repair arms; `holdmem` alone is the store written before the fork; "
+        "role `library`: a native memory library's own calls, without tokens); cache hits and "
+        "failures are totals. Spent tokens are those of calls the server answered, cached ones "
+        "those of calls the response cache answered (measured when they were first made, not "
+        "spent again). Tokens are the project's own count unless the backend reports its own.",
         "",
         calls_table(calls) if calls else "No model calls were logged.",
         "",
+        *failures_section(failures),
     ]
     return "\n".join(parts)

@@ -109,12 +109,31 @@ def audit_selection(
     return tuple(sorted(picked, key=lambda r: (r.updated, r.object_id)))
 
 
-def pack_evidence(items: Sequence[str], budget: int = EVIDENCE_BUDGET) -> tuple[str, ...]:
-    """The newest items (last) that fit the reader's evidence budget, in their given order."""
+def cited_within(cited: Sequence[Record], budget: int = AUDITOR_BUDGET) -> tuple[Record, ...]:
+    """The records an item cites as the auditor is shown them: all of them at the default
+    budget or when they fit, else (a context window cut the budget) the newest that fit, in
+    their given order, so that the window still holds the prompt."""
+    if budget >= AUDITOR_BUDGET or sum(record_tokens(r) for r in cited) <= budget:
+        return tuple(cited)
+    kept: set[int] = set()
+    room = budget
+    for n in sorted(range(len(cited)), key=lambda n: cited[n].updated, reverse=True):
+        if record_tokens(cited[n]) <= room:
+            kept.add(n)
+            room -= record_tokens(cited[n])
+    return tuple(r for n, r in enumerate(cited) if n in kept)
+
+
+def pack_evidence(
+    items: Sequence[str], budget: int = EVIDENCE_BUDGET, per_item: int = 0
+) -> tuple[str, ...]:
+    """The newest items (last) that fit the reader's evidence budget, in their given order;
+    each item costs its text and `per_item` more (its number in the prompt, when budgeted to a
+    context window: `budgets.label_tokens`)."""
     kept: list[str] = []
     used = 0
     for text in reversed(items):
-        size = count_tokens(text)
+        size = count_tokens(text) + per_item
         if used + size > budget:
             continue
         kept.append(text)

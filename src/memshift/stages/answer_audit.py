@@ -20,7 +20,10 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.probe_sample import ProbeSample, sample_world
 from memshift.probes import HELD, UNNAMED, measured
+from memshift.retrieval.budgets import evidence_budget
+from memshift.sampled_probes import sample_probes
 from memshift.vocabulary import audited_system
 from memshift.world.items import Item
 from memshift.world.records import Record
@@ -58,13 +61,17 @@ def run_audits(
     profile: Profile,
     cache_dir: Path | None,
     calls: CallLog | None = None,
+    sample: ProbeSample | None = None,
 ) -> list[tuple[int, int]]:
     """`run` for each (system, variant) of `audits` on one branch, in order: the branch is read
     once, and each probe's evidence is selected once for every audit that drafts it. The
-    auditor's calls go to `calls` where a job keeps one log, else to each audit's own."""
-    world = load(world_dir, with_events=False)
+    auditor's calls go to `calls` where a job keeps one log, else to each audit's own. A
+    sampled study audits the answers to the probes its sample asks."""
+    world = sample_world(load(world_dir, with_events=False), sample)
     items = {i.item_id: i for i in world.items}
-    every = read_table(layout.probes(world_dir, branch), schemas.PROBES)
+    every = sample_probes(
+        read_table(layout.probes(world_dir, branch), schemas.PROBES), world, branch, sample
+    )
     probes = {p["probe_id"]: p for p in measured(every).to_pylist()}
     known = set(every.column("probe_id").to_pylist())
     drafted = [_drafts(world_dir, run_world_dir, branch, system, probes, known, items)
@@ -72,6 +79,7 @@ def run_audits(
     evidence = evidence_at(
         load_public_events(world_dir, branch),
         list({d.probe_id: d for _, drafts in drafted for d in drafts}.values()),
+        evidence_budget(profile, "auditor"),
     )
     return [
         _audit(world.seed, run_world_dir, branch, audited_system(system, variant), variant,

@@ -18,6 +18,7 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.probe_sample import ProbeSample, sample_world
 from memshift.vocabulary import PROGRAM_WORDING, cell_system, detection_system
 from memshift.world.stored import load, load_public_events
 
@@ -43,11 +44,12 @@ def run_cells(
     profile: Profile,
     cache_dir: Path | None,
     calls: CallLog | None = None,
+    sample: ProbeSample | None = None,
 ) -> list[int]:
     """Each (detection, repair) cell on one branch, in order; returns each cell's number of
     served items. The programs' calls go to `calls` where a job keeps one log, else to each
-    cell's own."""
-    world = load(world_dir, with_events=False)
+    cell's own. A sampled study's cells repair its drawn items only."""
+    world = sample_world(load(world_dir, with_events=False), sample)
     states = branch_states(world, load_public_events(world_dir, branch))
     detected: dict[str, tuple[list[WriteRecord], dict[int, dict[str, list[str]]]]] = {}
     counts = []

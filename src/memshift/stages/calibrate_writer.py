@@ -35,7 +35,7 @@ def run(
     write_table(writes_to_table(writes), schemas.WRITES, layout.prefork(out))
     fork = fork_questions(read_table(layout.probes(world_dir, "none"), schemas.PROBES), world)
     answers = answer(
-        asked_of(fork, prefork_served(writes, world), BEFORE),
+        asked_of(fork, prefork_served(writes, world), BEFORE, reader),
         ModelClient(reader, cache_dir=cache_dir, log=log),
         world=world.seed,
         branch="none",

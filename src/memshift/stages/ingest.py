@@ -25,6 +25,7 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.probe_sample import ProbeSample, sample_world
 from memshift.vocabulary import detection_system
 from memshift.world.generate import World
 from memshift.world.records import PublicEvent
@@ -54,12 +55,13 @@ def run_detections(
     cache_dir: Path | None,
     auditor: Profile | None = None,
     calls: CallLog | None = None,
+    sample: ProbeSample | None = None,
 ) -> list[HoldMemDetector]:
     """`run` for each detection on one branch, in order: the world, the branch's events and the
     pre-fork store are read once for all of them (each detection adopts its own copy of the
     pre-fork writes). The model calls go to `calls` where a job keeps one log, else to each
-    detection's own."""
-    world = load(world_dir, with_events=False)
+    detection's own. A sampled study's detections maintain its drawn items only."""
+    world = sample_world(load(world_dir, with_events=False), sample)
     prefork = read_table(layout.prefork(run_world_dir), schemas.WRITES)
     events = load_public_events(world_dir, branch)
     gold_deps = (

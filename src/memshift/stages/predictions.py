@@ -13,7 +13,9 @@ from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.errors import MemshiftError
 from memshift.predictions import PROBE_ID, Predictions, read_predictions
+from memshift.probe_sample import ProbeSample, sample_world
 from memshift.probes import measured
+from memshift.sampled_probes import sample_probes
 from memshift.world.stored import load
 
 NO_PREDICTION = "the predictions file has no answer to this probe"
@@ -21,16 +23,25 @@ EMPTY_EVIDENCE = hashlib.sha256(b"").hexdigest()
 
 
 def run(
-    world_dir: Path, run_world_dir: Path, branches: list[str], system: str, path: Path
+    world_dir: Path,
+    run_world_dir: Path,
+    branches: list[str],
+    system: str,
+    path: Path,
+    sample: ProbeSample | None = None,
 ) -> tuple[int, int]:
-    """Write the answers of every branch; return (answers, probes with no prediction)."""
+    """Write the answers of every branch (of a sampled study, to the probes its sample asks);
+    return (answers, probes with no prediction)."""
     predictions = read_predictions(path)
     world = load(world_dir, with_events=False)
-    asked = {
+    every = {
         branch: measured(read_table(layout.probes(world_dir, branch), schemas.PROBES))
         for branch in branches
     }
-    known = {p for table in asked.values() for p in table.column("probe_id").to_pylist()}
+    # a predictions file answers the whole dataset; a sample asks part of it
+    known = {p for table in every.values() for p in table.column("probe_id").to_pylist()}
+    drawn = sample_world(world, sample)
+    asked = {branch: sample_probes(table, drawn, branch, sample) for branch, table in every.items()}
     ours = [
         p
         for p in predictions.by_probe

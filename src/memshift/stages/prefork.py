@@ -12,11 +12,19 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.probe_sample import ProbeSample, sample_world
 from memshift.world.stored import load, load_public_events
 
 
-def run(world_dir: Path, out_dir: Path, profile: Profile, cache_dir: Path | None) -> int:
-    world = load(world_dir, with_events=False)
+def run(
+    world_dir: Path,
+    out_dir: Path,
+    profile: Profile,
+    cache_dir: Path | None,
+    sample: ProbeSample | None = None,
+) -> int:
+    """One write per item (per drawn item of a sampled study); returns their number."""
+    world = sample_world(load(world_dir, with_events=False), sample)
     log = CallLog()
     client = ModelClient(profile, cache_dir=cache_dir, log=log)
     context = CallContext(run=profile.name, world=world.seed, branch="none", system="holdmem")

@@ -17,7 +17,10 @@ from memshift.memory.systems import system_for
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
+from memshift.probe_sample import ProbeSample, sample_world
 from memshift.probes import measured
+from memshift.retrieval.budgets import evidence_budget
+from memshift.sampled_probes import sample_probes
 from memshift.world.generate import World
 from memshift.world.records import PublicEvent
 from memshift.world.stored import load as load_world
@@ -27,17 +30,20 @@ from memshift.world.stored import load_public_events
 @dataclass(frozen=True)
 class BranchReads:
     """What every system probed on a branch reads of its world: read once per process for all
-    the systems one job asks (each system follows its own copy of the event list)."""
+    the systems one job asks (each system follows its own copy of the event list). In a
+    sampled study the world holds the drawn items and the probes are those the sample asks."""
 
     world: World
     probes: pa.Table
     events: tuple[PublicEvent, ...]
 
     @classmethod
-    def read(cls, world_dir: Path, branch: str) -> BranchReads:
+    def read(cls, world_dir: Path, branch: str, sample: ProbeSample | None = None) -> BranchReads:
+        world = sample_world(load_world(world_dir, with_events=False), sample)
+        probes = read_table(layout.probes(world_dir, branch), schemas.PROBES)
         return cls(
-            load_world(world_dir, with_events=False),
-            read_table(layout.probes(world_dir, branch), schemas.PROBES),
+            world,
+            sample_probes(probes, world, branch, sample),
             tuple(load_public_events(world_dir, branch)),
         )
 
@@ -56,8 +62,10 @@ def run(
     read_set: str = "selection",
     reads: BranchReads | None = None,
     calls: CallLog | None = None,
+    sample: ProbeSample | None = None,
 ) -> int:
-    reads = reads or BranchReads.read(world_dir, branch)
+    """`reads` (read here when not given, with `sample`) says what the system is asked."""
+    reads = reads or BranchReads.read(world_dir, branch, sample)
     inputs = SystemInputs(
         world_dir,
         run_world_dir,
@@ -67,6 +75,7 @@ def run(
         embedder,
         embedding_cache,
         read_set,
+        evidence_budget(profile, "reader"),
     )
     memory = system_for(inputs, spec)
     return answer_and_log(

@@ -1,7 +1,9 @@
 """Stage `probe` for a native system (`systems.native`): a real memory library follows each
 branch in a scratch directory of its own, the shared reader answers from the context it
-retrieves, and the library calls that failed are logged beside the answers. Its own module so
-that only native jobs hold the native code in their fingerprint."""
+retrieves, and the library calls that failed are logged beside the answers: their messages in
+native-failures, every library call (role `library`) in the job's call log beside the reader's,
+where the report counts them (`native/library_calls.py`). Its own module so that only native
+jobs hold the native code in their fingerprint."""
 
 from __future__ import annotations
 
@@ -14,10 +16,13 @@ import pyarrow as pa
 from memshift import layout, schemas
 from memshift.artifacts import write_table
 from memshift.memory.programs import ProgramRunner
+from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.native.library_calls import library_rows, library_table
 from memshift.native.settings import NativeSettings, build
+from memshift.probe_sample import ProbeSample
 from memshift.stages.probe import BranchReads, answer_and_log
 
 
@@ -31,24 +36,35 @@ def run(
     settings: NativeSettings,
     profiles: tuple[Profile, Profile],
     every_item_time: bool = False,
+    sample: ProbeSample | None = None,
 ) -> int:
     """`profiles`: the library's own LLM and the writer's programs (for Mem0's program view).
     A rerun starts from nothing: the libraries' stores skip documents they have seen."""
-    reads = BranchReads.read(world_dir, branch)
+    reads = BranchReads.read(world_dir, branch, sample)
     world = reads.world
     own, program = profiles
+    # the job's one call log: the reader's calls, the program view's, then the library's
+    log = CallLog()
     programs = None
     if settings.program_view:
         programs = ProgramRunner(
             world.items,
-            ModelClient(program, cache_dir=cache_dir),
+            ModelClient(program, cache_dir=cache_dir, log=log),
             CallContext(program.name, world.seed, branch, system),
         )
     with tempfile.TemporaryDirectory(prefix=f"memshift-{system}-") as scratch:
         memory = build(settings, own, Path(scratch), programs)
         try:
             n = answer_and_log(
-                memory, reads, run_world_dir, branch, system, reader, cache_dir, every_item_time
+                memory,
+                reads,
+                run_world_dir,
+                branch,
+                system,
+                reader,
+                cache_dir,
+                every_item_time,
+                log,
             )
         finally:
             close = getattr(memory, "close", None)
@@ -60,6 +76,18 @@ def run(
         {"call": list(range(len(failures))), "message": failures}, schema=schemas.NATIVE_FAILURES
     )
     write_table(failed, schemas.NATIVE_FAILURES, layout.table(out, layout.NATIVE_FAILURES))
+    library = library_rows(
+        memory.cost().calls,
+        failures,
+        run=own.name,
+        world=world.seed,
+        branch=branch,
+        system=system,
+        library=settings.library,
+        model=own.model,
+    )
+    calls = pa.concat_tables([log.to_table(), library_table(library)])
+    write_table(calls, schemas.CALLS, layout.table(out, layout.READER_CALLS))
     if failures:
         print(f"{system} {branch}: {len(failures)} library calls failed", file=sys.stderr)
     return n

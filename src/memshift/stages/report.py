@@ -4,11 +4,10 @@ Reads the run's scores, the maintenance logs of its HoldMem detections, the logs
 answer-level audits, the invalidation logs of other systems that report them, its model call
 logs, its exported bundles, and from each world its probes' times, events and items (for the
 cost of a full re-read). Writes
-report/tables/{measures,measures_by_checkpoint,contrasts,diagnostics,calls,...}.parquet (every
-table of TABLES; with an export also export and bundles, with a writer switch its three tables),
-report/figures/*.png, report/report.md and report/report.html (the same text as one standalone
-page, its tables as tables and its figures embedded).
-"""
+report/tables/{measures,measures_by_checkpoint,contrasts,diagnostics,calls,failures,...}.parquet
+(every table of TABLES; with an export also export and bundles, with a writer switch its three
+tables), report/figures/*.png, report/report.md and report/report.html (the same text as one
+standalone page, its tables as tables and its figures embedded)."""
 
 from __future__ import annotations
 
@@ -45,6 +44,7 @@ from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
 from memshift.analysis.cost_model import costs_table
 from memshift.analysis.costs import call_costs
 from memshift.analysis.failure_modes import failure_modes_table
+from memshift.analysis.failures import MAX_FAILURE_SHARE, counted, failures_table, verdict_line
 from memshift.analysis.frame import log_sources, open_study
 from memshift.analysis.inference import inferred_table
 from memshift.analysis.sqlfiles import path_list
@@ -52,6 +52,7 @@ from memshift.analysis.sync import sync_table
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
 from memshift.audit.trap_suite import run_suite
 from memshift.models.profiles import Profile
+from memshift.probe_sample import ProbeSample, sample_world
 from memshift.report import audit_metrics as audit_text
 from memshift.report import citation_misses as misses_text
 from memshift.report import costs as costs_text
@@ -75,6 +76,7 @@ TABLES = {
     "contrasts": schemas.CONTRASTS,
     "diagnostics": schemas.DIAGNOSTICS,
     "calls": schemas.CALL_COSTS,
+    "failures": schemas.FAILURES,
     "costs": schemas.COSTS,
     "key_audit": schemas.KEY_AUDIT,
     "recovery": schemas.RECOVERY,
@@ -170,9 +172,11 @@ def _progress(message: str) -> None:
     print(f"report: {message}", file=sys.stderr, flush=True)
 
 
-def _load_world_tables(con: duckdb.DuckDBPyConnection, worlds_dir: Path) -> None:
+def _load_world_tables(
+    con: duckdb.DuckDBPyConnection, worlds_dir: Path, sample: ProbeSample | None = None
+) -> None:
     """Tables events, checkpoint_times, item_sources and world_items for the worlds and branches
-    scored."""
+    scored (of a sampled study, its drawn items)."""
     scored = con.execute("SELECT DISTINCT world, branch FROM scores ORDER BY ALL").fetchall()
     event_files = [layout.events(worlds_dir / f"w{w}", b) for w, b in scored]
     probe_files = [layout.probes(worlds_dir / f"w{w}", b) for w, b in scored]
@@ -190,7 +194,7 @@ def _load_world_tables(con: duckdb.DuckDBPyConnection, worlds_dir: Path) -> None
     )
     rows, items = [], []
     for world in sorted({w for w, _ in scored}):
-        for item in load(worlds_dir / f"w{world}", with_events=False).items:
+        for item in sample_world(load(worlds_dir / f"w{world}", with_events=False), sample).items:
             rows += [(world, item.item_id, source) for source in item.sources]
             items.append(
                 (world, item.item_id, vocabulary.item_class(item.is_definition, item.free_text))
@@ -273,8 +277,12 @@ def run(
     bundles: Sequence[Path] = (),
     sync_scores: Sequence[Path] = (),
     processes: int = 1,
+    sample: ProbeSample | None = None,
+    max_failure_share: float = MAX_FAILURE_SHARE,
 ) -> Path:
-    """The report of a run of profile `llm` whose roles used `profiles` (role -> profile).
+    """The report of a run of profile `llm` whose roles used `profiles` (role -> profile);
+    `sample`: the slice of the worlds the study asked (`probes.sample`), None for all of them;
+    a system more of whose calls failed than `max_failure_share` is reported not measured.
 
     With two `processes`, a second one runs the trap suite and draws the figures while this one
     computes the tables (the same files either way)."""
@@ -300,7 +308,7 @@ def run(
         figures_drawn = beside.start(
             write_figures, measure_table, contrast_table, layout.report_figures(out), label
         )
-        _load_world_tables(con, worlds_dir)
+        _load_world_tables(con, worlds_dir, sample)
         misses, forced = citation_misses.report_tables(
             con, resampling, worlds_dir, log_sources(logs).maintenance
         )
@@ -336,10 +344,11 @@ def run(
             "contrasts": contrast_table,
             "diagnostics": diagnostics.table(rows),
             "calls": call_costs(con),
+            "failures": failures_table(counted(con), max_failure_share),
             "costs": costs_table(con, resampling),
             "key_audit": keys.key_audit(con),
             "recovery": recovery.recovery_table(con, systems, resampling),
-            "unshifted": unshifted.unshifted_table(con, resampling),
+            "unshifted": unshifted.unshifted_table(con, resampling, sampled=sample is not None),
             "unnamed": unnamed.unnamed_table(con, resampling),
             "failure_modes": failure_modes_table(con, resampling),
             "inferred": inferred_table(con, resampling),
@@ -391,7 +400,14 @@ def run(
             switch_text.write_figure(switch_report.predicted, layout.report_figures(out), label)
         run_name = vocabulary.run_name(llm, {role: p.name for role, p in profiles.items()})
         header = Header(
-            study, run_name, label, worlds, resampling.draws, resampling.seed, resampling.interval
+            study,
+            run_name,
+            label,
+            worlds,
+            resampling.draws,
+            resampling.seed,
+            resampling.interval,
+            None if sample is None else sample.describe(),
         )
         text = render(
             header,
@@ -401,9 +417,13 @@ def run(
             checked,
             tables["calls"].to_pylist(),
             sections,
+            tables["failures"].to_pylist(),
         )
         report = layout.report_page(out, "md")
         write_text(text, report)
         write_text(standalone(text, out), layout.report_page(out, "html"))
         _progress(f"wrote {report} and {report.with_suffix('.html')}")
+        unreliable = verdict_line(tables["failures"].to_pylist())
+        if unreliable is not None:
+            _progress(unreliable)
         return report

@@ -80,7 +80,7 @@ def run(
     fork = fork_questions(read_table(layout.probes(world_dir, "none"), schemas.PROBES), world)
     ask = {"world": world.seed, "branch": "none", "run": reader.name}
     before = answer(
-        asked_of(fork, prefork_served(before_writes, world), BEFORE),
+        asked_of(fork, prefork_served(before_writes, world), BEFORE, reader),
         reading,
         system=layout.BEFORE,
         **ask,
@@ -121,7 +121,8 @@ def run(
                 schemas.SWITCH_CHECKS,
                 layout.table(out / cell, layout.SWITCH_CHECKS),
             )
-            after = answer(asked_of(fork, store[AFTER], AFTER), reading, system=cell, **ask)
+            asked = asked_of(fork, store[AFTER], AFTER, reader)
+            after = answer(asked, reading, system=cell, **ask)
             write_table(after, schemas.ANSWERS, layout.table(out / cell, layout.ANSWERS))
     log.write(layout.table(out, layout.CALLS))
     return rederived

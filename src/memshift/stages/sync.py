@@ -83,7 +83,7 @@ def run(
         writing = ModelClient(writer, cache_dir=cache_dir, log=writes)
         make = system_factory(name, world, writing)
         for delivery in DELIVERIES:
-            followed = drive(make(), inputs[delivery], times, asked)
+            followed = drive(make(), inputs[delivery], times, asked, reader)
             answers = answer(
                 followed, reading, world=world.seed, branch=delivery, system=name, run=reader.name
             )

@@ -1,12 +1,18 @@
 -- Model calls by who made them, role and branch, pooled over worlds: how many, their tokens in
--- and out, how many the response cache answered, and how many failed.
+-- and out split into spent (calls the server answered) and cached (calls the response cache
+-- answered: their tokens are those the first run measured, not spent again), how many the
+-- cache answered, and how many failed.
 SELECT
     system,
     role,
     branch,
     count(*)::BIGINT AS calls,
-    coalesce(sum(tokens_in), 0)::BIGINT AS tokens_in,
-    coalesce(sum(tokens_out), 0)::BIGINT AS tokens_out,
+    coalesce(sum(tokens_in) FILTER (NOT coalesce(cache_hit, false)), 0)::BIGINT
+        AS tokens_in_spent,
+    coalesce(sum(tokens_out) FILTER (NOT coalesce(cache_hit, false)), 0)::BIGINT
+        AS tokens_out_spent,
+    coalesce(sum(tokens_in) FILTER (cache_hit), 0)::BIGINT AS tokens_in_cached,
+    coalesce(sum(tokens_out) FILTER (cache_hit), 0)::BIGINT AS tokens_out_cached,
     (count(*) FILTER (cache_hit))::BIGINT AS cache_hits,
     (count(*) FILTER (coalesce(failure, '') <> ''))::BIGINT AS failures,
     count(DISTINCT world)::BIGINT AS worlds

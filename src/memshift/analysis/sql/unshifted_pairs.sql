@@ -7,7 +7,8 @@
 --   difference: shifted - unshifted, paired by item-time
 --   moved:      how many of these item-times also changed on the unshifted branch
 -- one value per item-time and quantity (item_time_ratios makes them ratios over item-times).
--- Missing pairs are kept (unshifted_correct null) so the caller can refuse them.
+-- Missing pairs are kept (unshifted_correct null) so the caller can refuse them; {counted}
+-- says which item-times the values count (every one, or in a sampled study those paired).
 CREATE OR REPLACE TABLE unshifted_answers AS
 WITH signed AS (
     SELECT
@@ -54,6 +55,7 @@ WITH per_item_time AS (
         sum(sign * unshifted_correct::INTEGER) AS unshifted,
         bool_or(moved) AS moved
     FROM unshifted_answers
+    WHERE {counted}
     GROUP BY ALL
 ),
 classes AS (

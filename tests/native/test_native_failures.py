@@ -1,0 +1,67 @@
+"""A native system whose library calls all fail (Mem0 against a replay server with an empty
+recording: every extraction is refused) is scored like any system, and the failures table
+shows it failed: the probe stage logs each library call, failed or not, in its call log."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+if importlib.util.find_spec("mem0") is None:  # not imported here: the adapter switches off
+    # its telemetry before importing it
+    pytest.skip(
+        "the native extra is not installed: pip install -e .[native]", allow_module_level=True
+    )
+
+import pyarrow.parquet as pq
+from click.testing import CliRunner
+from network_guard import no_network  # noqa: F401  (autouse)
+from served import STAND_IN
+
+from analysis.test_failures import scored, study
+from memshift import layout
+from memshift.analysis.failures import counted, failures_table, verdict_line
+from memshift.cli import cli
+from memshift.models.profiles import Profile
+from memshift.native.library_calls import FAILURE, ROLE
+from memshift.native.settings import NativeSettings
+from memshift.stages import probe_native
+from memshift_tools.localserver import LocalServer
+from memshift_tools.replay import Replayer
+
+SEED, BRANCH = 1000, "none"
+RULES = Profile("rules", "rules")
+
+
+def test_a_native_system_whose_library_calls_all_fail_is_not_measured(tmp_path, monkeypatch):
+    # another test of the worker may have imported Mem0 through the adapter and had its
+    # environment restored since: the adapter refuses a Mem0 imported with telemetry on
+    monkeypatch.setenv("MEM0_TELEMETRY", "false")
+    world_dir, run_dir = tmp_path / "worlds/w1000", tmp_path / "run/w1000"
+    args = ["build-world", "--seed", str(SEED), "--out", str(world_dir), "--branch", BRANCH]
+    built = CliRunner().invoke(cli, [*args, "--history-months", "1"])
+    assert built.exit_code == 0, built.output
+    settings = NativeSettings(
+        "mem0", "local", STAND_IN["embedder_model"], STAND_IN["embedding_dims"]
+    )
+    with LocalServer(replayer := Replayer({})) as server:
+        own = Profile("local", "openai", model="stand-in", base_url=f"{server.url}/v1")
+        answered = probe_native.run(
+            world_dir, run_dir, BRANCH, "mem0", RULES, None, settings, (own, RULES)
+        )
+    assert answered > 0 and replayer.misses
+    out = layout.system_dir(run_dir, BRANCH, "mem0")
+    failed = pq.read_table(layout.table(out, layout.NATIVE_FAILURES)).to_pylist()
+    log = pq.read_table(layout.table(out, layout.READER_CALLS)).to_pylist()
+    library = [row for row in log if row["role"] == ROLE]
+    assert failed and len(library) == len(failed)
+    assert all(row["failure"] == FAILURE for row in library)
+    assert [row["detail"] for row in library] == [row["message"] for row in failed]
+    assert {row["role"] for row in log} == {"reader", ROLE}
+
+    (row,) = failures_table(counted(study([scored("mem0", BRANCH, SEED)], log)), 0.05).to_pylist()
+    assert (row["library_calls"], row["library_failed"]) == (len(failed), len(failed))
+    assert row["model_failed"] == 0 and row["model_calls"] == answered
+    assert row["share"] == len(failed) / (len(failed) + answered) and not row["measured"]
+    assert "mem0 (" in (verdict_line([row]) or "")
