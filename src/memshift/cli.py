@@ -1592,7 +1592,7 @@ def models_check(profile: str, models_file: Path, base_url: str | None) -> None:
     """Send one request per role through PROFILE and report what works."""
     import dataclasses
 
-    from memshift.models.check import report, run_check
+    from memshift.models.check import report, run_check, try_other_forms
     from memshift.models.profiles import check_base_url, load_profile
 
     chosen = load_profile(models_file, profile)
@@ -1600,7 +1600,7 @@ def models_check(profile: str, models_file: Path, base_url: str | None) -> None:
         check_base_url(profile, base_url)
         chosen = dataclasses.replace(chosen, base_url=base_url)
     replies = run_check(chosen)
-    click.echo(report(chosen, replies))
+    click.echo(report(chosen, replies, try_other_forms(chosen, replies)))
     if not all(r.ok for r in replies):
         sys.exit(1)
 
@@ -1645,7 +1645,7 @@ def serve_study(
     import subprocess
 
     from memshift.models import server
-    from memshift.models.check import report, run_check
+    from memshift.models.check import report, run_check, try_other_forms
 
     if list_presets or preset is None:
         for name, found in server.load_presets(servers_file).items():
@@ -1666,7 +1666,7 @@ def serve_study(
     log = root / "results" / "servers" / f"{chosen.name}.log"
     with server.serving(chosen, root, log, say):
         replies = run_check(profile)
-        click.echo(report(profile, replies), err=True)
+        click.echo(report(profile, replies, try_other_forms(profile, replies)), err=True)
         if not no_check and not all(r.ok for r in replies):
             raise MemshiftError(
                 f"profile {profile.name!r} failed the check on {chosen.name}; fix the profile "

@@ -158,6 +158,8 @@ CALLS = pa.schema(
         ("finish_reason", pa.string()),
         ("failure", pa.string()),
         ("detail", pa.string()),
+        # a failed reply's own text, bounded and redacted (call logs written before it lack it)
+        ("raw", pa.string()),
     ]
 )
 

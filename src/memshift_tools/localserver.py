@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -30,6 +31,7 @@ from typing import Any
 
 from aiohttp import web
 
+from memshift.models.structured import SCHEMA_LEAD
 from memshift_tools import localfaults
 
 Messages = list[dict[str, str]]
@@ -206,6 +208,39 @@ _MINIMAL_BY_TYPE: dict[str | None, Callable[[Mapping[str, Any]], Any]] = {
 }
 
 
+# How the server takes a reply's schema: `openai` (the OpenAI API's and vLLM's forms: a
+# json_schema response format, llama.cpp's json_object with a schema, or a forced function
+# call); `llamacpp` (llama.cpp's Python server: any response format other than text or
+# json_object is refused with HTTP 500 and a validation error); `text` (a server that ignores
+# every schema parameter: it answers the schema the prompt states, wrapped in prose).
+MODES = ("openai", "llamacpp", "text")
+
+
+def llamacpp_refusal(kind: str) -> dict[str, Any]:
+    """The body llama.cpp's Python server (0.3.x) answers to a response format it does not
+    take: its request validation error, reported as an internal server error."""
+    message = (
+        "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', "
+        f"'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': '{kind}', "
+        "'ctx': {'expected': \"'text' or 'json_object'\"}}"
+    )
+    return {
+        "error": {"message": message, "type": "internal_server_error", "param": None, "code": None}
+    }
+
+
+def schema_in_prompt(text: str) -> dict[str, Any] | None:
+    """The JSON schema a prompt states the way memshift asks for one in the text, if it does."""
+    _, found, rest = text.rpartition(SCHEMA_LEAD)
+    if not found:
+        return None
+    try:
+        schema = json.loads(rest.strip())
+    except ValueError:
+        return None
+    return schema if isinstance(schema, dict) else None
+
+
 def canned_answer(api: str, messages: Messages, schema: dict[str, Any] | None) -> str:
     """An Answer for benchmarks: the minimal valid instance of the requested schema, as JSON."""
     if schema is None:
@@ -309,20 +344,46 @@ def _openai_schema(response_format: Any) -> dict[str, Any] | None:
     return spec.get("schema", {})
 
 
+def _openai_forced_function(body: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """(name, parameters) of the function a request forces the model to call, if it does."""
+    choice = body.get("tool_choice")
+    if not isinstance(choice, dict) or choice.get("type") != "function":
+        return None
+    name = _require(_require(choice, "function", dict), "name", str)
+    for tool in body.get("tools") or []:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict) and function.get("name") == name:
+            return name, function.get("parameters", {})
+    raise _BadRequest(f"`tool_choice` names the function {name!r}, which `tools` does not hold")
+
+
 def _openai_call(body: dict[str, Any]) -> _Call:
     _refuse_streaming(body)
     model = _require(body, "model", str)
     messages = [_openai_message(m) for m in _require(body, "messages", list)]
-    return _Call(model, messages, _openai_schema(body.get("response_format")))
+    forced = _openai_forced_function(body)
+    if forced is not None:
+        return _Call(model, messages, forced[1], forced_tool=forced[0])
+    response_format = body.get("response_format")
+    if isinstance(response_format, dict) and response_format.get("type") == "json_object":
+        # llama.cpp's server takes the schema inside a json_object response format
+        return _Call(model, messages, response_format.get("schema"))
+    return _Call(model, messages, _openai_schema(response_format))
 
 
 def _openai_reply(call: _Call, outcome: _Outcome) -> dict[str, Any]:
     completion_tokens = estimate_tokens(REFUSAL_TEXT if outcome.refused else outcome.content)
-    message = {
+    message: dict[str, Any] = {
         "role": "assistant",
         "content": None if outcome.refused else outcome.content,
         "refusal": REFUSAL_TEXT if outcome.refused else None,
     }
+    finish = "length" if outcome.truncated else "stop"
+    if call.forced_tool is not None and not outcome.refused:
+        function = {"name": call.forced_tool, "arguments": outcome.content}
+        message["content"] = None
+        message["tool_calls"] = [{"id": "call_0", "type": "function", "function": function}]
+        finish = "length" if outcome.truncated else "tool_calls"
     prompt_tokens = call.prompt_tokens
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex}",
@@ -334,7 +395,7 @@ def _openai_reply(call: _Call, outcome: _Outcome) -> dict[str, Any]:
                 "index": 0,
                 "message": message,
                 "logprobs": None,
-                "finish_reason": "length" if outcome.truncated else "stop",
+                "finish_reason": finish,
             }
         ],
         "usage": {
@@ -375,7 +436,7 @@ OPENAI = _Dialect(
     api="openai",
     known_fields=frozenset(
         {"model", "messages", "response_format", "temperature", "top_p", "max_tokens"}
-        | {"max_completion_tokens", "seed", "stream"}
+        | {"max_completion_tokens", "seed", "stream", "tools", "tool_choice"}
     ),
     parse=_openai_call,
     reply=_openai_reply,
@@ -623,12 +684,20 @@ class _State:
 
 class _App:
     def __init__(
-        self, answer: Answer, latency: float, state: _State, unsupported: Sequence[str] = ()
+        self,
+        answer: Answer,
+        latency: float,
+        state: _State,
+        unsupported: Sequence[str] = (),
+        mode: str = "openai",
     ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}")
         self._answer = answer
         self._latency = latency
         self._state = state
         self._unsupported = tuple(unsupported)
+        self._mode = mode
 
     def build(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY_BYTES)
@@ -665,6 +734,14 @@ class _App:
             refused = next((name for name in self._unsupported if name in body), None)
             if refused is not None:
                 return await self._send(request, key, 400, dialect.unsupported(refused))
+            if self._mode == "llamacpp" and dialect.api == "openai":
+                kind = (body.get("response_format") or {}).get("type", "text")
+                if kind not in ("text", "json_object"):
+                    return await self._send(request, key, 500, llamacpp_refusal(kind))
+            if self._mode == "text":
+                call = dataclasses.replace(
+                    call, schema=schema_in_prompt(call.last_user), forced_tool=None
+                )
             return await self._serve(request, dialect, call, key)
 
         return handle
@@ -685,6 +762,8 @@ class _App:
             return await self._send(request, key, 401, localfaults.echo_key_body(request))
         try:
             content = self._answer(dialect.api, call.messages, call.schema)
+            if self._mode == "text":
+                content = f"Here is the reply.\n```json\n{content}\n```\nThat is all."
         except KeyError as exc:
             message = f"request unknown to the local server: {exc}"
             return await self._send(request, key, 400, dialect.error("unknown_request", message))
@@ -853,12 +932,14 @@ class LocalServer:
         host: str = LOOPBACK,
         port: int = 0,
         unsupported: Sequence[str] = (),
+        mode: str = "openai",
     ) -> None:
-        """`unsupported`: request parameters answered with HTTP 400 naming the parameter."""
+        """`unsupported`: request parameters answered with HTTP 400 naming the parameter;
+        `mode`: how the server takes a reply schema (`MODES`)."""
         if host != LOOPBACK:
             raise ValueError(f"the local server binds only {LOOPBACK}, not {host!r}")
         self._state = _State(faults)
-        self._app = _App(answer, latency, self._state, unsupported)
+        self._app = _App(answer, latency, self._state, unsupported, mode)
         self._host = host
         self._requested_port = port
         self._port: int | None = None
@@ -942,9 +1023,10 @@ async def serve_forever(
     latency: float,
     faults: Sequence[FaultRule],
     unsupported: Sequence[str] = (),
+    mode: str = "openai",
 ) -> None:
     """Serve in the foreground until SIGTERM or SIGINT; announces the URL on stdout when ready."""
-    app = _App(answer, latency, _State(faults), unsupported).build()
+    app = _App(answer, latency, _State(faults), unsupported, mode).build()
     runner, bound = await _start(app, LOOPBACK, port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -959,7 +1041,7 @@ async def serve_forever(
 
 def _arguments(
     argv: Sequence[str] | None,
-) -> tuple[int, float, tuple[FaultRule, ...], tuple[str, ...]]:
+) -> tuple[int, float, tuple[FaultRule, ...], tuple[str, ...], str]:
     parser = argparse.ArgumentParser(
         prog="python -m memshift_tools.localserver",
         description="Serve canned OpenAI- and Anthropic-style replies on 127.0.0.1.",
@@ -970,18 +1052,21 @@ def _arguments(
     parser.add_argument(
         "--unsupported", default="", help="comma-separated request parameters to refuse (400)"
     )
+    parser.add_argument(
+        "--mode", choices=MODES, default="openai", help="how the server takes a reply schema"
+    )
     args = parser.parse_args(argv)
     try:
         faults = parse_faults(args.faults)
     except (ValueError, TypeError) as exc:
         parser.error(f"--faults: {exc}")
     unsupported = tuple(name for name in args.unsupported.split(",") if name)
-    return args.port, args.latency, faults, unsupported
+    return args.port, args.latency, faults, unsupported, args.mode
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    port, latency, faults, unsupported = _arguments(argv)
-    asyncio.run(serve_forever(canned_answer, port, latency, faults, unsupported))
+    port, latency, faults, unsupported, mode = _arguments(argv)
+    asyncio.run(serve_forever(canned_answer, port, latency, faults, unsupported, mode))
 
 
 if __name__ == "__main__":

@@ -16,8 +16,10 @@ from memshift.models.backends import (
     sent_parameters,
 )
 from memshift.models.http import HttpTransport
+from memshift.models.openai_backend import merged
 from memshift.models.profiles import Profile
 from memshift.models.retry import MalformedReply
+from memshift.models.structured import asking_in_text
 
 TOOL = "reply"
 API_VERSION = "2023-06-01"
@@ -38,10 +40,11 @@ def request_body(
     if structured == "tool":
         body["tools"] = [{"name": TOOL, "description": "Give the reply.", "input_schema": schema}]
         body["tool_choice"] = {"type": "tool", "name": TOOL}
+    elif structured == "text":
+        body["messages"] = asking_in_text(body["messages"], schema)
     else:
         body["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
-    body.update(profile.extra_body)
-    return body
+    return merged(body, profile.extra_body)
 
 
 class AnthropicBackend:

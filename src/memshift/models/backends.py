@@ -7,6 +7,7 @@ caching, retries, validation and logging, the same for every backend.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -17,7 +18,14 @@ from memshift.models.profiles import Profile
 from memshift.models.redaction import redact
 from memshift.models.replies import Usage
 from memshift.models.requests import ModelRequest
-from memshift.models.retry import RETRYABLE_STATUS, MalformedReply, TransportFailure, server_wait
+from memshift.models.retry import (
+    RETRYABLE_STATUS,
+    CallFailure,
+    ContextOverflow,
+    MalformedReply,
+    TransportFailure,
+    server_wait,
+)
 from memshift.storable import UnstorableError, parse_json
 
 if TYPE_CHECKING:
@@ -79,21 +87,41 @@ def sent_parameters(profile: Profile) -> frozenset[str]:
     return frozenset().union(*roles, profile.extra_body, thinking)
 
 
+# A validation error's location in the request, as FastAPI servers write it (llama.cpp's
+# Python server, among others): ('body', 'response_format', 'type') or ["body", "tools"].
+_BODY_LOCATION = re.compile(r"""[(\[]\s*['"]body['"]\s*,\s*['"]([A-Za-z_][A-Za-z0-9_]*)['"]""")
+# What servers say when a prompt does not fit the context window (vLLM, llama.cpp, OpenAI).
+CONTEXT_EXCEEDED = re.compile(
+    r"maximum context length|exceeds? (?:the )?context (?:window|length|size)|context_length_"
+    r"exceeded|requested tokens \(\d+\) exceed",
+    re.IGNORECASE,
+)
+REFUSING_STATUS = frozenset({400, 422, 500})
+
+
 def refused_parameter(body: bytes, sent: frozenset[str]) -> str | None:
-    """The request parameter a 400 reply names: OpenAI's `error.param`, or else a parameter of
-    the request quoted in the error message (Anthropic names it only there)."""
+    """The request parameter an error reply names: OpenAI's `error.param`, the body field of a
+    FastAPI validation error (llama.cpp's server answers one with HTTP 500), or else a parameter
+    of the request quoted in the error message (Anthropic names it only there)."""
     try:
-        error = parse_json(body.decode("utf-8")).get("error")
-    except (ValueError, AttributeError):
+        data = parse_json(body.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
         return None
-    if not isinstance(error, dict):
+    if not isinstance(data, dict):
         return None
-    param = error.get("param")
-    if isinstance(param, str) and param:
-        return param
-    message = error.get("message")
+    error = data.get("error")
+    if isinstance(error, dict):
+        param = error.get("param")
+        if isinstance(param, str) and param:
+            return param
+        message = error.get("message")
+    else:
+        message = json.dumps(data.get("detail", ""))
     if not isinstance(message, str):
         return None
+    located = _BODY_LOCATION.search(message)
+    if located:
+        return located.group(1)
     quoted = set(re.findall(r"[`'\"]([A-Za-z_][A-Za-z0-9_.]*)[`'\"]", message))
     return next((name for name in sorted(sent) if name in quoted), None)
 
@@ -109,16 +137,19 @@ def refused_parameter_in(detail: str) -> str | None:
 
 def status_failure(
     reply: HttpReply, secrets: tuple[str, ...], sent: frozenset[str] = frozenset()
-) -> TransportFailure:
+) -> CallFailure:
     # Redacted before it is cut, so that no cut can leave part of a key behind.
     quoted = redact(reply.body[:ERROR_QUOTE_BYTES].decode("utf-8", "replace"), secrets)
-    param = refused_parameter(reply.body, sent) if reply.status == 400 else None
+    if reply.status in REFUSING_STATUS and CONTEXT_EXCEEDED.search(quoted):
+        return ContextOverflow(f"HTTP {reply.status}: {quoted[:300]}", status=reply.status)
+    param = refused_parameter(reply.body, sent) if reply.status in REFUSING_STATUS else None
     refused = "" if param is None else f" (refused parameter '{_plain(param, secrets)}')"
+    # a server that names a parameter it refuses refuses it again: no retry, even for a 500
     return TransportFailure(
         f"HTTP {reply.status}{refused}: {quoted[:300]}",
         status=reply.status,
         retry_after=server_wait(reply.retry_after, reply.retry_after_ms),
-        retryable=reply.status in RETRYABLE_STATUS,
+        retryable=reply.status in RETRYABLE_STATUS and param is None,
     )
 
 

@@ -46,6 +46,7 @@ class CallLog:
             "finish_reason": redact(reply.finish_reason),
             "failure": reply.failure,
             "detail": redact(reply.detail),
+            "raw": redact(reply.raw),
         }
         with self._lock:
             self._rows.append(row)

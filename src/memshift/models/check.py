@@ -7,18 +7,23 @@ A check is asked interactively, so a server that cannot be reached ends it at on
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from memshift.errors import MemshiftError
 from memshift.gold.evaluator import evaluate
+from memshift.models import prompts
 from memshift.models.backends import refused_parameter_in, sent_parameters
 from memshift.models.client import ModelClient
 from memshift.models.http import CONNECT_FAILED, connect_reason
-from memshift.models.profiles import Profile
+from memshift.models.profiles import STRUCTURED_MODES, Profile
 from memshift.models.replies import Reply
 from memshift.models.requests import AuditRequest, ProgramRequest, ReaderRequest, WriterRequest
 from memshift.models.retry import RetryPolicy
 from memshift.statements import render
+from memshift.tokens import count_tokens
 from memshift.world.generate import World, generate_world
 from memshift.world.items import Item
 from memshift.world.parse import record_evidence
@@ -38,13 +43,19 @@ def _live(world: World, sources: tuple[str, ...]) -> list[Record]:
 
 
 def check_requests(
-    world: World | None = None,
+    world: World | None = None, profile: Profile | None = None
 ) -> list[WriterRequest | ReaderRequest | ProgramRequest | AuditRequest]:
-    """Small, fixed requests of every role, built from world 0 at its fork."""
+    """Small, fixed requests of every role, built from world 0 at its fork; with a profile that
+    states a context window, the writer's and the auditor's records cut to the evidence a study
+    would give them on it (the newest that fit)."""
+    from memshift.retrieval.budgets import evidence_budget
+    from memshift.retrieval.selection import cited_within, record_tokens
+
     world = world or generate_world(CHECK_SEED)
     fork = world.timeline.fork
     contacts = _item(world, "def.important_contacts")
-    meetings = tuple(r for r in _live(world, ("calendar",)) if r.kind == "meeting")[-40:]
+    recent = tuple(r for r in _live(world, ("calendar",)) if r.kind == "meeting")[-40:]
+    meetings = cited_within(recent, evidence_budget(profile, "writer"))
     employer = _item(world, "person.employer")
     prose = _live(world, employer.sources)
     gold = evaluate(employer, prose, fork)
@@ -60,7 +71,15 @@ def check_requests(
         WriterRequest(contacts, 1, fork, meetings),
         ReaderRequest(employer, 1, fork, question, evidence),
         ProgramRequest(friends, 1, fields),
-        AuditRequest(employer, 1, evidence[0], gold.value, holder.updated, (holder,), prose[-5:]),
+        AuditRequest(
+            employer,
+            1,
+            evidence[0],
+            gold.value,
+            holder.updated,
+            (holder,),
+            cited_within(prose[-5:], evidence_budget(profile, "auditor") - record_tokens(holder)),
+        ),
     ]
 
 
@@ -107,13 +126,68 @@ async def _connect(host: str, port: int, timeout: float) -> None:
     await writer.wait_closed()
 
 
+CHECK_ATTEMPTS = 2
+
+
+@dataclass(frozen=True)
+class Tried:
+    """Another structured-output form tried for a role that failed in the profile's own."""
+
+    role: str
+    mode: str
+    reply: Reply
+
+
+def _with_mode(profile: Profile, role: str, mode: str) -> Profile:
+    roles = {**profile.roles, role: {**profile.roles.get(role, {}), "structured": mode}}
+    return dataclasses.replace(profile, roles=roles)
+
+
+def _client(profile: Profile) -> ModelClient:
+    retry = RetryPolicy(max_attempts=min(profile.max_attempts, CHECK_ATTEMPTS), retry_connect=False)
+    return ModelClient(profile, cache_dir=None, retry=retry)
+
+
 def run_check(profile: Profile) -> list[Reply]:
     probe(profile)
-    retry = RetryPolicy(max_attempts=profile.max_attempts, retry_connect=False)
-    replies = ModelClient(profile, cache_dir=None, retry=retry).generate(check_requests())
+    replies = _client(profile).generate(check_requests(profile=profile))
     if replies and all(_unreachable(r) for r in replies):
         raise Unreachable(f"model profile {profile.name!r}: {replies[0].detail}")
     return replies
+
+
+def try_other_forms(profile: Profile, replies: Sequence[Reply]) -> list[Tried]:
+    """For every role that failed other than by an unreachable server, the backend's other
+    structured-output forms, one request each, so the check can say which form works."""
+    tried: list[Tried] = []
+    requests = {r.role: r for r in check_requests(profile=profile)}
+    for reply in replies:
+        if reply.ok or _unreachable(reply):
+            continue
+        own = profile.structured_for(reply.role)
+        for mode in STRUCTURED_MODES.get(profile.backend, ()):
+            if mode == own:
+                continue
+            (other,) = _client(_with_mode(profile, reply.role, mode)).generate(
+                [requests[reply.role]]
+            )
+            tried.append(Tried(reply.role, mode, other))
+            if other.ok:
+                break
+    return tried
+
+
+def token_ratio(profile: Profile, replies: Sequence[Reply]) -> float | None:
+    """The server's prompt tokens over memshift's count of the same prompts (its `token_ratio`),
+    over the replies that report their usage."""
+    requests = {r.role: r for r in check_requests(profile=profile)}
+    counted = served = 0
+    for reply in replies:
+        if reply.usage.tokens_in and reply.role in requests:
+            messages = prompts.build(requests[reply.role])
+            counted += sum(count_tokens(m["content"]) for m in messages)
+            served += reply.usage.tokens_in
+    return served / counted if counted else None
 
 
 def _unreachable(reply: Reply) -> bool:
@@ -130,16 +204,40 @@ def _refused(profile: Profile, name: str) -> str:
     )
 
 
-def report(profile: Profile, replies: list[Reply]) -> str:
+RAW_SHOWN = 200
+
+
+def _outcome(reply: Reply) -> str:
+    if reply.ok:
+        return "ok"
+    said = f"; it said: {reply.raw[:RAW_SHOWN]!r}" if reply.raw else ""
+    return f"FAILED ({reply.failure}: {reply.detail}{said})"
+
+
+def report(profile: Profile, replies: list[Reply], tried: Sequence[Tried] = ()) -> str:
     lines = [f"profile {profile.name}: backend {profile.backend}, model {profile.model}"]
     for reply in replies:
-        outcome = "ok" if reply.ok else f"FAILED ({reply.failure}: {reply.detail})"
         lines.append(
-            f"  {reply.role:<8} {outcome}; {reply.attempts} attempt(s), {reply.latency_ms:.0f} ms, "
+            f"  {reply.role:<8} {profile.structured_for(reply.role)} {_outcome(reply)}; "
+            f"{reply.attempts} attempt(s), {reply.latency_ms:.0f} ms, "
             f"{reply.usage.tokens_in} tokens in, {reply.usage.tokens_out} out"
         )
-    refused = sorted({p for r in replies if (p := refused_parameter_in(r.detail)) is not None})
+        lines += [f"           {t.mode} {_outcome(t.reply)}" for t in tried if t.role == reply.role]
+    everything = [*replies, *(t.reply for t in tried)]
+    refused = sorted({p for r in everything if (p := refused_parameter_in(r.detail)) is not None})
     lines += [_refused(profile, name) for name in refused]
-    working = sum(r.ok for r in replies)
-    lines.append(f"{working} of {len(replies)} roles work")
+    working = {t.role: t.mode for t in tried if t.reply.ok}
+    if working:
+        settings = ", ".join(f"roles.{role}.structured: {mode}" for role, mode in working.items())
+        if len(set(working.values())) == 1 and len(working) == len(replies):
+            settings = f"structured: {next(iter(working.values()))}"
+        lines.append(f"set in profile {profile.name}: {settings}")
+    ratio = token_ratio(profile, everything)
+    if ratio is not None:
+        lines.append(
+            f"the server counted {ratio:.2f} of its tokens per token of memshift's count "
+            f"(the profile's token_ratio: {profile.token_ratio:g})"
+        )
+    ok = sum(r.ok for r in replies)
+    lines.append(f"{ok} of {len(replies)} roles work")
     return "\n".join(lines)

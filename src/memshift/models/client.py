@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import random
 import time
 from collections.abc import Sequence
@@ -20,16 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from memshift.models import prompts
-from memshift.models.backends import Completion, DirectBackend, HttpBackend
+from memshift.models.backends import Completion, DirectBackend, HttpBackend, Messages
 from memshift.models.cache import CachedReply, ResponseCache, cache_key, canonical
 from memshift.models.calllog import CallLog
 from memshift.models.profiles import Profile, check_base_url
 from memshift.models.redaction import redact
-from memshift.models.replies import Reply, Usage
+from memshift.models.replies import RAW_CHARACTERS, Reply, Usage
 from memshift.models.requests import ModelRequest
 from memshift.models.retry import CallFailure, RetryPolicy
 from memshift.models.schemas import SCHEMAS, check_reply, schema_name
+from memshift.models.structured import extract_json
 from memshift.registry import BACKENDS, load
+from memshift.storable import storable_text
 from memshift.tokens import count_tokens
 
 TRUNCATED = frozenset({"length", "max_tokens"})
@@ -70,6 +73,36 @@ def request_key(profile: Profile, body: dict[str, Any]) -> tuple[str, str]:
     return cache_key(key_meta(profile), body_json), body_json
 
 
+def raw_text(content: str | None, secrets: tuple[str, ...]) -> str:
+    """What a failed reply said, for the call log: redacted before it is cut (no cut leaves part
+    of a key), storable whatever it holds, and bounded."""
+    if not content:
+        return ""
+    return storable_text(redact(content, secrets))[:RAW_CHARACTERS]
+
+
+def prompt_estimate(profile: Profile, messages: Messages) -> int:
+    """The prompt's size in the model's tokens, estimated from memshift's count of its messages
+    (which hold the schema when it is asked for in the text)."""
+    counted = sum(count_tokens(m["content"]) for m in messages)
+    return math.ceil(counted * profile.token_ratio)
+
+
+def overflow(profile: Profile, role: str, messages: Messages) -> str | None:
+    """Why the prompt cannot fit the model's context window beside the reply, or None."""
+    if not profile.context_length:
+        return None
+    prompt = prompt_estimate(profile, messages)
+    limit = profile.reply_tokens(role)
+    if prompt + limit <= profile.context_length:
+        return None
+    return (
+        f"a prompt of about {prompt:,} tokens (memshift's count x token_ratio "
+        f"{profile.token_ratio:g}) + the reply limit {limit:,} > context_length "
+        f"{profile.context_length:,}; not sent"
+    )
+
+
 def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000.0
 
@@ -89,6 +122,8 @@ class _Call:
     key: str
     start: float
     secrets: tuple[str, ...] = ()
+    # the reply's JSON is read out of free text (the `text` structured form)
+    extract: bool = False
 
     def failed(
         self,
@@ -98,6 +133,7 @@ class _Call:
         attempts: int = 1,
         finish_reason: str = "",
         usage: Usage | None = None,
+        content: str | None = None,
     ) -> Reply:
         return Reply(
             self.request.role,
@@ -110,6 +146,7 @@ class _Call:
             False,
             attempts,
             self.key,
+            raw_text(content, self.secrets),
         )
 
     def checked(
@@ -119,7 +156,12 @@ class _Call:
         value, failure, detail = self._verdict(content, finish_reason)
         if failure is not None:
             return self.failed(
-                failure, detail, attempts=attempts, finish_reason=finish_reason, usage=usage
+                failure,
+                detail,
+                attempts=attempts,
+                finish_reason=finish_reason,
+                usage=usage,
+                content=content,
             )
         return Reply(
             self.request.role,
@@ -141,6 +183,8 @@ class _Call:
             return None, "truncated", f"stopped at the token limit ({finish_reason})"
         if content is not None and any(secret in content for secret in self.secrets):
             return None, "unstorable", "the reply holds the API key"
+        if content is not None and self.extract:
+            content = extract_json(content)
         return check_reply(schema_name(self.request), content)
 
 
@@ -221,7 +265,11 @@ class ModelClient:
         schema = SCHEMAS[schema_name(request)]
         body = backend.body(request.role, prompts.build(request), schema)
         key, body_json = request_key(self.profile, body)
-        call = _Call(request, key, start, backend.secrets)
+        extract = self.profile.structured_for(request.role) == "text"
+        call = _Call(request, key, start, backend.secrets, extract)
+        too_long = overflow(self.profile, request.role, body.get("messages", []))
+        if too_long is not None:
+            return call.failed("context_overflow", too_long, attempts=0)
         reply = self._from_cache(call, batch)
         if reply is None:
             outcome = await self._with_retries(backend, body_json.encode())
@@ -271,6 +319,7 @@ class ModelClient:
                 attempts=attempts,
                 finish_reason=completion.finish_reason,
                 usage=completion.usage,
+                content=completion.content,
             )
         return call.checked(
             completion.content, completion.finish_reason, completion.usage, attempts, False

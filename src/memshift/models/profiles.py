@@ -29,9 +29,8 @@ URL_SCHEMES = ("http", "https")
 STRUCTURED_MODES = {
     "openai": ("json_schema", "json_object", "tool", "text"),
     "anthropic": ("json_schema", "tool", "text"),
-    "ollama": ("format", "text"),
 }
-REPLY_LIMITS = ("max_tokens", "max_completion_tokens", "num_predict")
+REPLY_LIMITS = ("max_tokens", "max_completion_tokens")
 
 _ALL_MODES = sorted({mode for modes in STRUCTURED_MODES.values() for mode in modes})
 _DECODING = {
@@ -157,9 +156,10 @@ def _check(name: str, raw: dict[str, Any]) -> Profile:
     if not any(limit in profile.decoding for limit in REPLY_LIMITS):
         raise ConfigError(
             f"model profile {name!r}: decoding must set max_tokens (or "
-            "max_completion_tokens, or num_predict for ollama) so no server default can apply"
+            "max_completion_tokens) so no server default can apply"
         )
     check_base_url(name, profile.base_url)
+    check_extra_body(profile)
     modes = STRUCTURED_MODES.get(profile.backend, ())
     for role in ("", *profile.roles):
         chosen = profile.roles.get(role, {}).get("structured") if role else profile.structured
@@ -177,6 +177,30 @@ def _check(name: str, raw: dict[str, Any]) -> Profile:
             "a prompt beside the reply's token limit"
         )
     return profile
+
+
+# The request fields each backend sets itself; extra_body may add fields, never replace these.
+OWN_FIELDS = {
+    "openai": ("model", "messages", "response_format", "tools", "tool_choice", "stream"),
+    "anthropic": ("model", "system", "messages", "tools", "tool_choice", "output_config"),
+}
+
+
+def check_extra_body(profile: Profile) -> None:
+    """Refuse an extra_body field that would replace one memshift sets (its schema form, the
+    messages, a decoding parameter): it used to be dropped silently in favour of extra_body."""
+    roles = (*profile.roles, "writer")
+    decoding = {key for role in roles for key in profile.decoding_for(role)}
+    own = {*OWN_FIELDS.get(profile.backend, ()), *decoding}
+    if profile.thinking:
+        own.add("thinking")
+    clash = sorted(own & set(profile.extra_body))
+    if clash:
+        raise ConfigError(
+            f"model profile {profile.name!r}: extra_body sets {', '.join(clash)}, which "
+            "memshift sets itself; choose the schema's form with `structured` (per role: "
+            "roles.<role>.structured) and decoding parameters in `decoding`"
+        )
 
 
 def check_base_url(name: str, url: str) -> None:

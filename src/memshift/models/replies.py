@@ -16,7 +16,11 @@ FAILURES = (
     "transport_error",  # connection failure, timeout, or an HTTP error after all retries
     "malformed_reply",  # the API's reply is not the shape the API defines
     "reply_too_large",  # the reply is larger than the profile's max_reply_bytes
+    "context_overflow",  # the prompt and the reply's token limit exceed the model's context
+    # window (found before sending, from the profile's context_length, or said by the server)
+    "library_error",  # a call of a native memory library failed (native/library_calls.py)
 )
+RAW_CHARACTERS = 2000  # of a failed reply's text kept in the call log
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,8 @@ class Reply:
     cache_hit: bool = False
     attempts: int = 1
     cache_key: str = ""
+    # what the model sent, when a reply arrived but failed its checks (bounded, redacted)
+    raw: str = ""
 
     def __post_init__(self) -> None:
         if (self.value is None) == (self.failure is None):

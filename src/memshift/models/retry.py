@@ -69,6 +69,13 @@ class ReplyTooLarge(CallFailure):
     reason = "reply_too_large"
 
 
+class ContextOverflow(CallFailure):
+    """The server said the prompt and the reply do not fit the model's context window: asking
+    again cannot change that."""
+
+    reason = "context_overflow"
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     max_attempts: int = 6

@@ -14,8 +14,19 @@ from memshift.models.requests import ModelRequest, WriterRequest
 from memshift.storable import INT32, UnstorableError, parse_storable, storable_text
 from memshift.world.rewrite_prompt import REWRITE_SCHEMA
 
+# Every string and list a reply holds is bounded, far above what a sound reply needs (a value, a
+# sentence or two, a quote of at most 25 words), so that a server decoding under the schema's
+# grammar cannot loop inside one string until the token limit cuts the reply.
+_NAME = {"type": "string", "maxLength": 200}
+_SENTENCES = {"type": "string", "maxLength": 1000}
+_QUOTE = {"type": "string", "maxLength": 400}
+_ID = {"type": "string", "maxLength": 100}
 _VALUE = {
-    "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]
+    "anyOf": [
+        {"type": "string", "maxLength": 500},
+        {"type": "array", "items": _NAME, "maxItems": 60},
+        {"type": "null"},
+    ]
 }
 
 _CITATIONS = {
@@ -24,9 +35,9 @@ _CITATIONS = {
     "items": {
         "type": "object",
         "properties": {
-            "object_id": {"type": "string"},
+            "object_id": _ID,
             "revision": {"type": "integer"},
-            "quote": {"type": "string"},
+            "quote": _QUOTE,
         },
         "required": ["object_id", "revision", "quote"],
         "additionalProperties": False,
@@ -36,7 +47,7 @@ _CITATIONS = {
 SCHEMAS: dict[str, dict[str, Any]] = {
     "writer": {
         "type": "object",
-        "properties": {"value": _VALUE, "statement": {"type": "string"}, "citations": _CITATIONS},
+        "properties": {"value": _VALUE, "statement": _SENTENCES, "citations": _CITATIONS},
         "required": ["value", "statement", "citations"],
         "additionalProperties": False,
     },
@@ -47,7 +58,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "properties": {
             "bears_on_item": {"type": "boolean"},
             "value": _VALUE,
-            "statement": {"type": "string"},
+            "statement": _SENTENCES,
             "citations": _CITATIONS,
         },
         "required": ["bears_on_item", "value", "statement", "citations"],
@@ -70,10 +81,11 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "properties": {
             "premises": {
                 "type": "array",
+                "maxItems": 12,
                 "items": {
                     "type": "object",
                     "properties": {
-                        "premise": {"type": "string"},
+                        "premise": _SENTENCES,
                         "pass": {"enum": ["draft", "state"]},
                         "verdict": {"enum": ["VALID", "STALE", "UNKNOWN"]},
                         "current_value": _VALUE,
@@ -85,15 +97,16 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             },
             "transitions": {
                 "type": "array",
+                "maxItems": 12,
                 "items": {
                     "type": "object",
                     "properties": {
-                        "dimension": {"type": "string"},
+                        "dimension": _NAME,
                         "old_value": _VALUE,
                         "new_value": _VALUE,
-                        "old_quote": {"type": "string"},
-                        "new_quote": {"type": "string"},
-                        "causal_path": {"type": "array", "items": {"type": "string"}},
+                        "old_quote": _QUOTE,
+                        "new_quote": _QUOTE,
+                        "causal_path": {"type": "array", "items": _ID, "maxItems": 20},
                         "pass": {"enum": ["draft", "state"]},
                         "material": {"type": "boolean"},
                     },
