@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(BIN)):$(PATH)
 CORES ?= all
 
-.PHONY: run test test-native test-cluster lint bench bench-study bench-cluster install compile clean-results horizons heldout rewritten \
+.PHONY: run test test-native test-cluster test-real-model lint bench bench-study bench-cluster install compile clean-results horizons heldout rewritten \
 	failure-modes sync
 
 install: $(STAMP)
@@ -57,6 +57,13 @@ test: lint compile
 # The real memory libraries at full size (tests/native, docs/native.md): about ten minutes
 test-native: compile
 	$(BIN)/pytest -n 2 -q -m native_full tests/native tests/pipeline/test_native_study.py
+
+# A real model on this machine's CPU: llama.cpp's server with SmolLM2-135M-Instruct, built into
+# .venv-llama (servers/llama-cpp/install.sh, a few minutes the first time), and a slice study
+# with all four roles on it, world to report (tests/realmodel, docs/models.md)
+test-real-model: compile
+	bash servers/llama-cpp/install.sh
+	$(BIN)/pytest -q -m real_model tests/realmodel
 
 # A one-node SLURM cluster on this machine (as root), the smoke study through it and locally,
 # compared output for output; stops only what it started (cluster/, docs/running.md)

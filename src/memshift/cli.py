@@ -1594,13 +1594,15 @@ def models_check(profile: str, models_file: Path, base_url: str | None) -> None:
 
     from memshift.models.check import report, run_check, try_other_forms
     from memshift.models.profiles import check_base_url, load_profile
+    from memshift.retrieval.budgets import check_budgets
 
     chosen = load_profile(models_file, profile)
     if base_url:
         check_base_url(profile, base_url)
         chosen = dataclasses.replace(chosen, base_url=base_url)
-    replies = run_check(chosen)
-    click.echo(report(chosen, replies, try_other_forms(chosen, replies)))
+    budgets = check_budgets(chosen)
+    replies = run_check(chosen, budgets)
+    click.echo(report(chosen, replies, try_other_forms(chosen, replies, budgets), budgets))
     if not all(r.ok for r in replies):
         sys.exit(1)
 
@@ -1646,6 +1648,7 @@ def serve_study(
 
     from memshift.models import server
     from memshift.models.check import report, run_check, try_other_forms
+    from memshift.retrieval.budgets import check_budgets
 
     if list_presets or preset is None:
         for name, found in server.load_presets(servers_file).items():
@@ -1665,8 +1668,10 @@ def serve_study(
         sys.exit(subprocess.run(study, check=False).returncode)
     log = root / "results" / "servers" / f"{chosen.name}.log"
     with server.serving(chosen, root, log, say):
-        replies = run_check(profile)
-        click.echo(report(profile, replies, try_other_forms(profile, replies)), err=True)
+        budgets = check_budgets(profile)
+        replies = run_check(profile, budgets)
+        tried = try_other_forms(profile, replies, budgets)
+        click.echo(report(profile, replies, tried, budgets), err=True)
         if not no_check and not all(r.ok for r in replies):
             raise MemshiftError(
                 f"profile {profile.name!r} failed the check on {chosen.name}; fix the profile "

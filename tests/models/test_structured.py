@@ -22,6 +22,9 @@ from memshift.models.profiles import Profile, _check
 from memshift.models.replies import RAW_CHARACTERS
 from memshift.models.retry import ContextOverflow
 from memshift.models.structured import extract_json
+from memshift.retrieval.budgets import check_budgets
+from memshift.tokens import count_tokens
+from memshift.world.parse import record_evidence
 from memshift_tools.localserver import FaultRule, LocalServer, canned_answer, llamacpp_refusal
 
 SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
@@ -236,5 +239,8 @@ def test_a_schema_fault_keeps_the_raw_reply_in_the_log():
 
 def test_budgeted_check_requests_fit_a_small_window():
     small = dataclasses.replace(profile(), context_length=2048, token_ratio=1.9)
-    whole, cut = check_requests(), check_requests(profile=small)
+    budgets = check_budgets(small)
+    whole, cut = check_requests(), check_requests(budgets=budgets)
     assert len(cut[0].records) < len(whole[0].records)
+    assert sum(count_tokens(record_evidence(r)) for r in cut[0].records) <= budgets["writer"]
+    assert check_budgets(profile()) == {}

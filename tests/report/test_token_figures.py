@@ -32,6 +32,7 @@ def calls(world: int, role: str, tokens: list[tuple[int, int, bool]]) -> pa.Tabl
             "finish_reason": ["stop"] * n,
             "failure": [None] * n,
             "detail": [None] * n,
+            "raw": [""] * n,
         },
         schema=schemas.CALLS,
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -27,7 +27,7 @@ from memshift.tokens import count_tokens
 from memshift.world.generate import World, generate_world
 from memshift.world.items import Item
 from memshift.world.parse import record_evidence
-from memshift.world.records import Record, state_at
+from memshift.world.records import Record, newest_within, state_at
 
 CHECK_SEED = 0
 
@@ -43,19 +43,17 @@ def _live(world: World, sources: tuple[str, ...]) -> list[Record]:
 
 
 def check_requests(
-    world: World | None = None, profile: Profile | None = None
+    world: World | None = None, budgets: Mapping[str, int] | None = None
 ) -> list[WriterRequest | ReaderRequest | ProgramRequest | AuditRequest]:
-    """Small, fixed requests of every role, built from world 0 at its fork; with a profile that
-    states a context window, the writer's and the auditor's records cut to the evidence a study
-    would give them on it (the newest that fit)."""
-    from memshift.retrieval.budgets import evidence_budget
-    from memshift.retrieval.selection import cited_within, record_tokens
-
+    """Small, fixed requests of every role, built from world 0 at its fork; with `budgets` (the
+    evidence a study would give the writer and the auditor on a profile with a context window,
+    `retrieval.budgets.check_budgets`), their records cut to the newest that fit."""
+    budgets = budgets or {}
     world = world or generate_world(CHECK_SEED)
     fork = world.timeline.fork
     contacts = _item(world, "def.important_contacts")
     recent = tuple(r for r in _live(world, ("calendar",)) if r.kind == "meeting")[-40:]
-    meetings = cited_within(recent, evidence_budget(profile, "writer"))
+    meetings = _newest_within(recent, budgets.get("writer"))
     employer = _item(world, "person.employer")
     prose = _live(world, employer.sources)
     gold = evaluate(employer, prose, fork)
@@ -78,9 +76,21 @@ def check_requests(
             gold.value,
             holder.updated,
             (holder,),
-            cited_within(prose[-5:], evidence_budget(profile, "auditor") - record_tokens(holder)),
+            _newest_within(
+                prose[-5:],
+                None if "auditor" not in budgets else budgets["auditor"] - _size(holder),
+            ),
         ),
     ]
+
+
+def _size(record: Record) -> int:
+    return count_tokens(record_evidence(record))
+
+
+def _newest_within(records: Sequence[Record], budget: int | None) -> tuple[Record, ...]:
+    """The newest of `records` that fit `budget` (all of them with no budget)."""
+    return tuple(records) if budget is None else newest_within(records, budget, _size)
 
 
 def reader_requests(n: int, world: World | None = None) -> list[ReaderRequest]:
@@ -148,19 +158,21 @@ def _client(profile: Profile) -> ModelClient:
     return ModelClient(profile, cache_dir=None, retry=retry)
 
 
-def run_check(profile: Profile) -> list[Reply]:
+def run_check(profile: Profile, budgets: Mapping[str, int] | None = None) -> list[Reply]:
     probe(profile)
-    replies = _client(profile).generate(check_requests(profile=profile))
+    replies = _client(profile).generate(check_requests(budgets=budgets))
     if replies and all(_unreachable(r) for r in replies):
         raise Unreachable(f"model profile {profile.name!r}: {replies[0].detail}")
     return replies
 
 
-def try_other_forms(profile: Profile, replies: Sequence[Reply]) -> list[Tried]:
+def try_other_forms(
+    profile: Profile, replies: Sequence[Reply], budgets: Mapping[str, int] | None = None
+) -> list[Tried]:
     """For every role that failed other than by an unreachable server, the backend's other
     structured-output forms, one request each, so the check can say which form works."""
     tried: list[Tried] = []
-    requests = {r.role: r for r in check_requests(profile=profile)}
+    requests = {r.role: r for r in check_requests(budgets=budgets)}
     for reply in replies:
         if reply.ok or _unreachable(reply):
             continue
@@ -177,10 +189,10 @@ def try_other_forms(profile: Profile, replies: Sequence[Reply]) -> list[Tried]:
     return tried
 
 
-def token_ratio(profile: Profile, replies: Sequence[Reply]) -> float | None:
+def token_ratio(replies: Sequence[Reply], budgets: Mapping[str, int] | None = None) -> float | None:
     """The server's prompt tokens over memshift's count of the same prompts (its `token_ratio`),
     over the replies that report their usage."""
-    requests = {r.role: r for r in check_requests(profile=profile)}
+    requests = {r.role: r for r in check_requests(budgets=budgets)}
     counted = served = 0
     for reply in replies:
         if reply.usage.tokens_in and reply.role in requests:
@@ -214,7 +226,12 @@ def _outcome(reply: Reply) -> str:
     return f"FAILED ({reply.failure}: {reply.detail}{said})"
 
 
-def report(profile: Profile, replies: list[Reply], tried: Sequence[Tried] = ()) -> str:
+def report(
+    profile: Profile,
+    replies: list[Reply],
+    tried: Sequence[Tried] = (),
+    budgets: Mapping[str, int] | None = None,
+) -> str:
     lines = [f"profile {profile.name}: backend {profile.backend}, model {profile.model}"]
     for reply in replies:
         lines.append(
@@ -232,7 +249,7 @@ def report(profile: Profile, replies: list[Reply], tried: Sequence[Tried] = ()) 
         if len(set(working.values())) == 1 and len(working) == len(replies):
             settings = f"structured: {next(iter(working.values()))}"
         lines.append(f"set in profile {profile.name}: {settings}")
-    ratio = token_ratio(profile, everything)
+    ratio = token_ratio(everything, budgets)
     if ratio is not None:
         lines.append(
             f"the server counted {ratio:.2f} of its tokens per token of memshift's count "

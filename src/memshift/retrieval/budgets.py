@@ -66,3 +66,11 @@ def label_tokens(profile: Profile | None) -> int:
     """Tokens counted for each evidence item's number in the reader's prompt: none without a
     window, where the budget has always counted the items' text alone."""
     return LABEL_TOKENS if profile is not None and profile.context_length else 0
+
+
+def check_budgets(profile: Profile) -> dict[str, int]:
+    """The writer's and the auditor's evidence budgets on `profile`, for `models check` to cut
+    its requests to (none without a window: the check's requests are then as they always were)."""
+    if not profile.context_length:
+        return {}
+    return {role: evidence_budget(profile, role) for role in ("writer", "auditor")}

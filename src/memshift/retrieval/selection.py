@@ -8,7 +8,7 @@ from datetime import datetime
 from memshift.retrieval.bm25 import BM25Index, TermCountCache, select_within_budget
 from memshift.tokens import count_tokens
 from memshift.world.parse import record_header
-from memshift.world.records import Record
+from memshift.world.records import Record, newest_within
 
 WRITER_BUDGET = 6000
 # what the auditor reads of an item: the records it cites and those that arrived since its
@@ -115,13 +115,7 @@ def cited_within(cited: Sequence[Record], budget: int = AUDITOR_BUDGET) -> tuple
     their given order, so that the window still holds the prompt."""
     if budget >= AUDITOR_BUDGET or sum(record_tokens(r) for r in cited) <= budget:
         return tuple(cited)
-    kept: set[int] = set()
-    room = budget
-    for n in sorted(range(len(cited)), key=lambda n: cited[n].updated, reverse=True):
-        if record_tokens(cited[n]) <= room:
-            kept.add(n)
-            room -= record_tokens(cited[n])
-    return tuple(r for n, r in enumerate(cited) if n in kept)
+    return newest_within(cited, budget, record_tokens)
 
 
 def pack_evidence(

@@ -8,7 +8,7 @@ memory that a definition moved to another version or that an agent lost access t
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -186,3 +186,16 @@ def snapshots(events: Sequence[AnyEvent], times: list[datetime]) -> Iterator[Liv
 
 def state_at(events: Sequence[AnyEvent], t: datetime) -> LiveState:
     return next(snapshots(events, [t]))
+
+
+def newest_within(
+    records: Sequence[Record], budget: int, size: Callable[[Record], int]
+) -> tuple[Record, ...]:
+    """The newest of `records` whose sizes fit `budget` together, in their given order."""
+    kept: set[int] = set()
+    room = budget
+    for n in sorted(range(len(records)), key=lambda n: records[n].updated, reverse=True):
+        if size(records[n]) <= room:
+            kept.add(n)
+            room -= size(records[n])
+    return tuple(r for n, r in enumerate(records) if n in kept)
