@@ -51,6 +51,7 @@ BACKENDS: dict[str, str] = {
     "rules": "memshift.simulator.backend:RulesBackend",
     "openai": "memshift.models.openai_backend:OpenAIBackend",
     "anthropic": "memshift.models.anthropic_backend:AnthropicBackend",
+    "ollama": "memshift.models.ollama_backend:OllamaBackend",
 }
 
 # The offline simulator's roles (the `rules` backend): each a factory(Profile) that returns the

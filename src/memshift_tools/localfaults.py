@@ -74,6 +74,19 @@ _ANTHROPIC: dict[str, Mutation] = {
     "usage_nan": _set(("usage", "input_tokens"), float("nan")),
     "finish_reason_object": _set(("stop_reason",), {"why": "end_turn"}),
 }
+_OLLAMA_MESSAGE = ("message",)
+_OLLAMA: dict[str, Mutation] = {
+    "message_string": _set(_OLLAMA_MESSAGE, lambda content: content),
+    "usage_string": _set(("prompt_eval_count",), "many"),
+    "content_object": _set((*_OLLAMA_MESSAGE, "content"), lambda content: {"text": content}),
+    "blocks_not_objects": _set(_OLLAMA_MESSAGE, lambda content: [content]),
+    "no_choices": _drop("message"),
+    "text_not_string": _set((*_OLLAMA_MESSAGE, "content"), 42),
+    "usage_huge": _set(("prompt_eval_count",), 10**12),
+    "usage_nan": _set(("prompt_eval_count",), float("nan")),
+    "finish_reason_object": _set(("done_reason",), {"why": "stop"}),
+}
+_MUTATIONS = {"openai": _OPENAI, "anthropic": _ANTHROPIC, "ollama": _OLLAMA}
 _RAW: dict[str, Callable[[], bytes]] = {
     "not_json": lambda: b"<html><body>502 Bad Gateway</body></html>",
     "not_object": lambda: b"[1, 2, 3]",
@@ -103,7 +116,7 @@ def malformed_body(api: str, variant: str, envelope: Envelope, content: str) -> 
     """The reply in the shape `variant` names: a changed envelope, or raw bytes."""
     if variant in _RAW:
         return _RAW[variant]()
-    return (_OPENAI if api == "openai" else _ANTHROPIC)[variant](envelope, content)
+    return _MUTATIONS[api][variant](envelope, content)
 
 
 def _replace_last_string(value: Any, new: Any) -> tuple[Any, bool]:

@@ -1,12 +1,15 @@
 """A loopback HTTP server that speaks enough of the OpenAI chat-completions API and the Anthropic
-messages API for the official client libraries, used by tests and benchmarks in place of a real
-model provider. Replies come from a callback; faults (rate limits, server errors, slow, truncated
-or malformed replies, dropped connections, and the adversarial ones of `localfaults`) are
-injected per request by a fault plan. A server can also be told to refuse request parameters
-(`unsupported`), as some models refuse `temperature`.
+messages API for the official client libraries (and, in mode `ollama`, Ollama's own chat API),
+used by tests and benchmarks in place of a real model provider. Replies come from a callback;
+faults (rate limits, server errors, slow, truncated or malformed replies, dropped connections,
+and the adversarial ones of `localfaults`) are injected per request by a fault plan. A server can
+also be told to refuse request parameters (`unsupported`), as some models refuse `temperature`,
+to take the reply schema only in the forms a given kind of server takes (`mode`), and to answer a
+prompt longer than a context window with the error that kind of server sends (`context_length`).
 
 Run `python -m memshift_tools.localserver --port P --latency S [--faults JSON]
-[--unsupported temperature,top_p]` to serve `canned_answer` in the foreground.
+[--unsupported temperature,top_p] [--mode llamacpp] [--context-length N]` to serve
+`canned_answer` in the foreground.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ EMBEDDINGS_PATH = "/v1/embeddings"
 MODELS_PATH = "/v1/models"
 EMBEDDING_DIMS = 64
 ANTHROPIC_PATH = "/v1/messages"
+OLLAMA_PATH = "/api/chat"
 FAULT_KINDS = (
     "rate_limit",
     "server_error",
@@ -208,12 +212,28 @@ _MINIMAL_BY_TYPE: dict[str | None, Callable[[Mapping[str, Any]], Any]] = {
 }
 
 
-# How the server takes a reply's schema: `openai` (the OpenAI API's and vLLM's forms: a
-# json_schema response format, llama.cpp's json_object with a schema, or a forced function
-# call); `llamacpp` (llama.cpp's Python server: any response format other than text or
-# json_object is refused with HTTP 500 and a validation error); `text` (a server that ignores
-# every schema parameter: it answers the schema the prompt states, wrapped in prose).
-MODES = ("openai", "llamacpp", "text")
+# How the server takes a reply's schema: `openai` (a json_schema response format, llama.cpp's
+# json_object with a schema, or a forced function call, all honoured as before modes existed);
+# `vllm` (the same three, as vLLM honours them); `llamacpp` (llama.cpp's Python server: any
+# response format other than text or json_object is refused with HTTP 500 and a validation
+# error); `ollama` (also Ollama's own /api/chat, its schema in `format`; nothing refused);
+# `text` (a server that ignores every schema parameter: it answers the schema the prompt
+# states, wrapped in prose and a fence).
+MODES = ("openai", "vllm", "llamacpp", "ollama", "text")
+
+
+def context_refusal(mode: str, prompt: int, limit: int, window: int) -> dict[str, Any]:
+    """The error body a server of `mode` answers (with HTTP 400) to a prompt that does not fit
+    its context window: vLLM's words, and llama.cpp's Python server's, which names `messages`."""
+    message = (
+        f"This model's maximum context length is {window} tokens. However, you requested "
+        f"{prompt + limit} tokens ({prompt} in the messages, {limit} in the completion). "
+        "Please reduce the length of the messages or completion."
+    )
+    if mode == "llamacpp":
+        error = {"type": "invalid_request_error", "param": "messages"}
+        return {"error": {"message": message, **error, "code": "context_length_exceeded"}}
+    return {"error": {"message": message, "type": "BadRequestError", "param": None, "code": 400}}
 
 
 def llamacpp_refusal(kind: str) -> dict[str, Any]:
@@ -557,6 +577,68 @@ ANTHROPIC = _Dialect(
 )
 
 
+_OLLAMA_ROLES = frozenset({"system", "user", "assistant", "tool"})
+
+
+def _ollama_message(message: Any) -> dict[str, str]:
+    if not isinstance(message, dict) or message.get("role") not in _OLLAMA_ROLES:
+        raise _BadRequest("each message needs a role of system, user, assistant or tool")
+    content = message.get("content", "")
+    if not isinstance(content, str):
+        raise _BadRequest("a message's content must be a string")
+    return {"role": message["role"], "content": content}
+
+
+def _ollama_call(body: dict[str, Any]) -> _Call:
+    # Ollama streams unless told not to; this server answers only whole replies.
+    if body.get("stream", True) is not False:
+        raise _BadRequest("streaming is not supported by the local server: send stream false")
+    model = _require(body, "model", str)
+    messages = [_ollama_message(m) for m in _require(body, "messages", list)]
+    options = body.get("options", {})
+    if not isinstance(options, dict):
+        raise _BadRequest("`options` must be an object")
+    schema = body.get("format")
+    if schema is not None and schema != "json" and not isinstance(schema, dict):
+        raise _BadRequest('`format` must be "json" or a JSON schema')
+    return _Call(model, messages, schema if isinstance(schema, dict) else None)
+
+
+def _ollama_reply(call: _Call, outcome: _Outcome) -> dict[str, Any]:
+    # Ollama has no refusal field: a refusing model says so in its text.
+    content = REFUSAL_TEXT if outcome.refused else outcome.content
+    return {
+        "model": call.model,
+        "created_at": "1970-01-01T00:00:00Z",
+        "message": {"role": "assistant", "content": content},
+        "done": True,
+        "done_reason": "length" if outcome.truncated else "stop",
+        "total_duration": 0,
+        "prompt_eval_count": call.prompt_tokens,
+        "eval_count": estimate_tokens(content),
+    }
+
+
+def _ollama_error(kind: str, message: str) -> dict[str, Any]:
+    return {"error": message}
+
+
+def _ollama_unsupported(name: str) -> dict[str, Any]:
+    return {"error": f"invalid request: '{name}' is not supported"}
+
+
+OLLAMA = _Dialect(
+    api="ollama",
+    known_fields=frozenset(
+        {"model", "messages", "format", "options", "stream", "keep_alive", "think", "tools"}
+    ),
+    parse=_ollama_call,
+    reply=_ollama_reply,
+    error=_ollama_error,
+    unsupported=_ollama_unsupported,
+)
+
+
 def _content_fault(rule: FaultRule | None, content: str) -> _Outcome:
     kind = rule.kind if rule else None
     if kind == "truncated":
@@ -690,6 +772,7 @@ class _App:
         state: _State,
         unsupported: Sequence[str] = (),
         mode: str = "openai",
+        context_length: int = 0,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}")
@@ -698,11 +781,14 @@ class _App:
         self._state = state
         self._unsupported = tuple(unsupported)
         self._mode = mode
+        self._context_length = context_length
 
     def build(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY_BYTES)
         app.router.add_post(OPENAI_PATH, self._api_handler(OPENAI))
         app.router.add_post(ANTHROPIC_PATH, self._api_handler(ANTHROPIC))
+        if self._mode == "ollama":
+            app.router.add_post(OLLAMA_PATH, self._api_handler(OLLAMA))
         app.router.add_post(EMBEDDINGS_PATH, self._embeddings)
         # what clients and launchers poll to see that a server is up
         app.router.add_get(MODELS_PATH, self._models)
@@ -738,13 +824,32 @@ class _App:
                 kind = (body.get("response_format") or {}).get("type", "text")
                 if kind not in ("text", "json_object"):
                     return await self._send(request, key, 500, llamacpp_refusal(kind))
+            too_long = self._too_long(dialect, body, call)
+            if too_long is not None:
+                return await self._send(request, key, 400, too_long)
             if self._mode == "text":
                 call = dataclasses.replace(
                     call, schema=schema_in_prompt(call.last_user), forced_tool=None
                 )
+            elif dialect is OLLAMA and call.schema is None:
+                # without `format`, the model follows what its prompt asks for, if anything
+                call = dataclasses.replace(call, schema=schema_in_prompt(call.last_user))
             return await self._serve(request, dialect, call, key)
 
         return handle
+
+    def _too_long(
+        self, dialect: _Dialect, body: Mapping[str, Any], call: _Call
+    ) -> dict[str, Any] | None:
+        """The error for a prompt that, with the reply's token limit, exceeds the window the
+        server was given (chat completions only: Ollama cuts such a prompt without a word)."""
+        if not self._context_length or dialect.api != "openai":
+            return None
+        limit = body.get("max_tokens") or body.get("max_completion_tokens") or 0
+        limit = limit if isinstance(limit, int) else 0
+        if call.prompt_tokens + limit <= self._context_length:
+            return None
+        return context_refusal(self._mode, call.prompt_tokens, limit, self._context_length)
 
     async def _serve(
         self, request: web.Request, dialect: _Dialect, call: _Call, key: str
@@ -933,13 +1038,15 @@ class LocalServer:
         port: int = 0,
         unsupported: Sequence[str] = (),
         mode: str = "openai",
+        context_length: int = 0,
     ) -> None:
         """`unsupported`: request parameters answered with HTTP 400 naming the parameter;
-        `mode`: how the server takes a reply schema (`MODES`)."""
+        `mode`: how the server takes a reply schema (`MODES`); `context_length`: the window, in
+        the server's estimated tokens, past which a chat completion is refused (0: none)."""
         if host != LOOPBACK:
             raise ValueError(f"the local server binds only {LOOPBACK}, not {host!r}")
         self._state = _State(faults)
-        self._app = _App(answer, latency, self._state, unsupported, mode)
+        self._app = _App(answer, latency, self._state, unsupported, mode, context_length)
         self._host = host
         self._requested_port = port
         self._port: int | None = None
@@ -1024,9 +1131,10 @@ async def serve_forever(
     faults: Sequence[FaultRule],
     unsupported: Sequence[str] = (),
     mode: str = "openai",
+    context_length: int = 0,
 ) -> None:
     """Serve in the foreground until SIGTERM or SIGINT; announces the URL on stdout when ready."""
-    app = _App(answer, latency, _State(faults), unsupported, mode).build()
+    app = _App(answer, latency, _State(faults), unsupported, mode, context_length).build()
     runner, bound = await _start(app, LOOPBACK, port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -1039,9 +1147,17 @@ async def serve_forever(
         await runner.cleanup()
 
 
-def _arguments(
-    argv: Sequence[str] | None,
-) -> tuple[int, float, tuple[FaultRule, ...], tuple[str, ...], str]:
+@dataclass(frozen=True)
+class _Arguments:
+    port: int
+    latency: float
+    faults: tuple[FaultRule, ...]
+    unsupported: tuple[str, ...]
+    mode: str
+    context_length: int
+
+
+def _arguments(argv: Sequence[str] | None) -> _Arguments:
     parser = argparse.ArgumentParser(
         prog="python -m memshift_tools.localserver",
         description="Serve canned OpenAI- and Anthropic-style replies on 127.0.0.1.",
@@ -1055,18 +1171,36 @@ def _arguments(
     parser.add_argument(
         "--mode", choices=MODES, default="openai", help="how the server takes a reply schema"
     )
+    parser.add_argument(
+        "--context-length",
+        type=int,
+        default=0,
+        help="refuse a chat completion whose prompt and token limit exceed this (0: never)",
+    )
     args = parser.parse_args(argv)
     try:
         faults = parse_faults(args.faults)
     except (ValueError, TypeError) as exc:
         parser.error(f"--faults: {exc}")
     unsupported = tuple(name for name in args.unsupported.split(",") if name)
-    return args.port, args.latency, faults, unsupported, args.mode
+    return _Arguments(
+        args.port, args.latency, faults, unsupported, args.mode, max(0, args.context_length)
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    port, latency, faults, unsupported, mode = _arguments(argv)
-    asyncio.run(serve_forever(canned_answer, port, latency, faults, unsupported, mode))
+    args = _arguments(argv)
+    asyncio.run(
+        serve_forever(
+            canned_answer,
+            args.port,
+            args.latency,
+            args.faults,
+            args.unsupported,
+            args.mode,
+            args.context_length,
+        )
+    )
 
 
 if __name__ == "__main__":

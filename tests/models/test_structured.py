@@ -1,5 +1,6 @@
-"""The reply schema in each server's form, JSON read out of free text, refusals a server names
-in a 500, prompts that cannot fit the context window, and what a failed reply said, kept."""
+"""The reply schema in each server's form (JSON read out of free text: test_extract.py),
+refusals a server names in a 500, prompts that cannot fit the context window, and what a failed
+reply said, kept."""
 
 from __future__ import annotations
 
@@ -8,8 +9,6 @@ import json
 
 import pyarrow as pa
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from memshift.errors import ConfigError
 from memshift.models.backends import refused_parameter, status_failure
@@ -21,7 +20,6 @@ from memshift.models.openai_backend import completion, request_body
 from memshift.models.profiles import Profile, _check
 from memshift.models.replies import RAW_CHARACTERS
 from memshift.models.retry import ContextOverflow
-from memshift.models.structured import extract_json
 from memshift.retrieval.budgets import check_budgets
 from memshift.tokens import count_tokens
 from memshift.world.parse import record_evidence
@@ -103,28 +101,6 @@ def test_a_forced_tool_call_is_read_as_the_content():
         ]
     }
     assert completion(reply).content == '{"a": "b"}'
-
-
-OBJECTS = st.dictionaries(
-    st.text(min_size=1, max_size=8),
-    st.one_of(st.integers(), st.text(max_size=20), st.lists(st.text(max_size=5), max_size=3)),
-    min_size=1,
-    max_size=4,
-)
-PROSE = st.text(alphabet=st.characters(blacklist_characters="{}`"), max_size=40)
-
-
-@given(OBJECTS, PROSE, PROSE, st.booleans())
-def test_an_object_in_prose_or_a_fence_is_recovered(obj, before, after, fenced):
-    text = json.dumps(obj)
-    wrapped = f"{before}\n```json\n{text}\n```\n{after}" if fenced else f"{before} {text} {after}"
-    assert json.loads(extract_json(wrapped)) == obj
-
-
-@given(st.text(max_size=200))
-def test_extraction_never_raises_and_returns_the_text_when_nothing_parses(text):
-    found = extract_json(text)
-    assert found == text or isinstance(json.loads(found), dict)
 
 
 LLAMACPP_500 = json.dumps(llamacpp_refusal("json_schema")).encode()

@@ -115,7 +115,9 @@ def refused_parameter(body: bytes, sent: frozenset[str]) -> str | None:
         if isinstance(param, str) and param:
             return param
         message = error.get("message")
-    else:
+    elif isinstance(error, str):  # Ollama's shape: {"error": "..."}
+        message = error
+    else:  # FastAPI's: {"detail": [{"loc": ["body", ...], "msg": ...}]}
         message = json.dumps(data.get("detail", ""))
     if not isinstance(message, str):
         return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -22,6 +23,8 @@ from memshift.models.profiles import STRUCTURED_MODES, Profile
 from memshift.models.replies import Reply
 from memshift.models.requests import AuditRequest, ProgramRequest, ReaderRequest, WriterRequest
 from memshift.models.retry import RetryPolicy
+from memshift.models.schemas import SCHEMAS, schema_name
+from memshift.models.structured import schema_sentence
 from memshift.statements import render
 from memshift.tokens import count_tokens
 from memshift.world.generate import World, generate_world
@@ -137,6 +140,8 @@ async def _connect(host: str, port: int, timeout: float) -> None:
 
 
 CHECK_ATTEMPTS = 2
+# how a transport failure's detail begins when the server answered with an error status
+_ERROR_STATUS = re.compile(r"HTTP [45]\d\d\b")
 
 
 @dataclass(frozen=True)
@@ -169,12 +174,13 @@ def run_check(profile: Profile, budgets: Mapping[str, int] | None = None) -> lis
 def try_other_forms(
     profile: Profile, replies: Sequence[Reply], budgets: Mapping[str, int] | None = None
 ) -> list[Tried]:
-    """For every role that failed other than by an unreachable server, the backend's other
-    structured-output forms, one request each, so the check can say which form works."""
+    """For every role whose failure may lie in its schema's form (`_worth_another_form`), the
+    backend's other structured-output forms in their order, one request each until one works,
+    so the check can say which form works."""
     tried: list[Tried] = []
     requests = {r.role: r for r in check_requests(budgets=budgets)}
     for reply in replies:
-        if reply.ok or _unreachable(reply):
+        if reply.ok or not _worth_another_form(reply):
             continue
         own = profile.structured_for(reply.role)
         for mode in STRUCTURED_MODES.get(profile.backend, ()):
@@ -189,17 +195,34 @@ def try_other_forms(
     return tried
 
 
-def token_ratio(replies: Sequence[Reply], budgets: Mapping[str, int] | None = None) -> float | None:
+def token_ratio(
+    measured: Sequence[tuple[Reply, str]], budgets: Mapping[str, int] | None = None
+) -> float | None:
     """The server's prompt tokens over memshift's count of the same prompts (its `token_ratio`),
-    over the replies that report their usage."""
+    over the (reply, structured form) pairs whose replies report their usage. A prompt in the
+    `text` form holds the schema sentence and is counted with it; one in the `tool` form is
+    left out, since each server renders a tool's parameters into the prompt in its own way."""
     requests = {r.role: r for r in check_requests(budgets=budgets)}
     counted = served = 0
-    for reply in replies:
-        if reply.usage.tokens_in and reply.role in requests:
-            messages = prompts.build(requests[reply.role])
-            counted += sum(count_tokens(m["content"]) for m in messages)
-            served += reply.usage.tokens_in
+    for reply, mode in measured:
+        request = requests.get(reply.role)
+        if not reply.usage.tokens_in or request is None or mode == "tool":
+            continue
+        messages = prompts.build(request)
+        counted += sum(count_tokens(m["content"]) for m in messages)
+        if mode == "text":
+            counted += count_tokens(schema_sentence(SCHEMAS[schema_name(request)]))
+        served += reply.usage.tokens_in
     return served / counted if counted else None
+
+
+def _worth_another_form(reply: Reply) -> bool:
+    """Whether the role's failure may lie in how its schema travelled: the server refused the
+    request (naming a parameter or not) or answered without following the schema. A timeout, a
+    cut reply or a prompt too long for the window fail the same way in every form."""
+    if reply.failure in ("invalid_json", "schema_violation"):
+        return True
+    return reply.failure == "transport_error" and _ERROR_STATUS.match(reply.detail) is not None
 
 
 def _unreachable(reply: Reply) -> bool:
@@ -217,13 +240,35 @@ def _refused(profile: Profile, name: str) -> str:
 
 
 RAW_SHOWN = 200
+_STATUS = re.compile(r"HTTP \d{3}")
 
 
 def _outcome(reply: Reply) -> str:
     if reply.ok:
         return "ok"
+    param = refused_parameter_in(reply.detail)
+    status = _STATUS.match(reply.detail)
+    if param is not None and status is not None:
+        why = f"{status.group(0)}, the server refused the parameter {param!r}"
+    else:
+        why = f"{reply.failure}: {reply.detail}"
     said = f"; it said: {reply.raw[:RAW_SHOWN]!r}" if reply.raw else ""
-    return f"FAILED ({reply.failure}: {reply.detail}{said})"
+    return f"FAILED ({why}{said})"
+
+
+def _role_line(profile: Profile, reply: Reply, tried: Sequence[Tried]) -> str:
+    """One line a role: its own form's outcome, each other form tried after it, and what the
+    role's requests cost in all."""
+    others = [t for t in tried if t.role == reply.role]
+    forms = [f"{profile.structured_for(reply.role)} {_outcome(reply)}"]
+    forms += [f"{t.mode} {_outcome(t.reply)}" for t in others]
+    spent = [reply, *(t.reply for t in others)]
+    cost = (
+        f"{sum(r.attempts for r in spent)} attempt(s), {sum(r.latency_ms for r in spent):.0f} ms, "
+        f"{sum(r.usage.tokens_in for r in spent)} tokens in, "
+        f"{sum(r.usage.tokens_out for r in spent)} out"
+    )
+    return f"  {reply.role:<8} {'; '.join(forms)}; {cost}"
 
 
 def report(
@@ -233,13 +278,7 @@ def report(
     budgets: Mapping[str, int] | None = None,
 ) -> str:
     lines = [f"profile {profile.name}: backend {profile.backend}, model {profile.model}"]
-    for reply in replies:
-        lines.append(
-            f"  {reply.role:<8} {profile.structured_for(reply.role)} {_outcome(reply)}; "
-            f"{reply.attempts} attempt(s), {reply.latency_ms:.0f} ms, "
-            f"{reply.usage.tokens_in} tokens in, {reply.usage.tokens_out} out"
-        )
-        lines += [f"           {t.mode} {_outcome(t.reply)}" for t in tried if t.role == reply.role]
+    lines += [_role_line(profile, reply, tried) for reply in replies]
     everything = [*replies, *(t.reply for t in tried)]
     refused = sorted({p for r in everything if (p := refused_parameter_in(r.detail)) is not None})
     lines += [_refused(profile, name) for name in refused]
@@ -249,7 +288,8 @@ def report(
         if len(set(working.values())) == 1 and len(working) == len(replies):
             settings = f"structured: {next(iter(working.values()))}"
         lines.append(f"set in profile {profile.name}: {settings}")
-    ratio = token_ratio(everything, budgets)
+    measured = [(r, profile.structured_for(r.role)) for r in replies]
+    ratio = token_ratio(measured + [(t.reply, t.mode) for t in tried], budgets)
     if ratio is not None:
         lines.append(
             f"the server counted {ratio:.2f} of its tokens per token of memshift's count "

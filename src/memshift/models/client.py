@@ -24,13 +24,14 @@ from memshift.models import prompts
 from memshift.models.backends import Completion, DirectBackend, HttpBackend, Messages
 from memshift.models.cache import CachedReply, ResponseCache, cache_key, canonical
 from memshift.models.calllog import CallLog
+from memshift.models.extract import extract_json
 from memshift.models.profiles import Profile, check_base_url
 from memshift.models.redaction import redact
 from memshift.models.replies import RAW_CHARACTERS, Reply, Usage
 from memshift.models.requests import ModelRequest
 from memshift.models.retry import CallFailure, RetryPolicy
 from memshift.models.schemas import SCHEMAS, check_reply, schema_name
-from memshift.models.structured import extract_json
+from memshift.models.structured import schema_sentence
 from memshift.registry import BACKENDS, load
 from memshift.storable import storable_text
 from memshift.tokens import count_tokens
@@ -81,18 +82,30 @@ def raw_text(content: str | None, secrets: tuple[str, ...]) -> str:
     return storable_text(redact(content, secrets))[:RAW_CHARACTERS]
 
 
-def prompt_estimate(profile: Profile, messages: Messages) -> int:
+# The structured forms whose schema the model reads as part of its prompt: asked for in the
+# text, or as a tool's parameters (rendered into the prompt by the server's chat template).
+SCHEMA_IN_PROMPT = frozenset({"text", "tool"})
+
+
+def prompt_estimate(
+    profile: Profile, role: str, messages: Messages, schema: dict[str, Any] | None = None
+) -> int:
     """The prompt's size in the model's tokens, estimated from memshift's count of its messages
-    (which hold the schema when it is asked for in the text)."""
+    and, in the forms that put it in the prompt, of its reply schema."""
     counted = sum(count_tokens(m["content"]) for m in messages)
+    if schema is not None and profile.structured_for(role) in SCHEMA_IN_PROMPT:
+        counted += count_tokens(schema_sentence(schema))
     return math.ceil(counted * profile.token_ratio)
 
 
-def overflow(profile: Profile, role: str, messages: Messages) -> str | None:
-    """Why the prompt cannot fit the model's context window beside the reply, or None."""
+def overflow(
+    profile: Profile, role: str, messages: Messages, schema: dict[str, Any] | None = None
+) -> str | None:
+    """Why the prompt cannot fit the model's context window beside the reply, or None.
+    `messages` are the role's messages as built, before any backend adds the schema to them."""
     if not profile.context_length:
         return None
-    prompt = prompt_estimate(profile, messages)
+    prompt = prompt_estimate(profile, role, messages, schema)
     limit = profile.reply_tokens(role)
     if prompt + limit <= profile.context_length:
         return None
@@ -263,11 +276,13 @@ class ModelClient:
     ) -> Reply:
         start = time.perf_counter()
         schema = SCHEMAS[schema_name(request)]
-        body = backend.body(request.role, prompts.build(request), schema)
+        messages = prompts.build(request)
+        body = backend.body(request.role, messages, schema)
         key, body_json = request_key(self.profile, body)
         extract = self.profile.structured_for(request.role) == "text"
         call = _Call(request, key, start, backend.secrets, extract)
-        too_long = overflow(self.profile, request.role, body.get("messages", []))
+        # From the messages as built: a backend may move the system text out of them.
+        too_long = overflow(self.profile, request.role, messages, schema)
         if too_long is not None:
             return call.failed("context_overflow", too_long, attempts=0)
         reply = self._from_cache(call, batch)

@@ -67,5 +67,9 @@ def usage(reply: dict[str, Any], tokens_in: str, tokens_out: str) -> Usage:
     raw = reply.get("usage")
     if raw is None:
         return Usage()
-    counts = expect(raw, dict, "usage")
+    return counted(expect(raw, dict, "usage"), tokens_in, tokens_out)
+
+
+def counted(counts: dict[str, Any], tokens_in: str, tokens_out: str) -> Usage:
+    """Token counts from the fields of `counts` (Ollama puts them in the reply itself)."""
     return Usage(_count(counts, tokens_in), _count(counts, tokens_out))

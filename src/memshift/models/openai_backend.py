@@ -82,7 +82,8 @@ def completion(reply: dict[str, Any]) -> Completion:
     refusal = envelope.optional_text(message.get("refusal"), "message.refusal")
     content = envelope.optional_text(message.get("content"), "message.content")
     calls = message.get("tool_calls")
-    if content is None and calls is not None:
+    # vLLM sends "" beside a tool call where the OpenAI API sends null
+    if not content and calls:
         call = envelope.expect(envelope.first_item(calls, "message.tool_calls"), dict, "tool call")
         function = envelope.expect(call.get("function"), dict, "tool_call.function")
         content = envelope.optional_text(function.get("arguments"), "function.arguments")

@@ -29,8 +29,10 @@ URL_SCHEMES = ("http", "https")
 STRUCTURED_MODES = {
     "openai": ("json_schema", "json_object", "tool", "text"),
     "anthropic": ("json_schema", "tool", "text"),
+    "ollama": ("format", "text"),
 }
-REPLY_LIMITS = ("max_tokens", "max_completion_tokens")
+# The decoding parameters that bound a reply's tokens (`num_predict` is Ollama's own name).
+REPLY_LIMITS = ("max_tokens", "max_completion_tokens", "num_predict")
 
 _ALL_MODES = sorted({mode for modes in STRUCTURED_MODES.values() for mode in modes})
 _DECODING = {
@@ -156,7 +158,7 @@ def _check(name: str, raw: dict[str, Any]) -> Profile:
     if not any(limit in profile.decoding for limit in REPLY_LIMITS):
         raise ConfigError(
             f"model profile {name!r}: decoding must set max_tokens (or "
-            "max_completion_tokens) so no server default can apply"
+            "max_completion_tokens, or num_predict) so no server default can apply"
         )
     check_base_url(name, profile.base_url)
     check_extra_body(profile)
@@ -176,14 +178,41 @@ def _check(name: str, raw: dict[str, Any]) -> Profile:
             f"model profile {name!r}: context_length {profile.context_length} leaves no room for "
             "a prompt beside the reply's token limit"
         )
+    if profile.backend == "ollama" and profile.context_length:
+        _check_num_ctx(profile)
     return profile
+
+
+def _check_num_ctx(profile: Profile) -> None:
+    """Ollama cuts a prompt longer than the window it runs (`num_ctx`) without saying so: a
+    stated context_length beyond the num_ctx sent would let prompts be cut silently."""
+    options = profile.extra_body.get(OPTIONS_FIELD)
+    default = options.get("num_ctx") if isinstance(options, dict) else None
+    for role in ("writer", *profile.roles):
+        num_ctx = ollama_options(profile.decoding_for(role)).get("num_ctx", default)
+        if isinstance(num_ctx, int) and num_ctx < profile.context_length:
+            raise ConfigError(
+                f"model profile {profile.name!r}: context_length {profile.context_length} is "
+                f"more than the num_ctx {num_ctx} sent to Ollama, which cuts longer prompts "
+                "without an error; state the window the server runs"
+            )
 
 
 # The request fields each backend sets itself; extra_body may add fields, never replace these.
 OWN_FIELDS = {
     "openai": ("model", "messages", "response_format", "tools", "tool_choice", "stream"),
     "anthropic": ("model", "system", "messages", "tools", "tool_choice", "output_config"),
+    "ollama": ("model", "messages", "format", "stream"),
 }
+# Ollama takes decoding parameters inside `options`; memshift's `max_tokens` goes there as
+# `num_predict`.
+OPTIONS_FIELD = "options"
+OPTION_NAMES = {"max_tokens": "num_predict"}
+
+
+def ollama_options(decoding: dict[str, Any]) -> dict[str, Any]:
+    """The `options` of an Ollama request for these decoding parameters."""
+    return {OPTION_NAMES.get(key, key): value for key, value in decoding.items()}
 
 
 def check_extra_body(profile: Profile) -> None:
@@ -195,12 +224,24 @@ def check_extra_body(profile: Profile) -> None:
     if profile.thinking:
         own.add("thinking")
     clash = sorted(own & set(profile.extra_body))
+    if profile.backend == "ollama" and OPTIONS_FIELD in profile.extra_body:
+        clash += _option_clash(profile, roles)
     if clash:
         raise ConfigError(
             f"model profile {profile.name!r}: extra_body sets {', '.join(clash)}, which "
             "memshift sets itself; choose the schema's form with `structured` (per role: "
             "roles.<role>.structured) and decoding parameters in `decoding`"
         )
+
+
+def _option_clash(profile: Profile, roles: tuple[str, ...]) -> list[str]:
+    """extra_body's `options` merge key by key into those memshift fills from `decoding`; a key
+    of both would replace a decoding parameter."""
+    options = profile.extra_body[OPTIONS_FIELD]
+    if not isinstance(options, dict):
+        return [OPTIONS_FIELD]
+    sent = {name for role in roles for name in ollama_options(profile.decoding_for(role))}
+    return [f"{OPTIONS_FIELD}.{key}" for key in sorted(sent & set(options))]
 
 
 def check_base_url(name: str, url: str) -> None:
