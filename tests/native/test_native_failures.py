@@ -4,16 +4,6 @@ shows it failed: the probe stage logs each library call, failed or not, in its c
 
 from __future__ import annotations
 
-import importlib.util
-
-import pytest
-
-if importlib.util.find_spec("mem0") is None:  # not imported here: the adapter switches off
-    # its telemetry before importing it
-    pytest.skip(
-        "the native extra is not installed: pip install -e .[native]", allow_module_level=True
-    )
-
 import pyarrow.parquet as pq
 from click.testing import CliRunner
 from network_guard import no_network  # noqa: F401  (autouse)
