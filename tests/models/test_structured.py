@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 import pyarrow as pa
 import pytest
@@ -14,12 +15,13 @@ from memshift.errors import ConfigError
 from memshift.models.backends import refused_parameter, status_failure
 from memshift.models.calllog import CallLog
 from memshift.models.check import check_requests, report, run_check, try_other_forms
-from memshift.models.client import ModelClient
+from memshift.models.client import ModelClient, request_key
 from memshift.models.http import HttpReply
 from memshift.models.openai_backend import completion, request_body
 from memshift.models.profiles import Profile, _check
 from memshift.models.replies import RAW_CHARACTERS
 from memshift.models.retry import ContextOverflow
+from memshift.models.schemas import SCHEMAS
 from memshift.retrieval.budgets import check_budgets
 from memshift.tokens import count_tokens
 from memshift.world.parse import record_evidence
@@ -44,11 +46,33 @@ def test_each_form_carries_the_schema_where_its_server_reads_it():
     assert as_tool["tool_choice"]["function"]["name"] == as_tool["tools"][0]["function"]["name"]
     as_text = request_body(profile(structured="text"), "reader", MESSAGES, SCHEMA)
     assert "response_format" not in as_text and "tools" not in as_text
-    assert (
-        json.dumps(SCHEMA, separators=(",", ":"), sort_keys=True)
-        in as_text["messages"][-1]["content"]
-    )
+    assert json.dumps(SCHEMA, separators=(",", ":")) in as_text["messages"][-1]["content"]
     assert as_text["messages"][0] == MESSAGES[0]
+
+
+@pytest.mark.parametrize("structured", ["json_schema", "json_object", "tool", "text"])
+def test_the_server_gets_each_schema_in_its_own_property_order(structured):
+    """A server decoding under a schema writes its properties in the order it gets them: the
+    auditor's premise comes before its verdict and current value, never alphabetically after."""
+    chosen = profile(structured=structured)
+    schema = SCHEMAS["auditor"]
+    body = request_body(chosen, "auditor", MESSAGES, schema)
+    _, sent = request_key(chosen, body)
+    names = ["premise", "pass", "verdict", "current_value", "material"]
+    assert list(schema["properties"]["premises"]["items"]["properties"]) == names
+    where = [re.search(rf'\\?"{name}\\?":{{', sent) for name in names]
+    assert all(where) and sorted(w.start() for w in where) == [w.start() for w in where]
+    items = schema["properties"]["premises"]["items"]
+    backwards = {**items, "properties": dict(reversed(items["properties"].items()))}
+    turned = {
+        **schema,
+        "properties": {
+            **schema["properties"],
+            "premises": {**schema["properties"]["premises"], "items": backwards},
+        },
+    }
+    other = request_body(chosen, "auditor", MESSAGES, turned)
+    assert request_key(chosen, other)[0] != request_key(chosen, body)[0]
 
 
 def test_a_role_can_take_its_own_form():

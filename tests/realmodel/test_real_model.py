@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from memshift.models.profiles import load_profile
 from memshift.models.replies import FAILURES
 from pipeline.test_snakemake import job_env, run_of, workflow_copy
 
@@ -172,4 +173,6 @@ def test_mem0_whose_prompts_cannot_fit_is_refused_before_anything_runs(served):
     )  # fmt: skip
     assert done.returncode != 0
     said = done.stdout + done.stderr
-    assert "systems.native.mem0" in said and "context_length 2,048" in said, said[-3000:]
+    window = load_profile(where / "config" / "models.yaml", "smollm2").context_length
+    assert window is not None
+    assert "systems.native.mem0" in said and f"context_length {window:,}" in said, said[-3000:]

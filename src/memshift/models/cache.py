@@ -62,9 +62,16 @@ def canonical(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def wire(data: Any) -> str:
+    """A request body as it goes to the server: compact, its keys in the order they were built,
+    since the order of a schema's properties is the order a server decoding under it writes them
+    (a model asked for `current_value` before the `premise` it belongs to writes worse premises)."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
 def cache_key(meta: dict[str, Any], body_json: str) -> str:
     """The key of a request: its metadata (backend, model, revision, base URL, prompt version)
-    and the canonical JSON of the exact body sent."""
+    and the JSON of the exact body sent, keys in their order (`wire`)."""
     head = canonical({"format": CACHE_FORMAT, **meta})
     return hashlib.sha256(f"{head}\n{body_json}".encode()).hexdigest()
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from memshift.models import prompts
 from memshift.models.backends import Completion, DirectBackend, HttpBackend, Messages
-from memshift.models.cache import CachedReply, ResponseCache, cache_key, canonical
+from memshift.models.cache import CachedReply, ResponseCache, cache_key, wire
 from memshift.models.calllog import CallLog
 from memshift.models.extract import extract_json
 from memshift.models.profiles import Profile, check_base_url
@@ -69,8 +69,8 @@ def key_meta(profile: Profile) -> dict[str, Any]:
 
 
 def request_key(profile: Profile, body: dict[str, Any]) -> tuple[str, str]:
-    """(cache key, canonical JSON of the body); the same JSON is what goes on the wire."""
-    body_json = canonical(body)
+    """(cache key, JSON of the body); the same JSON is what goes on the wire."""
+    body_json = wire(body)
     return cache_key(key_meta(profile), body_json), body_json
 
 

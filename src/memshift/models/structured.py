@@ -21,7 +21,7 @@ TOOL_DESCRIPTION = "Give the reply."
 
 
 def schema_sentence(schema: dict[str, Any]) -> str:
-    compact = json.dumps(schema, separators=(",", ":"), sort_keys=True)
+    compact = json.dumps(schema, separators=(",", ":"))
     return f"\n\nAnswer with one JSON object and nothing else. {SCHEMA_LEAD}{compact}"
 
 
