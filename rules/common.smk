@@ -1,5 +1,4 @@
 import json
-import shlex
 from pathlib import Path
 
 from memshift import layout
@@ -55,7 +54,14 @@ def each_branch(pattern):
     return [pattern.replace("{branch}", branch) for branch in BRANCHES]
 
 
-BRANCH_ARGS = " ".join(f"--branch {branch}" for branch in BRANCHES)
+# Every value a rule's shell command is given is quoted there (`{params.x:q}`, `{input:q}`...),
+# a list item by item: options built here are lists of words, never a string of flags.
+def flags(option, values):
+    """`option` before each of `values`, as the words of a command line."""
+    return [word for value in values for word in (option, value)]
+
+
+BRANCH_ARGS = flags("--branch", BRANCHES)
 
 # The greedy scheduler starts the ready jobs of highest priority first: every world, then each
 # world's HoldMem chain (prefork, ingest, repair, the cells' probes, the answer audits, the
@@ -65,8 +71,9 @@ BRANCH_ARGS = " ".join(f"--branch {branch}" for branch in BRANCHES)
 WORLDS_FIRST = 20
 CHAIN_NEXT = 10
 # the roles whose profile is not `llm`'s, for the stages that describe the run
-ROLE_ARGS = " ".join(
-    f"--role {role}={name}" for role, name in ROLE.items() if name != STUDY["llm"]
+ROLE_ARGS = flags(
+    "--role",
+    [f"{role}={name}" for role, name in ROLE.items() if name != STUDY["llm"]],
 )
 
 JOB_CODE = {}
@@ -369,19 +376,20 @@ def answers_every(system):
 
 
 def every_item_time(system):
-    """The probe command's option for a system that answers every unshifted item-time."""
-    return f"--every-item-time {system}" if answers_every(system) else ""
+    """The probe command's option for a system that answers every unshifted item-time (words,
+    none for another system)."""
+    return ["--every-item-time", system] if answers_every(system) else []
 
 
 # the study's slice (probes.sample) as the option of every job whose outputs it changes: the
 # settings are a param of those jobs, so a new sample reruns them and no other
 SAMPLE = STUDY["probe_sample"]
-SAMPLE_ARG = f"--probe-sample {shlex.quote(SAMPLE.to_json())}" if SAMPLE else ""
+SAMPLE_ARG = ["--probe-sample", SAMPLE.to_json()] if SAMPLE else []
 
 # every HoldMem cell, for the jobs that run them one after another in one process
-CELL_ARGS = " ".join(f"--cell {cell}" for cell in SYSTEMS["cells"])
+CELL_ARGS = flags("--cell", SYSTEMS["cells"])
 # the cells that answer every unshifted item-time
-EVERY_CELL_ARGS = " ".join(filter(None, map(every_item_time, SYSTEMS["cells"])))
+EVERY_CELL_ARGS = [word for cell in SYSTEMS["cells"] for word in every_item_time(cell)]
 
 
 def custom_code(wildcards):

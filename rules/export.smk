@@ -33,9 +33,9 @@ rule export_pm:
         llm=ROLE["writer"],
         models=STUDY["models"],
     shell:
-        "memshift export --world-dir {params.world} --run-dir {params.run}"
-        " --detection {params.detection} --repair {params.repair} --arm {params.arm}"
-        " --llm {params.llm} --models-file {params.models} --out {params.out} 2> {log}"
+        "memshift export --world-dir {params.world:q} --run-dir {params.run:q}"
+        " --detection {params.detection:q} --repair {params.repair:q} --arm {params.arm:q}"
+        " --llm {params.llm:q} --models-file {params.models:q} --out {params.out:q} 2> {log:q}"
 
 
 rule import_pm:
@@ -72,12 +72,13 @@ rule import_pm:
         cache=str(L.llm_cache),
         # the imported memory answers the probes its cell answers, so they pair one to one
         every=lambda wc: (
-            "--every-item-time"
+            ["--every-item-time"]
             if answers_every((portable_parts(wc.system) or ("",))[0])
-            else ""
+            else []
         ),
     shell:
-        "memshift import-run --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} --system {wildcards.system} {params.every} --llm {params.llm}"
-        " --reader-llm {params.reader} --models-file {params.models}"
-        " --cache-dir {params.cache} 2> {log}"
+        "memshift import-run --world-dir {params.world:q} --run-dir {params.run:q}"
+        " {params.branches:q} --system {wildcards.system:q} {params.every:q}"
+        " --llm {params.llm:q}"
+        " --reader-llm {params.reader:q} --models-file {params.models:q}"
+        " --cache-dir {params.cache:q} 2> {log:q}"

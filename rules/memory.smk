@@ -26,8 +26,9 @@ rule prefork:
         cache=str(L.llm_cache),
         sample=SAMPLE_ARG,
     shell:
-        "memshift prefork --world-dir {params.world} --run-dir {params.run} --llm {params.llm}"
-        " --models-file {params.models} --cache-dir {params.cache} {params.sample} 2> {log}"
+        "memshift prefork --world-dir {params.world:q} --run-dir {params.run:q}"
+        " --llm {params.llm:q} --models-file {params.models:q} --cache-dir {params.cache:q}"
+        " {params.sample:q} 2> {log:q}"
 
 
 # every detection of a world in one job: they read the same records, which one process tokenizes
@@ -60,21 +61,21 @@ rule ingest:
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
-        detections=" ".join(f"--detection {d}" for d in SYSTEMS["detections"]),
+        detections=flags("--detection", SYSTEMS["detections"]),
         llm=ROLE["writer"],
         auditor=(
-            f"--auditor-llm {ROLE['auditor']}"
+            ["--auditor-llm", ROLE["auditor"]]
             if "audit" in SYSTEMS["detections"]
-            else ""
+            else []
         ),
         models=STUDY["models"],
         cache=str(L.llm_cache),
         sample=SAMPLE_ARG,
     shell:
-        "memshift ingest --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} {params.detections} --llm {params.llm}"
-        " {params.auditor} --models-file {params.models} --cache-dir {params.cache}"
-        " --calls-log {output.calls} {params.sample} 2> {log}"
+        "memshift ingest --world-dir {params.world:q} --run-dir {params.run:q}"
+        " {params.branches:q} {params.detections:q} --llm {params.llm:q}"
+        " {params.auditor:q} --models-file {params.models:q} --cache-dir {params.cache:q}"
+        " --calls-log {output.calls:q} {params.sample:q} 2> {log:q}"
 
 
 # every HoldMem cell of a world in one job (they share the job's code; a cell's model calls are
@@ -109,6 +110,7 @@ rule audit_repair:
         cache=str(L.llm_cache),
         sample=SAMPLE_ARG,
     shell:
-        "memshift audit-repair --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} {params.cells} --llm {params.llm} --models-file {params.models}"
-        " --cache-dir {params.cache} --calls-log {output.calls} {params.sample} 2> {log}"
+        "memshift audit-repair --world-dir {params.world:q} --run-dir {params.run:q}"
+        " {params.branches:q} {params.cells:q} --llm {params.llm:q}"
+        " --models-file {params.models:q} --cache-dir {params.cache:q}"
+        " --calls-log {output.calls:q} {params.sample:q} 2> {log:q}"

@@ -24,7 +24,7 @@ rule probe_cell:
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
-        cells=" ".join(f"--system {cell}" for cell in SYSTEMS["cells"]),
+        cells=flags("--system", SYSTEMS["cells"]),
         llm=ROLE["reader"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
@@ -32,10 +32,10 @@ rule probe_cell:
         every=EVERY_CELL_ARGS,
         read_set=STUDY["consent"]["read_set"],
     shell:
-        "memshift probe --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} {params.cells} {params.every} --read-set {params.read_set}"
-        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache}"
-        " --calls-log {output.calls} {params.sample} 2> {log}"
+        "memshift probe --world-dir {params.world:q} --run-dir {params.run:q}"
+        " {params.branches:q} {params.cells:q} {params.every:q} --read-set {params.read_set:q}"
+        " --llm {params.llm:q} --models-file {params.models:q} --cache-dir {params.cache:q}"
+        " --calls-log {output.calls:q} {params.sample:q} 2> {log:q}"
 
 
 # every built-in baseline of a world in one job, like probe_cell
@@ -65,8 +65,8 @@ rule probe_baselines:
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
-        systems=" ".join(f"--system {system}" for system in SYSTEMS["baselines"]),
-        every=" ".join(filter(None, map(every_item_time, SYSTEMS["baselines"]))),
+        systems=flags("--system", SYSTEMS["baselines"]),
+        every=[w for system in SYSTEMS["baselines"] for w in every_item_time(system)],
         llm=ROLE["reader"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
@@ -74,11 +74,11 @@ rule probe_baselines:
         embedder=STUDY["embedder"],
         vectors=lambda wc: str(L.embedding_cache(wc.world)),
     shell:
-        "memshift probe --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} {params.systems} {params.every}"
-        " --embedder {params.embedder} --embedding-cache {params.vectors}"
-        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache}"
-        " --calls-log {output.calls} {params.sample} 2> {log}"
+        "memshift probe --world-dir {params.world:q} --run-dir {params.run:q}"
+        " {params.branches:q} {params.systems:q} {params.every:q}"
+        " --embedder {params.embedder:q} --embedding-cache {params.vectors:q}"
+        " --llm {params.llm:q} --models-file {params.models:q} --cache-dir {params.cache:q}"
+        " --calls-log {output.calls:q} {params.sample:q} 2> {log:q}"
 
 
 # a custom system (systems.custom), one job per world
@@ -118,11 +118,12 @@ rule probe_system:
         vectors=lambda wc: str(L.embedding_cache(wc.world)),
         every=lambda wc: every_item_time(wc.system),
     shell:
-        "memshift probe --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} --system {wildcards.system} --spec {params.spec} {params.every}"
-        " --embedder {params.embedder} --embedding-cache {params.vectors}"
-        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache}"
-        " {params.sample} 2> {log}"
+        "memshift probe --world-dir {params.world:q} --run-dir {params.run:q}"
+        " {params.branches:q} --system {wildcards.system:q} --spec {params.spec:q}"
+        " {params.every:q}"
+        " --embedder {params.embedder:q} --embedding-cache {params.vectors:q}"
+        " --llm {params.llm:q} --models-file {params.models:q} --cache-dir {params.cache:q}"
+        " {params.sample:q} 2> {log:q}"
 
 
 # a custom system with the optional `invalidations` method: the same job, which also writes
@@ -160,9 +161,9 @@ rule predictions:
         file=lambda wc: SYSTEMS["predictions"][wc.system],
         sample=SAMPLE_ARG,
     shell:
-        "memshift import-predictions --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} --system {wildcards.system} --file {params.file} {params.sample}"
-        " 2> {log}"
+        "memshift import-predictions --world-dir {params.world:q} --run-dir {params.run:q}"
+        " {params.branches:q} --system {wildcards.system:q} --file {params.file:q}"
+        " {params.sample:q} 2> {log:q}"
 
 
 use rule predictions as predictions_reporting with:
@@ -200,15 +201,16 @@ rule answer_audit:
         world=world_dir,
         run=run_dir,
         branches=BRANCH_ARGS,
-        audited=" ".join(f"--audited {name}" for name in audited()),
+        audited=flags("--audited", audited()),
         llm=ROLE["auditor"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
         sample=SAMPLE_ARG,
     shell:
-        "memshift answer-audit --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} {params.audited} --llm {params.llm} --models-file {params.models}"
-        " --cache-dir {params.cache} --calls-log {output.calls} {params.sample} 2> {log}"
+        "memshift answer-audit --world-dir {params.world:q} --run-dir {params.run:q}"
+        " {params.branches:q} {params.audited:q} --llm {params.llm:q}"
+        " --models-file {params.models:q} --cache-dir {params.cache:q}"
+        " --calls-log {output.calls:q} {params.sample:q} 2> {log:q}"
 
 
 rule probe_native:
@@ -244,12 +246,12 @@ rule probe_native:
         models=STUDY["models"],
         cache=str(L.llm_cache),
         sample=SAMPLE_ARG,
-        settings=lambda wc: shlex.quote(SYSTEMS["native"][wc.system]),
+        settings=lambda wc: SYSTEMS["native"][wc.system],
         own=native_profile_code,
         every=lambda wc: every_item_time(wc.system),
     shell:
-        "memshift probe --world-dir {params.world} --run-dir {params.run}"
-        " {params.branches} --system {wildcards.system} --native {params.settings}"
-        " --program-llm {params.program} {params.every}"
-        " --llm {params.llm} --models-file {params.models} --cache-dir {params.cache}"
-        " {params.sample} 2> {log}"
+        "memshift probe --world-dir {params.world:q} --run-dir {params.run:q}"
+        " {params.branches:q} --system {wildcards.system:q} --native {params.settings:q}"
+        " --program-llm {params.program:q} {params.every:q}"
+        " --llm {params.llm:q} --models-file {params.models:q} --cache-dir {params.cache:q}"
+        " {params.sample:q} 2> {log:q}"

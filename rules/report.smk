@@ -139,26 +139,27 @@ rule report:
         seed=STUDY["report"]["seed"],
         max_failure_share=STUDY["report"]["max_failure_share"],
         sample=SAMPLE_ARG,
-        switch=lambda wc, input: (
-            f"--switch-scores {input.switch_scores}" if input.switch_scores else ""
+        switch=lambda wc, input: flags("--switch-scores", input.switch_scores),
+        sync=lambda wc, input: flags("--sync-scores", input.sync_scores),
+        bundles=lambda wc, input: flags(
+            "--bundle", [str(Path(manifest).parent) for manifest in input.bundles]
         ),
-        sync=lambda wc, input: " ".join(f"--sync-scores {p}" for p in input.sync_scores),
-        bundles=lambda wc, input: " ".join(
-            f"--bundle {Path(manifest).parent}" for manifest in input.bundles
-        ),
-        pools=" ".join(
-            f"--switch-pool {name}={','.join(members)}"
-            for name, members in (SWITCH_PLAN or {}).get("pools", {}).items()
+        pools=flags(
+            "--switch-pool",
+            [
+                f"{name}={','.join(members)}"
+                for name, members in (SWITCH_PLAN or {}).get("pools", {}).items()
+            ],
         ),
     shell:
-        "memshift report --scores {input.scores} {params.maintenance} {params.answer_audits}"
-        " {input.invalidations} {input.calls}"
-        " --worlds-dir {params.worlds} --out {params.out} --llm {params.llm}"
-        " {params.roles}"
-        " --models-file {params.models} --study {params.study}"
-        " --draws {params.draws} --seed {params.seed} {params.switch} {params.pools}"
-        " {params.bundles} {params.sync} {params.sample} --processes {threads}"
-        " --max-failure-share {params.max_failure_share} 2> {log}"
+        "memshift report --scores {input.scores:q} {params.maintenance:q} {params.answer_audits:q}"
+        " {input.invalidations:q} {input.calls:q}"
+        " --worlds-dir {params.worlds:q} --out {params.out:q} --llm {params.llm:q}"
+        " {params.roles:q}"
+        " --models-file {params.models:q} --study {params.study:q}"
+        " --draws {params.draws:q} --seed {params.seed:q} {params.switch:q} {params.pools:q}"
+        " {params.bundles:q} {params.sync:q} {params.sample:q} --processes {threads:q}"
+        " --max-failure-share {params.max_failure_share:q} 2> {log:q}"
 
 
 # The study's last job: it fails the run (after the report and the manifest are written, which a
@@ -177,7 +178,7 @@ rule failures_gate:
         "../envs/memshift.yaml"
     params:
         code=job_code("failures_gate"),
-        allow="--allow-failures" if STUDY["report"]["allow_failures"] else "",
+        allow=["--allow-failures"] if STUDY["report"]["allow_failures"] else [],
     shell:
-        "status=0; memshift failures-gate {input.failures} --out {output} {params.allow}"
-        " 2> {log} || status=$?; cat {log} >&2; exit $status"
+        "status=0; memshift failures-gate {input.failures:q} --out {output:q} {params.allow:q}"
+        " 2> {log:q} || status=$?; cat {log:q} >&2; exit $status"

@@ -26,7 +26,7 @@ rule run_manifest:
         config=config_sha256(),
         base=lambda wc, output: str(layout.results_of_run(Path(output[0]).parent)),
     shell:
-        "memshift run-manifest {input} --out {output} --base {params.base} --llm {params.llm}"
-        " {params.roles}"
-        " --models-file {params.models} --study {params.study} --seeds {params.seeds}"
-        " --config-sha256 {params.config} 2> {log}"
+        "memshift run-manifest {input:q} --out {output:q} --base {params.base:q}"
+        " --llm {params.llm:q} {params.roles:q}"
+        " --models-file {params.models:q} --study {params.study:q} --seeds {params.seeds:q}"
+        " --config-sha256 {params.config:q} 2> {log:q}"

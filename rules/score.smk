@@ -6,6 +6,8 @@ rule score_world:
         answers=all_answers("{world}"),
         stores=cell_stores("{world}"),
         probes=each_branch(branch_file(layout.probes)),
+        # the floors' frozen-at-fork answers are its values (memshift/floors.py)
+        prefork=str(layout.prefork(RUN)),
     output:
         scores=str(L.world_scores("{world}")),
         fork_check=str(layout.fork_check(RUN)),
@@ -22,12 +24,12 @@ rule score_world:
     params:
         code=job_code("score"),
         worlds=lambda wildcards, input: str(layout.worlds_of(Path(input.probes[0]))),
-        cells=lambda wildcards: " ".join(
-            f"--fork-cell {answers}" for answers in cell_answers(wildcards.world)
-        ),
+        cells=lambda wildcards: flags("--fork-cell", cell_answers(wildcards.world)),
+        sample=SAMPLE_ARG,
     shell:
-        "memshift score {input.answers} --worlds-dir {params.worlds} --out {output.scores}"
-        " --fork-check {output.fork_check} {params.cells} 2> {log}"
+        "memshift score {input.answers:q} --worlds-dir {params.worlds:q} --out {output.scores:q}"
+        " --fork-check {output.fork_check:q} {params.cells:q}"
+        " --prefork {input.prefork:q} {params.sample:q} 2> {log:q}"
 
 
 rule score:
@@ -43,4 +45,4 @@ rule score:
     params:
         code=job_code("score"),
     shell:
-        "memshift join-scores {input} --out {output} 2> {log}"
+        "memshift join-scores {input:q} --out {output:q} 2> {log:q}"

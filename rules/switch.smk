@@ -41,19 +41,19 @@ if SWITCH_PLAN:
             old=lambda wc: switch_profiles(wc.switch)[0],
             new=lambda wc: switch_profiles(wc.switch)[1],
             reader=ROLE["reader"],
-            cells=" ".join(f"--cell {cell}" for cell in switch_cells()),
+            cells=flags("--cell", switch_cells()),
             reuse=lambda wc: (
-                "--reuse-prefork"
+                ["--reuse-prefork"]
                 if switch_profiles(wc.switch)[0] == ROLE["writer"]
-                else ""
+                else []
             ),
             models=STUDY["models"],
             cache=str(L.llm_cache),
         shell:
-            "memshift switch --worlds-dir {params.worlds} --runs-dir {params.runs}"
-            " --seeds {params.seeds} --switch {wildcards.switch} --from {params.old}"
-            " --to {params.new} --reader {params.reader} {params.cells} {params.reuse}"
-            " --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+            "memshift switch --worlds-dir {params.worlds:q} --runs-dir {params.runs:q}"
+            " --seeds {params.seeds:q} --switch {wildcards.switch:q} --from {params.old:q}"
+            " --to {params.new:q} --reader {params.reader:q} {params.cells:q} {params.reuse:q}"
+            " --models-file {params.models:q} --cache-dir {params.cache:q} 2> {log:q}"
 
     # One job per writer over every calibration world.
     rule calibrate_writer:
@@ -87,9 +87,9 @@ if SWITCH_PLAN:
             models=STUDY["models"],
             cache=str(L.llm_cache),
         shell:
-            "memshift calibrate-writer --worlds-dir {params.worlds} --runs-dir {params.runs}"
-            " --seeds {params.seeds} --writer {wildcards.profile} --reader {params.reader}"
-            " --models-file {params.models} --cache-dir {params.cache} 2> {log}"
+            "memshift calibrate-writer --worlds-dir {params.worlds:q} --runs-dir {params.runs:q}"
+            " --seeds {params.seeds:q} --writer {wildcards.profile:q} --reader {params.reader:q}"
+            " --models-file {params.models:q} --cache-dir {params.cache:q} 2> {log:q}"
 
     rule switch_score:
         input:
@@ -109,17 +109,20 @@ if SWITCH_PLAN:
             "../envs/memshift.yaml"
         params:
             code=job_code("switch_score"),
-            switches=" ".join(
-                "--switch {}={}:{}".format(name, *switch_profiles(name))
-                for name in SWITCH_PLAN["switches"]
+            switches=flags(
+                "--switch",
+                [
+                    "{}={}:{}".format(name, *switch_profiles(name))
+                    for name in SWITCH_PLAN["switches"]
+                ],
             ),
             seeds=",".join(str(seed) for seed in SEEDS),
             calibration=",".join(str(seed) for seed in SWITCH_PLAN["calibration"]),
-            cells=" ".join(f"--cell {cell}" for cell in switch_cells()),
+            cells=flags("--cell", switch_cells()),
             runs=str(L.runs),
             worlds=str(L.worlds),
         shell:
-            "memshift switch-score --runs-dir {params.runs} --worlds-dir {params.worlds}"
-            " {params.switches} --seeds {params.seeds}"
-            " --calibration-seeds {params.calibration} {params.cells}"
-            " --scores-out {output.scores} --agreement-out {output.agreement} 2> {log}"
+            "memshift switch-score --runs-dir {params.runs:q} --worlds-dir {params.worlds:q}"
+            " {params.switches:q} --seeds {params.seeds:q}"
+            " --calibration-seeds {params.calibration:q} {params.cells:q}"
+            " --scores-out {output.scores:q} --agreement-out {output.agreement:q} 2> {log:q}"

@@ -37,8 +37,8 @@ if SYNC:
             models=STUDY["models"],
             cache=str(L.llm_cache),
         shell:
-            "memshift sync --world-dir {params.world} --run-dir {params.run}"
-            " --lag-minutes {params.lag} --probe-delay-minutes {params.delay}"
-            " --poll-minutes {params.poll} --page {params.page} --resync-p {params.resync}"
-            " --llm {params.llm} {params.roles} --models-file {params.models}"
-            " --cache-dir {params.cache} 2> {log}"
+            "memshift sync --world-dir {params.world:q} --run-dir {params.run:q}"
+            " --lag-minutes {params.lag:q} --probe-delay-minutes {params.delay:q}"
+            " --poll-minutes {params.poll:q} --page {params.page:q} --resync-p {params.resync:q}"
+            " --llm {params.llm:q} {params.roles:q} --models-file {params.models:q}"
+            " --cache-dir {params.cache:q} 2> {log:q}"

@@ -26,9 +26,9 @@ rule world:
         branches=BRANCH_ARGS,
         out=built_dir,
     shell:
-        "memshift build-world --seed {wildcards.world} --out {params.out}"
-        " --history-months {params.history} --definitions {params.definitions}"
-        " {params.branches} 2> {log}"
+        "memshift build-world --seed {wildcards.world:q} --out {params.out:q}"
+        " --history-months {params.history:q} --definitions {params.definitions:q}"
+        " {params.branches:q} 2> {log:q}"
 
 
 if L.rewriter:
@@ -59,6 +59,6 @@ if L.rewriter:
             models=STUDY["models"],
             cache=str(L.llm_cache),
         shell:
-            "memshift rewrite --template-dir {params.template} --out {params.out}"
-            " {params.branches} --llm {params.llm} --models-file {params.models}"
-            " --cache-dir {params.cache} 2> {log}"
+            "memshift rewrite --template-dir {params.template:q} --out {params.out:q}"
+            " {params.branches:q} --llm {params.llm:q} --models-file {params.models:q}"
+            " --cache-dir {params.cache:q} 2> {log:q}"

@@ -119,13 +119,15 @@ def test_editing_a_module_changes_the_stages_that_import_it_and_no_other(package
         "gold",
         "probes",
         "probe",
+        "score",  # the floors read the world's items
         "report",  # it loads worlds to price a full re-read
     }
     probes = package_copy / "probes.py"
     probes.write_text(probes.read_text() + "\n# another edit\n")
     last = prints()
-    # the probe stage asks only the probes the measures count (probes.measured)
-    assert {s for s in STAGES if after[s] != last[s]} == {"probes", "probe"}
+    # the probe stage asks only the probes the measures count (probes.measured), and so do the
+    # floors, which the score stage answers
+    assert {s for s in STAGES if after[s] != last[s]} == {"probes", "probe", "score"}
 
 
 def test_the_scorer_reruns_scoring_and_the_analysis_sql_reruns_the_report(package_copy):
@@ -265,9 +267,15 @@ def test_the_probe_sample_reruns_the_memory_and_probe_jobs_and_no_world_job(pack
     draw = package_copy / "probe_sample.py"
     draw.write_text(draw.read_text() + "\n# an edit\n")
     after = stage_prints(stages)
-    assert {s for s in stages if before[s] != after[s]} == {*sampled, "report"}
+    # the score stage answers the floors on the probes the sample asks
+    assert {s for s in stages if before[s] != after[s]} == {*sampled, "score", "report"}
     # the probes' part is read by the stages that ask probes only
     table = package_copy / "sampled_probes.py"
     table.write_text(table.read_text() + "\n# an edit\n")
     last = stage_prints(stages)
-    assert {s for s in stages if after[s] != last[s]} == {"probe", "answer_audit", "predictions"}
+    assert {s for s in stages if after[s] != last[s]} == {
+        "probe",
+        "answer_audit",
+        "predictions",
+        "score",
+    }

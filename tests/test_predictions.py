@@ -15,10 +15,10 @@ from memshift.inputs import InputError
 from memshift.predictions import read_predictions
 
 GOOD = [
-    {"probe_id": "w1000-src-c1-person.employer", "status": "answer", "value": "Northwind"},
-    {"probe_id": "w1000-src-c1-def.vips-held", "status": "answer", "value": ["Ana", "Ben"]},
-    {"probe_id": "w1001-cons-c2-task1.due", "status": "blocked", "value": None},
-    {"probe_id": "w1001-none-c0-series1", "status": "abstain", "value": None},
+    {"probe_id": "w1000-00a1b2c3d4e5f607", "status": "answer", "value": "Northwind"},
+    {"probe_id": "w1000-1b2c3d4e5f607182", "status": "answer", "value": ["Ana", "Ben"]},
+    {"probe_id": "w1001-2c3d4e5f60718293", "status": "blocked", "value": None},
+    {"probe_id": "w1001-3d4e5f6071829304", "status": "abstain", "value": None},
 ]
 
 
@@ -38,24 +38,28 @@ def test_a_good_file_is_read_from_json_lines_gzip_and_parquet(tmp_path):
     pq.write_table(table, tmp_path / "p.parquet")
     for other in (read_predictions(packed), read_predictions(tmp_path / "p.parquet")):
         assert other == plain
-    assert plain.by_probe["w1000-src-c1-def.vips-held"].value == '["Ana", "Ben"]'
+    assert plain.by_probe["w1000-1b2c3d4e5f607182"].value == '["Ana", "Ben"]'
     assert not plain.reports_invalidations and plain.worlds() == {1000, 1001}
     flagged = read_predictions(jsonl(tmp_path, [{**r, "invalidated": True} for r in GOOD]))
     assert flagged.reports_invalidations
 
 
+ID = '{"probe_id": "w1-4e5f607182930415", '  # a line's start: a well-formed probe id
 BAD = [
     ("not json", "not JSON"),
     ('["a list"]', "not a JSON object"),
     ('{"probe_id": "x", "status": "answer", "value": "v"}', "is not a probe id"),
-    ('{"probe_id": "w1-src-c1-a", "status": "maybe", "value": null}', "`status` 'maybe'"),
-    ('{"probe_id": "w1-src-c1-a", "status": "answer", "value": 3}', "must be a string or a list"),
-    ('{"probe_id": "w1-src-c1-a", "status": "answer", "value": [[["x"]]]}', "nested too deeply"),
-    ('{"probe_id": "w1-src-c1-a", "status": "abstain", "value": "v"}', "has no `value`"),
-    ('{"probe_id": "w1-src-c1-a", "status": "abstain", "value": null, "gold": 1}', "unknown key"),
-    ('{"probe_id": "w1-src-c1-a", "status": "abstain", "value": null, "invalidated": "yes"}',
+    # an id of the scored probes, which names the branch, checkpoint, item and kind
+    ('{"probe_id": "w1-src-c1-person.employer", "status": "answer", "value": "v"}',
+     "is not a probe id"),
+    (ID + '"status": "maybe", "value": null}', "`status` 'maybe'"),
+    (ID + '"status": "answer", "value": 3}', "must be a string or a list"),
+    (ID + '"status": "answer", "value": [[["x"]]]}', "nested too deeply"),
+    (ID + '"status": "abstain", "value": "v"}', "has no `value`"),
+    (ID + '"status": "abstain", "value": null, "gold": 1}', "unknown key"),
+    (ID + '"status": "abstain", "value": null, "invalidated": "yes"}',
      "true or false"),
-    ('{"probe_id": "w1-src-c1-a", "status": "answer", "value": "' + "x" * 5000 + '"}',
+    (ID + '"status": "answer", "value": "' + "x" * 5000 + '"}',
      "longer than 4096"),
 ]  # fmt: skip
 

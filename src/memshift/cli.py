@@ -1110,25 +1110,41 @@ def validate_bundle(bundle: Path) -> None:
     type=click.Path(path_type=Path, dir_okay=False),
     help="A HoldMem cell's answers.parquet for --fork-check; repeatable.",
 )
+@click.option(
+    "--prefork",
+    "preforks",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="A world's pre-fork store (its run's w<seed>/prefork-writes.parquet): the floors of "
+    "that world (always-abstain and frozen-at-fork, answered without a model) are scored after "
+    "its systems, on every branch they were scored on; repeatable.",
+)
+@PROBE_SAMPLE
 def score(
     answers: tuple[Path, ...],
     worlds_dir: Path,
     out: Path,
     fork_out: Path | None,
     fork_cells: tuple[Path, ...],
+    preforks: tuple[Path, ...],
+    sample: ProbeSample | None,
 ) -> None:
     """Score every answer against its probe's gold with the deterministic typed scorer.
 
     ANSWERS are answers.parquet tables, or the folders of the jobs that probe several systems of
-    a world (cells/, baselines/, audit/ of a run's w<seed>/): every table in them."""
+    a world (cells/, baselines/, audit/ of a run's w<seed>/): every table in them. With
+    --prefork, the floors too (docs/report.md, Floors), on the probes the study's --probe-sample
+    asks."""
     from memshift.stages import score as stage
 
     if fork_cells and fork_out is None:
         raise click.UsageError("--fork-cell needs --fork-check")
     if fork_out is None:
-        n = stage.run(list(answers), worlds_dir, out)
+        n = stage.run(list(answers), worlds_dir, out, list(preforks), sample)
     else:
-        checked, n = stage.run_world(list(answers), list(fork_cells), worlds_dir, out, fork_out)
+        checked, n = stage.run_world(
+            list(answers), list(fork_cells), worlds_dir, out, fork_out, list(preforks), sample
+        )
         click.echo(
             f"{checked} fork probes checked, identical across {len(fork_cells)} cells", err=True
         )
@@ -1455,11 +1471,20 @@ def score_predictions(path: Path, configfile: Path, name: str, cores: str) -> No
     again with `systems.predictions` naming it (finished jobs are not repeated), so the file is
     checked, its answers scored and the report written with the system in every table."""
     import json
+    import re
     import subprocess
 
     from memshift.config import DEFAULT_CONFIG, check_config, study_config, study_layout
     from memshift.predictions import read_predictions
+    from memshift.public_probes import not_given
 
+    # the name names the overlay's file below: refused here, before anything is written, as the
+    # study's schema would refuse it (systems.predictions)
+    if re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name) is None:
+        raise ConfigError(
+            f"--name {name!r} is not a system name: lower-case letters, digits, - and _, "
+            "starting with a letter or digit"
+        )
     predictions = read_predictions(path)
     study = check_config(study_config(DEFAULT_CONFIG, [configfile]))
     outside = sorted(predictions.worlds() - set(study["seed_list"]))
@@ -1467,6 +1492,16 @@ def score_predictions(path: Path, configfile: Path, name: str, cores: str) -> No
         raise MemshiftError(
             f"{path}: predictions for world {outside[0]}, which the study {configfile} does not "
             "hold"
+        )
+    # with the worlds not yet built the study's `predictions` jobs refuse them instead
+    extra = not_given(
+        predictions.by_probe, study_layout(study).worlds, study["seed_list"], study["branches"]
+    )
+    if extra:
+        raise MemshiftError(
+            f"{path}: {len(extra)} prediction(s) for probes the study's dataset does not give, "
+            f"first {extra[0]} (predict the probes of memshift export-dataset --configfile "
+            f"{configfile})"
         )
     overlay = study_layout(study).runs / "predictions" / f"{name}.yaml"
     overlay.parent.mkdir(parents=True, exist_ok=True)

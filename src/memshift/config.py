@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -118,12 +119,32 @@ def check_bounds(config: Any) -> None:
             stack.extend((v, (*path, str(i))) for i, v in enumerate(value))
 
 
+def _whole_pattern(
+    validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """The schema's `pattern` as JSON Schema means it: a final `$` is the end of the string.
+    (Python's `$` also matches before a final newline, so `study: "main\\n"` would pass
+    `^[A-Za-z0-9][A-Za-z0-9_.-]*$` and a name meant to be one plain word would hold a line
+    break.)"""
+    if not validator.is_type(instance, "string"):
+        return
+    ends = pattern.endswith("$") and not pattern.endswith("\\$")
+    if re.search(pattern[:-1] + r"\Z" if ends else pattern, instance) is None:
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+# the schema's validator, with `pattern` anchored as JSON Schema anchors it
+StudyValidator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator, {"pattern": _whole_pattern}
+)
+
+
 def check_config(config: dict[str, Any]) -> dict[str, Any]:
     """Validate against the package's schema and resolve seeds, custom systems and the embedder;
     raise ConfigError in one line."""
     check_bounds(config)
     schema = yaml.safe_load(schema_path().read_text())
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = StudyValidator(schema)
     errors = sorted(
         validator.iter_errors(config),
         key=lambda e: (len(e.absolute_path), str(list(e.absolute_path))),
@@ -138,6 +159,7 @@ def check_config(config: dict[str, Any]) -> dict[str, Any]:
     if "rewriter" in resolved:
         resolved["worlds"]["rewriter"] = resolved["rewriter"] or None
     resolved["seed_list"] = parse_seeds(resolved["worlds"]["seeds"])
+    check_paths(resolved)
     check_words(resolved)
     resolved["system_plan"] = study_systems(resolved)
     resolved["role_profiles"] = role_profiles(resolved["llm"], resolved["roles"])
@@ -164,6 +186,28 @@ def probe_sample(config: Mapping[str, Any]) -> ProbeSample | None:
             "from every item of the world (run it in a study of its own)"
         )
     return sample
+
+
+def check_paths(study: Mapping[str, Any]) -> None:
+    """The results folder, the models file and the predictions files may hold any character but
+    braces: the workflow's file patterns and parameters are built from them, and Snakemake reads
+    `{...}` there as a wildcard; the results folder cannot start with '-' either. (Every other
+    character reaches a rule's command quoted, as one word.)"""
+    paths = {key: study[key] for key in ("results", "models")}
+    for name, path in study["systems"]["predictions"].items():
+        paths[f"systems.predictions.{name}"] = path
+    for key, path in paths.items():
+        if "{" in path or "}" in path:
+            raise ConfigError(
+                f"config {key}: {path!r} holds a brace, which Snakemake would read as a "
+                "wildcard of the workflow's file patterns; name it without { and }"
+            )
+    # the results folder's paths are also the stages' arguments (`memshift score ANSWERS...`)
+    if study["results"].startswith("-"):
+        raise ConfigError(
+            f"config results: {study['results']!r} starts with '-', which a stage would read "
+            f"as an option; name it {'./' + study['results']!r}"
+        )
 
 
 def check_words(study: Mapping[str, Any]) -> None:

@@ -25,7 +25,8 @@ MAX_LINE = 1 << 16
 MAX_VALUE = 4096
 STATUSES = ("answer", "abstain", "blocked")
 KEYS = frozenset({"probe_id", "status", "value", "invalidated"})
-PROBE_ID = re.compile(r"w(?P<world>\d+)-(?P<branch>[a-z]+)-c\d+-[\w.-]+")
+# a public probe id (`public_probes.public_id`): the world, then a hash naming nothing else
+PROBE_ID = re.compile(r"w(?P<world>\d+)-[0-9a-f]{16}")
 
 
 @dataclass(frozen=True)

@@ -58,14 +58,18 @@ def premise_question(item: Item, point: GoldPoint, fork: GoldPoint, *, named: bo
     return f"{head}: Given that {item.label} {verb} still {stated}, {rest[0].lower()}{rest[1:]}"
 
 
-def premise_probes(probes: Sequence[Probe], fork: dict[str, GoldPoint]) -> list[Probe]:
-    """One premise probe per changed item-time after the fork whose fork value was an answer:
-    asked as if that value still held. Only the current value, or the right abstention, is
-    correct."""
+def premise_probes(
+    probes: Sequence[Probe], fork: dict[str, GoldPoint], *, every: bool = False
+) -> list[Probe]:
+    """One premise probe per changed item-time after the fork whose fork value was an answer
+    (with `every`, per item-time after the fork, changed or not): asked as if that value still
+    held. Only the current value, or the right abstention, is correct."""
     out = []
     for probe in probes:
         p, before = probe.point, fork.get(probe.point.item.item_id)
-        if p.checkpoint == 0 or not p.changed or before is None or before.gold.value is None:
+        if p.checkpoint == 0 or not (p.changed or every):
+            continue
+        if before is None or before.gold.value is None:
             continue
         if before.gold.status != "answer":
             continue
@@ -102,14 +106,16 @@ def implicit_point(point: GoldPoint, fork: GoldPoint) -> GoldPoint:
     )
 
 
-def implicit_probes(probes: Sequence[Probe], fork: dict[str, GoldPoint]) -> list[Probe]:
+def implicit_probes(
+    probes: Sequence[Probe], fork: dict[str, GoldPoint], *, every: bool = False
+) -> list[Probe]:
     """One implicit-dependency probe (`memshift.implicit`) beside each changed or sampled direct
-    probe after the fork whose item has a relation: a question whose answer follows from the
-    item without naming it."""
+    probe after the fork (with `every`, each direct probe after it) whose item has a relation: a
+    question whose answer follows from the item without naming it."""
     out = []
     for probe in probes:
         p = probe.point
-        counted = p.checkpoint > 0 and (p.changed or probe.sampled)
+        counted = p.checkpoint > 0 and (p.changed or probe.sampled or every)
         if probe.kind != DIRECT or not counted or relation_for(p.item) is None:
             continue
         out.append(
@@ -125,14 +131,15 @@ def implicit_probes(probes: Sequence[Probe], fork: dict[str, GoldPoint]) -> list
     return out
 
 
-def unnamed_probes(probes: Sequence[Probe]) -> list[Probe]:
-    """Beside each counted direct probe of a definition item after the fork, the same question
-    without its last sentence, which names the definition in effect: the reader must know which
-    definition is current from what the memory gives it (MemShift App. B, unnamed probes)."""
+def unnamed_probes(probes: Sequence[Probe], *, every: bool = False) -> list[Probe]:
+    """Beside each counted direct probe of a definition item after the fork (with `every`, each
+    one after it), the same question without its last sentence, which names the definition in
+    effect: the reader must know which definition is current from what the memory gives it
+    (MemShift App. B, unnamed probes)."""
     out = []
     for probe in probes:
         p = probe.point
-        counted = p.checkpoint > 0 and (p.changed or probe.sampled)
+        counted = p.checkpoint > 0 and (p.changed or probe.sampled or every)
         if probe.kind != DIRECT or not counted or not p.item.is_definition:
             continue
         question, _, _ = probe.question.partition(NAMING)
@@ -154,6 +161,33 @@ def held_probes(
         probe_id = f"w{seed}-{branch}-c{p.checkpoint}-{p.item.item_id}-held"
         out.append(Probe(probe_id, p, question, text, False, HELD))
     return out
+
+
+def direct_probe(p: GoldPoint, *, seed: int, branch: str, sampled: bool = False) -> Probe:
+    question, text = question_text(p.item, p, named=branch != UNSTATED)
+    probe_id = f"w{seed}-{branch}-c{p.checkpoint}-{p.item.item_id}"
+    return Probe(probe_id, p, question, text, sampled)
+
+
+def census_probes(
+    points: Sequence[GoldPoint], *, seed: int, branch: str, held: Collection[str] = ()
+) -> list[Probe]:
+    """Every probe `select_probes` could draw on a branch, under the same ids and words: a direct
+    probe at every item-time, and after the fork beside each a premise probe (where the fork's
+    value was an answer), an implicit-dependency probe (where the item has a relation) and an
+    unnamed probe (a definition item's, on every branch), and the held probes. What a system
+    under test is asked (`memshift.public_probes`): the probes drawn are among them, and nothing
+    in which are asked tells the drawn ones from the rest."""
+    ordered = sorted(points, key=lambda p: (p.checkpoint, p.item.item_id))
+    probes = [direct_probe(p, seed=seed, branch=branch) for p in ordered]
+    fork = {p.item.item_id: p for p in ordered if p.checkpoint == 0}
+    return (
+        probes
+        + premise_probes(probes, fork, every=True)
+        + implicit_probes(probes, fork, every=True)
+        + unnamed_probes(probes, every=True)
+        + held_probes(points, held, seed=seed, branch=branch)
+    )
 
 
 def select_probes(
@@ -190,9 +224,7 @@ def select_probes(
             chosen += [(p, False) for i, p in enumerate(unchanged) if i not in picked]
     probes = []
     for p, sampled in sorted(chosen, key=lambda c: (c[0].checkpoint, c[0].item.item_id)):
-        question, text = question_text(p.item, p, named=branch != UNSTATED)
-        probe_id = f"w{seed}-{branch}-c{p.checkpoint}-{p.item.item_id}"
-        probes.append(Probe(probe_id, p, question, text, sampled))
+        probes.append(direct_probe(p, seed=seed, branch=branch, sampled=sampled))
     fork = {p.item.item_id: p for p in by_checkpoint.get(0, [])}
     unnamed = unnamed_probes(probes) if branch == REDEFINITION else []
     fixed = held_probes(points, held, seed=seed, branch=branch)

@@ -172,8 +172,24 @@ def portable_parts(system: str) -> tuple[str, str] | None:
 
 
 def is_reserved(name: str) -> bool:
-    """Whether a custom system may not take `name`: a built-in's, or any HoldMem name."""
-    return name in SYSTEMS or name.startswith((HOLDMEM, PORTABLE + "-"))
+    """Whether a custom system may not take `name`: a built-in's, a floor's, or any HoldMem
+    name."""
+    return name in SYSTEMS or name in FLOORS or name.startswith((HOLDMEM, PORTABLE + "-"))
+
+
+# The floors (memshift/floors.py): answers to every probe of every study, computed by the score
+# stage without a memory or a model and reported beside the systems, not as contenders.
+# `always-abstain` abstains on every probe; `frozen-at-fork` answers every probe with its item's
+# value in HoldMem's pre-fork store, at every checkpoint (it never notices a change). Neither
+# invalidates anything, so both have m = 1 on every changed item-time. (The SQL of the report
+# knows them through the macro `is_floor`: `analysis/frame.py`.)
+ALWAYS_ABSTAIN = "always-abstain"
+FROZEN_AT_FORK = "frozen-at-fork"
+FLOORS: tuple[str, ...] = (ALWAYS_ABSTAIN, FROZEN_AT_FORK)
+
+
+def is_floor(system: str) -> bool:
+    return system in FLOORS
 
 
 def choice(values: tuple[str, ...]) -> str:

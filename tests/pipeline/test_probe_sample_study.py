@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from memshift.probe_sample import ProbeSample, sampled_items
+from memshift.vocabulary import ALWAYS_ABSTAIN, FLOORS, FROZEN_AT_FORK
 from memshift.world.generate import generate_world
 from memshift.world.timeline import Timeline
 from pipeline.test_snakemake import jobs_of, run_of, snakemake, workflow_copy
@@ -98,6 +99,47 @@ def test_the_report_says_it_asked_a_sample(studies):
     assert "reflects the sample's size" in text
     whole = (studies / run_of(WHOLE) / "report" / "report.md").read_text()
     assert "**Sample:**" not in whole
+
+
+def test_the_floors_are_asked_what_every_system_is_and_stand_last_in_the_report(studies):
+    """The floors answer exactly the probes the study asks a baseline (of the slice, the drawn
+    ones); at the fork frozen-at-fork is right exactly where the cell's stored state (the
+    pre-fork store) is; the Update table shows both last, marked as floors, and neither ever
+    detects a change."""
+    for study in (SLICE, WHOLE):
+        run = studies / run_of(study)
+        scores = pq.read_table(run / "scores.parquet").to_pylist()
+        asked = sorted((s["branch"], s["probe_id"]) for s in scores if s["system"] == "bm25")
+        assert asked
+        for floor in FLOORS:
+            mine = sorted((s["branch"], s["probe_id"]) for s in scores if s["system"] == floor)
+            assert mine == asked, (study["study"], floor)
+        stored = {
+            s["probe_id"]: s["store_correct"]
+            for s in scores
+            if s["system"] == "holdmem-dm-audit" and s["kind"] == "direct" and s["checkpoint"] == 0
+        }
+        frozen = {
+            s["probe_id"]: s["correct"]
+            for s in scores
+            if s["system"] == FROZEN_AT_FORK and s["kind"] == "direct" and s["checkpoint"] == 0
+        }
+        assert stored and frozen == stored
+        text = (run / "report" / "report.md").read_text()
+        update = text[text.index("## Update") : text.index("## Stability")]
+        names = [line.split(" | ")[0] for line in update.splitlines() if line.startswith("| ")]
+        assert names[-2:] == [f"| {ALWAYS_ABSTAIN} (floor)", f"| {FROZEN_AT_FORK} (floor)"]
+        measures = pq.read_table(run / "report" / "tables" / "measures.parquet").to_pylist()
+        m = [
+            r["estimate"]
+            for r in measures
+            if r["system"] in FLOORS and r["measure"] == "m" and r["n"]
+        ]
+        assert m and set(m) == {1.0}
+        # a floor is no system whose calls, costs or settings the report judges
+        for table in ("failures", "costs", "diagnostics", "inferred"):
+            rows = pq.read_table(run / "report" / "tables" / f"{table}.parquet").to_pylist()
+            assert not [r for r in rows if r.get("system") in FLOORS], table
 
 
 def test_a_new_sample_reruns_the_jobs_it_changes_and_no_world_job(studies):

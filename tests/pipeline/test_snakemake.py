@@ -20,6 +20,7 @@ from memshift import layout
 from memshift.analysis.cost_model import PARTS as COST_PARTS
 from memshift.probes import measured
 from memshift.report.markdown import interval
+from memshift.vocabulary import FLOORS, FROZEN_AT_FORK
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
@@ -273,6 +274,36 @@ def check_unshifted(where: Path) -> None:
     assert "## Without the shift" in report
 
 
+def check_floors(where: Path) -> None:
+    """The floors answer, on every branch, what a baseline is asked; at the fork frozen-at-fork
+    is right exactly where each HoldMem cell's stored state (the pre-fork store) is; neither
+    detects a change; the Update table shows both last, marked as floors."""
+    scores = pq.read_table(where / RUN / "scores.parquet").to_pylist()
+    for branch in STUDY["branches"]:
+        asked = sorted(
+            s["probe_id"] for s in scores if (s["system"], s["branch"]) == ("bm25", branch)
+        )
+        for floor in FLOORS:
+            mine = [s["probe_id"] for s in scores if (s["system"], s["branch"]) == (floor, branch)]
+            assert sorted(mine) == asked, (floor, branch)
+        at_fork = [
+            s
+            for s in scores
+            if s["branch"] == branch and s["checkpoint"] == 0 and s["kind"] == "direct"
+        ]
+        frozen = {s["probe_id"]: s["correct"] for s in at_fork if s["system"] == FROZEN_AT_FORK}
+        for cell in ("holdmem-d0-append", "holdmem-d1-source", "holdmem-dcheck-source"):
+            stored = {s["probe_id"]: s["store_correct"] for s in at_fork if s["system"] == cell}
+            assert stored == frozen, (cell, branch)
+        for floor in FLOORS:
+            found = overall(where, floor, branch)
+            assert found["m"] == 1.0 and found["update"] == found["a"], (floor, branch)
+    report = (where / RUN / "report/report.md").read_text()
+    update = report[report.index("## Update") : report.index("## Stability")]
+    names = [line.split(" | ")[0] for line in update.splitlines() if line.startswith("| ")]
+    assert names[-2:] == ["| always-abstain (floor)", "| frozen-at-fork (floor)"]
+
+
 def overall(where: Path, system: str, branch: str) -> dict[str, float]:
     """A system's measures on one branch over every item class and cause."""
     measures = pq.read_table(where / RUN / "report/tables/measures.parquet").to_pylist()
@@ -364,12 +395,31 @@ def check_predictions(where: Path, package: Path) -> None:
     script = Path(__file__).with_name("predict.sh")
     with (where / "predictions.jsonl").open("w") as out:
         subprocess.run(["sh", str(script), "dataset"], cwd=where, stdout=out, check=True)
+    # a file that also answers a probe it was not given is refused before anything runs
+    forged = where / "forged.jsonl"
+    forged.write_text(
+        (where / "predictions.jsonl").read_text()
+        + '{"probe_id": "w1000-0000000000000000", "status": "abstain", "value": null, '
+        '"invalidated": true}\n'
+    )
+    refused = memshift_command(where, package, "score-predictions", "forged.jsonl",
+                               "--configfile", "study.yaml", "--name", "forged")  # fmt: skip
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr, refused.stderr[-3000:]
+    assert "1 prediction(s) for probes the study's dataset does not give, first " \
+        "w1000-0000000000000000" in refused.stderr.strip().splitlines()[-1]  # fmt: skip
+    assert not (where / RUN / "w1000/none/forged").exists()
     done = memshift_command(where, package, "score-predictions", "predictions.jsonl",
                             "--configfile", "study.yaml", "--name", "jq-abstain")  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     scores = pq.read_table(where / RUN / "scores.parquet").to_pylist()
     mine = [s for s in scores if s["system"] == "jq-abstain"]
-    assert len(mine) == probes.num_rows
+    # scored on the probes every system is asked, which the dataset hides among more; abstaining
+    # everywhere, exactly as the always-abstain floor
+    floor = [s for s in scores if s["system"] == "always-abstain"]
+    assert len(floor) < probes.num_rows
+    assert sorted((s["branch"], s["probe_id"], s["correct"]) for s in mine) == sorted(
+        (s["branch"], s["probe_id"], s["correct"]) for s in floor
+    )
     changed = [s for s in mine if s["branch"] == "src" and s["changed"] and s["kind"] == "direct"
                and s["checkpoint"] > 0]  # fmt: skip
     found = overall(where, "jq-abstain", "src")
@@ -623,6 +673,7 @@ def check_snakemake_report(where: Path, package: Path) -> None:
     row = re.search(r"<tr><td>holdmem-d1-source</td>.*?</tr>", update)
     assert row, update
     assert f'<td class="number">{html.escape(interval(cell))}</td>' in row.group(0)
+    assert "<tr><td>always-abstain (floor)</td>" in update
 
 
 @pytest.mark.slow(minutes=5)
@@ -663,8 +714,10 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
         *runs.glob("*/*/answers.parquet"),
         *(p for job in jobs for p in layout.job_answers(layout.job_dir(runs, job))),
     ]
-    assert len(answered) == len(STUDY["branches"]) * len({s["system"] for s in scores})
-    assert len(scores) == sum(pq.read_table(p).num_rows for p in answered)
+    # the floors are answered by the score stage itself, without an answers table
+    systems = [s for s in scores if s["system"] not in FLOORS]
+    assert len(answered) == len(STUDY["branches"]) * len({s["system"] for s in systems})
+    assert len(systems) == sum(pq.read_table(p).num_rows for p in answered)
     cell = [s for s in scores if s["system"] == "holdmem-d1-source" and s["branch"] == "del"]
     assert all(s["correct"] for s in cell if s["changed"] and s["checkpoint"] > 0)
     report = (first / RUN / "report/report.md").read_text()
@@ -678,6 +731,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     check_writer_switch(first)
     check_export(first)
     check_reported_invalidations(first)
+    check_floors(first)
     check_failure_modes(first)
     check_sync(first)
     check_costs(first)

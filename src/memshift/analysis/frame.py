@@ -12,7 +12,7 @@ import duckdb
 from memshift import layout, schemas
 from memshift.analysis.sqlfiles import path_list, path_literal, run, text_literal
 from memshift.errors import MemshiftError
-from memshift.vocabulary import AUDITED_PATTERN
+from memshift.vocabulary import AUDITED_PATTERN, FLOORS
 
 # results/runs/<run>/w<world>/detections/<branch>/holdmem-<detection>/maintenance.parquet
 MAINTENANCE_PATH = re.compile(
@@ -94,7 +94,9 @@ def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
     detection's maintenance log, the system's name for its own invalidation log), `derived`
     (where a HoldMem detection wrote a new item), `flagged` (answers an answer-level audit found
     stale), `calls` (the model call logs), `log_files` (the world, branch and name of every log
-    but the call logs) and `item_times`."""
+    but the call logs) and `item_times`. The floors' scores (`memshift.floors`) are kept apart,
+    in `floor_scores` and `floor_item_times` (the same SQL), so that every table of the systems
+    is the one a study without floors has: only the measures count the floors."""
     if not scores.exists():
         raise MemshiftError(f"missing scores table {scores}")
     con = duckdb.connect(":memory:")
@@ -107,7 +109,14 @@ def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
     named = text_literal(f"^{AUDITED_PATTERN}$")
     con.execute(f"CREATE MACRO audited_base(system) AS regexp_extract(system, {named}, 1)")
     con.execute(f"CREATE MACRO audit_variant(system) AS regexp_extract(system, {named}, 2)")
-    con.execute(f"CREATE TABLE scores AS SELECT * FROM read_parquet({path_literal(scores)})")
+    # the floors (memshift/floors.py): measured beside the systems, as systems that report
+    # invalidations and made none; no other table counts them (they test, price or explain
+    # systems, and a floor is none)
+    floors = ", ".join(text_literal(floor) for floor in FLOORS)
+    con.execute(f"CREATE MACRO is_floor(system) AS system IN ({floors})")
+    source = f"read_parquet({path_literal(scores)})"
+    con.execute(f"CREATE TABLE scores AS SELECT * FROM {source} WHERE NOT is_floor(system)")
+    con.execute(f"CREATE TABLE floor_scores AS SELECT * FROM {source} WHERE is_floor(system)")
     found = log_sources(logs)
     maintenance, answer_audits = found.maintenance, found.answer_audits
     con.execute("CREATE TABLE log_files (world INTEGER, branch VARCHAR, system VARCHAR)")
@@ -138,7 +147,8 @@ def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
         con.execute("CREATE TABLE calls AS SELECT * FROM no_calls")
         con.unregister("no_calls")
     _check_reports(con)
-    run(con, "item_times")
+    run(con, "item_times", out="item_times", scores="scores")
+    run(con, "item_times", out="floor_item_times", scores="floor_scores")
     return con
 
 

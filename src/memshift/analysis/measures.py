@@ -24,16 +24,69 @@ IDENTITY_TOLERANCE = 1e-12
 
 
 def compute(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> None:
-    """Tables world_counts, measure_ratios and measure_summary from item_times."""
+    """Tables world_counts, measure_ratios and measure_summary from item_times; then the floors'
+    rows of measure_summary, from floor_item_times where there is one (`frame.open_study`).
+
+    The floors (`memshift.floors`) are counted and summarized in a database of their own, with
+    the same SQL and the same draws, and only their summary joins the study's: every other table
+    is the one a study without floors computes, down to the order in which a float sum adds its
+    terms."""
+    worlds, units = _summarized(con, resampling)
+    [(apart,)] = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'floor_item_times'"
+    ).fetchall()
+    if not apart:
+        return
+    floors = con.sql("SELECT * FROM floor_item_times").to_arrow_table()
+    if floors.num_rows:
+        con.register("floor_summary_arrow", _floor_summary(floors, worlds, units, resampling))
+        con.execute("INSERT INTO measure_summary BY NAME SELECT * FROM floor_summary_arrow")
+        con.unregister("floor_summary_arrow")
+
+
+def _summarized(
+    con: duckdb.DuckDBPyConnection,
+    resampling: Resampling,
+    worlds: list[int] | None = None,
+    units: list[str] | None = None,
+) -> tuple[list[int], list[str]]:
+    """world_counts, measure_ratios, the weights (of `worlds` and `units`, by default those of
+    item_times) and measure_summary; returns the worlds and units weighted."""
     run(con, "world_counts")
     run(con, "measure_ratios")
-    worlds = [w for (w,) in con.execute("SELECT DISTINCT world FROM item_times").fetchall()]
-    units = [
-        u
-        for (u,) in con.execute("SELECT DISTINCT unit FROM item_times WHERE unit <> ''").fetchall()
-    ]
+    if worlds is None:
+        worlds = [w for (w,) in con.execute("SELECT DISTINCT world FROM item_times").fetchall()]
+    if units is None:
+        units = [
+            u
+            for (u,) in con.execute(
+                "SELECT DISTINCT unit FROM item_times WHERE unit <> ''"
+            ).fetchall()
+        ]
     register_weights(con, worlds, units, resampling)
     summarize(con, "measure_ratios", MEASURE_KEYS, "measure_summary", resampling)
+    return worlds, units
+
+
+def _floor_summary(
+    floors: pa.Table, worlds: list[int], units: list[str], resampling: Resampling
+) -> pa.Table:
+    """measure_summary of the floors' item-times, in a fresh database, on the draws of the
+    study's `worlds` and `units` (those of its systems)."""
+    apart = duckdb.connect(":memory:")
+    apart.execute("SET threads TO 1")  # as `open_study`'s: sums in one order
+    apart.execute("SET enable_progress_bar = false")
+    apart.register("floors", floors)
+    apart.execute("CREATE TABLE item_times AS SELECT * FROM floors")
+    apart.unregister("floors")
+    # the same set as the systems' in any study: a world or unit only a floor has would change
+    # every draw's weights
+    found = {w for (w,) in apart.execute("SELECT DISTINCT world FROM item_times").fetchall()}
+    more = {u for (u,) in apart.execute("SELECT DISTINCT unit FROM item_times").fetchall() if u}
+    _summarized(apart, resampling, sorted(found | set(worlds)), sorted(more | set(units)))
+    summary = apart.sql("SELECT * FROM measure_summary").to_arrow_table()
+    apart.close()
+    return summary
 
 
 def measures_table(con: duckdb.DuckDBPyConnection) -> pa.Table:

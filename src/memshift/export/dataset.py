@@ -1,8 +1,10 @@
 """A study's benchmark data for a system written in any language (`memshift export-dataset`):
-every world's public record stream per branch, the probes the measures count, the items and the
-timelines, as Parquet and as gzipped JSON lines, with a datasheet. Nothing a system under test
-may not see leaves: no generator annotation (event ids, asserts, components), no gold, no
-unstated redefinition (`public_view`), no flag saying which item-times changed."""
+every world's public record stream per branch, the public probes (`memshift.public_probes`), the
+items and the timelines, as Parquet and as gzipped JSON lines, with a datasheet. Nothing a system
+under test may not see leaves: no generator annotation (event ids, asserts, components), no
+gold, no unstated redefinition (`public_view`), and nothing that tells which item-times changed
+or which branch is which (the probes are every item-time's, under opaque ids, and a branch is
+named by a keyed hash)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from memshift.artifacts import read_table, write_table, write_text
 from memshift.errors import MemshiftError
 from memshift.files import write_atomically
 from memshift.memory.reading import names_version
-from memshift.probes import measured
+from memshift.public_probes import branch_label, public_probes, unbuilt
 from memshift.world.generate import GENERATOR_VERSION, World
 from memshift.world.records import unstated
 from memshift.world.stored import load
@@ -35,32 +37,47 @@ TABLES = {
 }
 
 
-def events_table(stored: pa.Table) -> pa.Table:
-    """The public view of a branch's stored events (`schemas.EVENTS`), in stream order: no
-    generator annotation, no unstated redefinition (`records.unstated`)."""
+def events_table(stored: pa.Table, label: str) -> pa.Table:
+    """The public view of a branch's stored events (`schemas.EVENTS`), in stream order, the
+    branch named `label`: no generator annotation, no unstated redefinition
+    (`records.unstated`)."""
     kept = stored.filter(pa.array([not unstated(e) for e in table_to_events(stored)]))
     columns = {
         "world": kept.column("world"),
-        "branch": kept.column("branch"),
+        "branch": pa.array([label] * kept.num_rows, pa.string()),
         "position": pa.array(range(kept.num_rows), pa.int32()),
         **{name: kept.column(name) for name in schemas.PUBLIC_EVENT_FIELDS},
     }
     return pa.table(columns, schema=schemas.PUBLIC_EVENTS)
 
 
-def probes_table(probes: pa.Table, world: World) -> pa.Table:
-    """The probes the measures count, without gold or change flags; the definition version only
-    where the question names it."""
-    counted = measured(probes)
-    columns = counted.to_pydict()
+def probes_table(probes: pa.Table, gold: pa.Table, world: World, branch: str) -> pa.Table:
+    """The public probes of a branch (`public_probes`), by checkpoint and id, without gold;
+    the definition version only where the question names it."""
     items = {i.item_id: i for i in world.items}
-    versions = [
-        columns["definition_version"][n] if names_version(columns, n, items) else None
-        for n in range(counted.num_rows)
-    ]
-    kept = {name: columns[name] for name in schemas.PUBLIC_PROBES.names}
-    kept["definition_version"] = versions
-    return pa.Table.from_pydict(kept, schema=schemas.PUBLIC_PROBES)
+    rows = schemas.empty_columns(schemas.PUBLIC_PROBES)
+    for shown in public_probes(gold, probes, world, branch):
+        p = shown.probe
+        one = {"kind": [p.kind], "item_id": [p.point.item.item_id],
+               "definition_text": [p.definition_text]}  # fmt: skip
+        for name, value in (
+            ("probe_id", shown.public_id),
+            ("world", world.seed),
+            ("branch", branch_label(world.seed, branch)),
+            ("checkpoint", p.point.checkpoint),
+            ("time", p.point.time),
+            ("item_id", p.point.item.item_id),
+            ("item_class", p.point.item.item_class),
+            ("value_type", p.point.item.value_type),
+            ("agent", p.point.item.agent),
+            ("question", p.question),
+            ("answer_format", p.point.item.answer_format),
+            ("definition_version", p.point.gold.version if names_version(one, 0, items) else None),
+            # what the words say anyway; the same kinds are asked at every item-time
+            ("kind", p.kind),
+        ):
+            rows[name].append(value)
+    return pa.Table.from_pydict(rows, schema=schemas.PUBLIC_PROBES)
 
 
 def items_table(world: World) -> pa.Table:
@@ -98,12 +115,7 @@ def export_dataset(
     worlds: Path, seeds: Sequence[int], branches: Sequence[str], out: Path, study: str
 ) -> dict[str, int]:
     """Write the dataset of these worlds and branches to `out`; return the rows per table."""
-    missing = [
-        layout.probes(worlds / f"w{seed}", branch)
-        for seed in seeds
-        for branch in branches
-        if not layout.probes(worlds / f"w{seed}", branch).exists()
-    ]
+    missing = unbuilt(worlds, seeds, branches)
     if missing:
         raise MemshiftError(
             f"{len(missing)} branch file(s) of the study are not built, first {missing[0]}; run "
@@ -115,11 +127,14 @@ def export_dataset(
         world = load(world_dir, with_events=False)
         parts["items"].append(items_table(world))
         parts["timelines"].append(timeline_table(world))
-        for branch in branches:
+        # in the order of their names, which says nothing of which branch is which
+        for branch in sorted(branches, key=lambda b: branch_label(seed, b)):
+            label = branch_label(seed, branch)
             stored = read_table(layout.events(world_dir, branch), schemas.EVENTS)
-            parts["events"].append(events_table(stored))
+            parts["events"].append(events_table(stored, label))
             probes = read_table(layout.probes(world_dir, branch), schemas.PROBES)
-            parts["probes"].append(probes_table(probes, world))
+            gold = read_table(layout.gold(world_dir, branch), schemas.GOLD)
+            parts["probes"].append(probes_table(probes, gold, world, branch))
     counts = {}
     for name, schema in TABLES.items():
         table = pa.concat_tables(parts[name]) if parts[name] else schema.empty_table()
@@ -147,7 +162,9 @@ def datasheet(study: str, seeds: Sequence[int], branches: Sequence[str], counts:
         f"# memshift dataset: study `{study}`",
         "",
         f"Synthetic worlds of generator {GENERATOR_VERSION}, seeds {', '.join(map(str, seeds))}; "
-        f"branches {', '.join(branches)}. Every person, message and record is generated; none "
+        f"branches {', '.join(branches)}, each world's under names of its own (`branch`, the "
+        "same in events and probes) that do not say which is which. Every person, message "
+        "and record is generated; none "
         "describes a real person. Written by `memshift export-dataset`; docs/dataset.md in the "
         "memshift repository explains each column and how predictions are scored.",
         "",
@@ -156,8 +173,9 @@ def datasheet(study: str, seeds: Sequence[int], branches: Sequence[str], counts:
         f"| events | {counts['events']} | each branch's record stream as a memory receives it, "
         "in order (`position`): insert, update, delete, define, consent; `fields` is JSON |",
         f"| probes | {counts['probes']} | the questions to answer: ask each at its `time`, "
-        "after feeding the branch's events up to it; `definition_version` names the "
-        "definition in effect where the question does |",
+        "after feeding the branch's events up to it; every item at every checkpoint, with the "
+        "same kinds of probe whether it changed or not (memshift scores a hidden subset); "
+        "`definition_version` names the definition in effect where the question does |",
         f"| items | {counts['items']} | the items a memory derives per world, the agent that "
         "asks about each and the sources it declares |",
         f"| timelines | {counts['timelines']} | per world the start, the fork, the end and "

@@ -1,8 +1,10 @@
 """The report's figures, drawn from the MEASURES and CONTRASTS tables.
 
 - update_stability.png: per branch, each system's share correct on changed item-times (update)
-  and on unchanged ones (stability);
-- changed_outcomes.png: per branch, how each system's changed item-times came out;
+  and on unchanged ones (stability); the floors (always-abstain, frozen-at-fork) last, on a
+  shaded ground with pale hatched bars, and their Update as a line across the systems' bars;
+- changed_outcomes.png: per branch, how each system's changed item-times came out (the floors
+  last, shaded);
 - contrasts_by_class.png: the effect of a detection key (B) on update at D=0 and D=1 and the B×D
   interaction, per branch, key and item class.
 
@@ -14,7 +16,7 @@ estimates are left out; a branch without a single defined estimate gets no panel
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -32,14 +34,18 @@ from matplotlib.ticker import PercentFormatter
 from memshift.analysis.bootstrap import MIN_WORLDS
 from memshift.artifacts import write_atomically
 from memshift.layout import CHANGED_OUTCOMES, CONTRASTS_BY_CLASS, UPDATE_STABILITY
-from memshift.report.order import in_order, ordered_branches, ordered_systems
+from memshift.report.order import in_order, ordered_branches, ordered_systems, shown
 from memshift.vocabulary import (
+    ALWAYS_ABSTAIN,
     BASELINES,
     BRANCH_NAMES,
     DETECTIONS,
+    FLOORS,
+    FROZEN_AT_FORK,
     ITEM_CLASSES,
     audited_base,
     cell_parts,
+    is_floor,
 )
 
 DPI = 150
@@ -61,6 +67,13 @@ PURPLE = "#CC79A7"
 GREY = "#999999"
 GUIDE = "#BBBBBB"
 GRID = "#E5E5E5"
+# the floors: a shaded ground behind their slots, grey italic names, pale hatched bars, and each
+# floor's Update as a line across the systems' slots
+FLOOR_GROUND = "#F2F2F2"
+FLOOR_TEXT = "#555555"
+FLOOR_ALPHA = 0.45
+FLOOR_HATCH = "///"
+FLOOR_LINES = {ALWAYS_ABSTAIN: (VERMILLION, "--"), FROZEN_AT_FORK: (PURPLE, ":")}
 
 GROUP_GAP = 0.6
 PAIRED_BAR = 0.38
@@ -189,6 +202,8 @@ def effect_points(contrasts: pa.Table) -> dict[tuple[str, str, str, Effect], Poi
 
 
 def system_group(system: str) -> str:
+    if is_floor(system):
+        return "floors"
     if audited_base(system) is not None:
         return "answer audit"
     cell = cell_parts(system)
@@ -301,17 +316,53 @@ def system_axes(figure: Figure, layout: SystemLayout) -> list[Axes]:
         ax.set_axisbelow(True)
         for x in group_boundaries(layout):
             ax.axvline(x, color=GUIDE, linewidth=0.8, linestyle=":")
+        floors = [x for s, x in zip(layout.systems, layout.positions, strict=True) if is_floor(s)]
+        if floors:
+            ax.axvspan(min(floors) - 0.5, max(floors) + 0.5, color=FLOOR_GROUND, linewidth=0)
     bottom = axes[-1]
     bottom.set_xticks(
         layout.positions,
-        layout.systems,
+        [shown(system) for system in layout.systems],
         rotation=35,
         ha="right",
         rotation_mode="anchor",
         fontsize=8,
     )
+    for label, system in zip(bottom.get_xticklabels(), layout.systems, strict=True):
+        if is_floor(system):
+            label.set_color(FLOOR_TEXT)
+            label.set_fontstyle("italic")
     bottom.set_xlim(layout.positions[0] - 0.7, layout.positions[-1] + 0.7)
     return axes
+
+
+def floor_slots(layout: SystemLayout) -> set[float]:
+    return {x for s, x in zip(layout.systems, layout.positions, strict=True) if is_floor(s)}
+
+
+def floor_lines(
+    ax: Axes, estimates: Mapping[MeasureKey, Estimate | None], layout: SystemLayout, branch: str
+) -> list[str]:
+    """Each floor's Update on `branch` as a line across the systems' slots (not the floors'
+    own); the floors drawn."""
+    systems = [x for s, x in zip(layout.systems, layout.positions, strict=True) if not is_floor(s)]
+    drawn = []
+    for floor in FLOORS:
+        found = estimates.get((floor, branch, "update"))
+        if found is None or not systems:
+            continue
+        color, style = FLOOR_LINES[floor]
+        ax.hlines(
+            100 * found.value,
+            min(systems) - 0.5,
+            max(systems) + 0.5,
+            colors=color,
+            linestyles=style,
+            linewidth=1.3,
+            zorder=3,
+        )
+        drawn.append(floor)
+    return drawn
 
 
 def defined_points(
@@ -323,9 +374,26 @@ def defined_points(
     return [(x, e) for x, e in found if e is not None]
 
 
-def share_bars(ax: Axes, points: Sequence[tuple[float, Estimate]], series: Series) -> None:
+def share_bars(
+    ax: Axes, points: Sequence[tuple[float, Estimate]], series: Series, floor: bool = False
+) -> None:
+    """Bars of `series` at the points' slots, with their intervals; a floor's pale and hatched."""
+    if not points:
+        return
     heights = [100 * e.value for _, e in points]
-    ax.bar([x for x, _ in points], heights, PAIRED_BAR, color=series.color)
+    if floor:
+        ax.bar(
+            [x for x, _ in points],
+            heights,
+            PAIRED_BAR,
+            color=series.color,
+            alpha=FLOOR_ALPHA,
+            hatch=FLOOR_HATCH,
+            edgecolor="white",
+            linewidth=0.5,
+        )
+    else:
+        ax.bar([x for x, _ in points], heights, PAIRED_BAR, color=series.color)
     intervals = [(x, e.value, error) for x, e in points if (error := e.error()) is not None]
     if intervals:
         xs, values, errors = zip(*intervals, strict=True)
@@ -341,22 +409,32 @@ def share_bars(ax: Axes, points: Sequence[tuple[float, Estimate]], series: Serie
 
 
 def outcome_bars(
-    ax: Axes, points: Sequence[tuple[float, Estimate]], series: Series, bottoms: dict[float, float]
+    ax: Axes,
+    points: Sequence[tuple[float, Estimate]],
+    series: Series,
+    bottoms: dict[float, float],
+    floors: Collection[float] = (),
 ) -> None:
-    """Stack one outcome onto the bars so far; `bottoms` holds each slot's height until now."""
-    heights = [100 * e.value for _, e in points]
-    ax.bar(
-        [x for x, _ in points],
-        heights,
-        STACKED_BAR,
-        bottom=[bottoms[x] for x, _ in points],
-        color=series.color,
-        hatch=series.hatch,
-        edgecolor="white",
-        linewidth=0.5,
-    )
-    for (x, _), height in zip(points, heights, strict=True):
-        bottoms[x] += height
+    """Stack one outcome onto the bars so far; `bottoms` holds each slot's height until now; the
+    bars of a floor's slot (`floors`) pale."""
+    parts = [(list(points), False)]
+    if floors:
+        parts = [([p for p in points if p[0] not in floors], False)]
+        parts.append(([p for p in points if p[0] in floors], True))
+    for part, pale in parts:
+        ax.bar(
+            [x for x, _ in part],
+            [100 * e.value for _, e in part],
+            STACKED_BAR,
+            bottom=[bottoms[x] for x, _ in part],
+            color=series.color,
+            hatch=series.hatch,
+            edgecolor="white",
+            linewidth=0.5,
+            alpha=FLOOR_ALPHA if pale else None,
+        )
+    for x, e in points:
+        bottoms[x] += 100 * e.value
 
 
 def series_legend(figure: Figure, series: Sequence[Series]) -> None:
@@ -400,15 +478,37 @@ def update_stability_figure(measures: pa.Table, backend: str) -> Figure:
     if not axes:
         return figure
     offsets = (-PAIRED_BAR / 2, PAIRED_BAR / 2)
+    floors = floor_slots(layout)
+    lines: set[str] = set()
     for ax, branch in zip(axes, layout.branches, strict=True):
         for offset, series in zip(offsets, SHARES, strict=True):
             points = defined_points(estimates, layout, branch, series.measure)
-            share_bars(ax, [(x + offset, e) for x, e in points], series)
-    series_legend(figure, SHARES)
+            systems = [(x + offset, e) for x, e in points if x not in floors]
+            share_bars(ax, systems, series)
+            share_bars(ax, [(x + offset, e) for x, e in points if x in floors], series, True)
+        lines.update(floor_lines(ax, estimates, layout, branch))
+    handles: list[Artist] = [
+        Patch(facecolor=s.color, edgecolor="white", label=s.label) for s in SHARES
+    ]
+    for floor in FLOORS:
+        if floor in lines:
+            color, style = FLOOR_LINES[floor]
+            handles.append(
+                Line2D([], [], color=color, linestyle=style, label=f"{floor}'s Update (floor)")
+            )
+    header_legend(figure, handles)
+    # with floors, what they are on lines of their own
+    note = (
+        "\nShaded, pale and last: the floors, not systems (always-abstain abstains on every probe;"
+        " frozen-at-fork answers with the pre-fork store's value).\nDashed and dotted lines:"
+        " each floor's Update, across the systems' bars."
+        if floors
+        else ""
+    )
     footnote(
         figure,
         f"Bars: share correct; whiskers: 95% interval (none over fewer than {MIN_WORLDS} "
-        f"worlds). {undefined_note(layout)}",
+        f"worlds). {undefined_note(layout)}{note}",
     )
     return figure
 
@@ -428,13 +528,19 @@ def changed_outcomes_figure(measures: pa.Table, backend: str) -> Figure:
         bottoms = dict.fromkeys(layout.positions, 0.0)
         for series in OUTCOMES:
             points = defined_points(estimates, layout, branch, series.measure)
-            outcome_bars(ax, points, series, bottoms)
+            outcome_bars(ax, points, series, bottoms, floor_slots(layout))
     drawn = {measure for (_, _, measure), e in estimates.items() if e is not None}
     series_legend(figure, [s for s in OUTCOMES if s.measure in drawn])
+    floors = (
+        "\nShaded, pale and last: the floors, not systems (always-abstain, frozen-at-fork); they"
+        " invalidate nothing, so each of their wrong answers is a missed change."
+        if floor_slots(layout)
+        else ""
+    )
     footnote(
         figure,
         "HoldMem cells report invalidations, so their wrong answers split into re-derived and"
-        f" missed changes.\n{undefined_note(layout)}",
+        f" missed changes.{floors}\n{undefined_note(layout)}",
     )
     return figure
 

@@ -17,6 +17,8 @@ from memshift.analysis.cost_model import NO_STORE, PARTS, RATIO, STORED, TOTAL, 
 from memshift.report.costs import times, tokens
 from memshift.report.figures import save
 from memshift.report.markdown import beside, interval, points, table
+from memshift.report.order import shown
+from memshift.vocabulary import is_floor
 from memshift.world.timeline import Timeline
 
 Row = Mapping[str, Any]
@@ -64,7 +66,7 @@ def render(study: str, tables: Mapping[str, Sequence[Row]]) -> str:
     systems = sorted({r["system"] for r in before})
     months = sorted({r["horizon_months"] for r in sizes})
     index = {(r["system"], r["horizon_months"]): r for r in before}
-    before_rows = [[s, *(interval(index.get((s, m))) for m in months)] for s in systems]
+    before_rows = [[shown(s), *(interval(index.get((s, m))) for m in months)] for s in systems]
     costs = {(r["system"], r["part"], r["horizon_months"]): r for r in tables["horizon_costs"]}
     cost_systems = sorted({s for s, p, _ in costs if p != RATIO})
     cost_rows = []
@@ -168,7 +170,11 @@ def write_figure(tables: Mapping[str, pa.Table], path: Path) -> Path:
             (r for r in before if r["system"] == system), key=lambda r: r["horizon_months"]
         )
         xs = [r["horizon_months"] for r in rows]
-        left.plot(xs, [r["estimate"] for r in rows], marker="o", label=system)
+        # a floor (memshift/floors.py) dashed and marked as one
+        style = "--" if is_floor(system) else "-"
+        left.plot(
+            xs, [r["estimate"] for r in rows], marker="o", linestyle=style, label=shown(system)
+        )
         if all(r["low"] is not None for r in rows):
             left.fill_between(xs, [r["low"] for r in rows], [r["high"] for r in rows], alpha=0.2)
     left.set_xlabel("months of history before the fork")

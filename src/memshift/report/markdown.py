@@ -9,8 +9,8 @@ from typing import Any
 from memshift.analysis.bootstrap import MIN_WORLDS
 from memshift.analysis.failures import pooled_share, unmeasured
 from memshift.analysis.measures import decomposed
-from memshift.report.order import ordered_branches, ordered_systems, system_key
-from memshift.vocabulary import BRANCH_NAMES
+from memshift.report.order import ordered_branches, ordered_systems, shown, system_key
+from memshift.vocabulary import BRANCH_NAMES, is_floor
 
 CLASSES = ("definition", "other", "free text")
 CAUSES = ("caused", "also without", "clock alone")
@@ -131,7 +131,7 @@ def overview(
             return not_measured(found)
         return interval(index.get(system, branch, measure))
 
-    rows = [[system, *[cell(system, b) for b in index.branches]] for system in index.systems]
+    rows = [[shown(system), *[cell(system, b) for b in index.branches]] for system in index.systems]
     if failures is None:
         return table(header, rows)
     return table(
@@ -161,7 +161,7 @@ def decomposition(index: Index, branch: str) -> str:
             continue
         rows.append(
             [
-                system,
+                shown(system),
                 str(update["n"]),
                 interval(update),
                 interval(m),
@@ -212,7 +212,7 @@ def breakdown(index: Index, branch: str, dimension: str, values: Sequence[str]) 
                 else index.get(system, branch, "update", cause=value)
             )
             cells.append("—" if found is None else f"{interval(found)} ({found['n']})")
-        rows.append([system, *cells])
+        rows.append([shown(system), *cells])
     return table(header, rows)
 
 
@@ -488,6 +488,22 @@ def failures_section(rows: Sequence[Row]) -> list[str]:
     ]
 
 
+def floors_note(index: Index) -> list[str]:
+    """What the floors of the Update table are and what they bound (docs/report.md, Floors)."""
+    if not any(is_floor(system) for system in index.systems):
+        return []
+    return [
+        "The rows marked (floor) are not systems but what a trivial policy scores on the same "
+        "item-times, answered without a model and scored and bootstrapped like every system: "
+        "always-abstain abstains on every probe, frozen-at-fork answers every probe with the "
+        "item's value in HoldMem's pre-fork store, as if nothing changed after the fork. Neither "
+        "invalidates anything (m = 100%, a = Update). A system whose Update on a branch is "
+        "below always-abstain's does worse there than saying nothing; below frozen-at-fork's, "
+        "worse than never updating the store it had at the fork.",
+        "",
+    ]
+
+
 def few_worlds_warning(worlds: int) -> list[str]:
     if worlds >= MIN_WORLDS:
         return []
@@ -558,6 +574,7 @@ def render(
         "",
         overview(index, "update", failed),
         "",
+        *floors_note(index),
         "## Stability",
         "",
         overview(index, "stability", failed, hide=False),

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from memshift.vocabulary import BASELINES, BRANCHES, DETECTIONS, REPAIRS, audited_base, cell_parts
+from memshift.vocabulary import (
+    BASELINES,
+    BRANCHES,
+    DETECTIONS,
+    FLOORS,
+    REPAIRS,
+    audited_base,
+    cell_parts,
+    is_floor,
+)
 
 # Display orders are the vocabulary's; names not listed follow the listed ones, alphabetically.
 
@@ -24,7 +33,9 @@ def ordered_branches(branches: Iterable[str]) -> list[str]:
 def system_key(system: str) -> tuple[int, int, str, int, str, int]:
     """HoldMem cells first, by detection then repair (a detection's own calls before its cells);
     then the baselines; then custom systems; a system audited at answer level right after the
-    system itself."""
+    system itself; the floors last."""
+    if is_floor(system):
+        return 3, FLOORS.index(system), system, 0, "", 0
     base = audited_base(system) or system
     audited = int(base != system)
     if base == "holdmem":  # the store written before the fork (a caller in the cost table)
@@ -50,3 +61,8 @@ def system_key(system: str) -> tuple[int, int, str, int, str, int]:
 
 def ordered_systems(systems: Iterable[str]) -> list[str]:
     return sorted(set(systems), key=system_key)
+
+
+def shown(system: str) -> str:
+    """A system's name in the report's tables: a floor's marked as one."""
+    return f"{system} (floor)" if is_floor(system) else system

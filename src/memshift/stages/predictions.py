@@ -15,6 +15,7 @@ from memshift.errors import MemshiftError
 from memshift.predictions import PROBE_ID, Predictions, read_predictions
 from memshift.probe_sample import ProbeSample, sample_world
 from memshift.probes import measured
+from memshift.public_probes import PublicProbe, given_probes, public_of
 from memshift.sampled_probes import sample_probes
 from memshift.world.stored import load
 
@@ -34,14 +35,10 @@ def run(
     return (answers, probes with no prediction)."""
     predictions = read_predictions(path)
     world = load(world_dir, with_events=False)
-    every = {
-        branch: measured(read_table(layout.probes(world_dir, branch), schemas.PROBES))
-        for branch in branches
-    }
-    # a predictions file answers the whole dataset; a sample asks part of it
-    known = {p for table in every.values() for p in table.column("probe_id").to_pylist()}
-    drawn = sample_world(world, sample)
-    asked = {branch: sample_probes(table, drawn, branch, sample) for branch, table in every.items()}
+    # a predictions file answers the whole dataset, the public probes of every branch; the
+    # measures count some of them, and a sample asks part of those
+    given = given_probes(world_dir, world, branches)
+    known = {s.public_id for shown in given.values() for s in shown}
     ours = [
         p
         for p in predictions.by_probe
@@ -53,14 +50,21 @@ def run(
             f"{path}: {len(unknown)} prediction(s) for probes world {world.seed} does not ask, "
             f"first {unknown[0]} (predict the probes of the exported dataset of this study)"
         )
+    drawn = sample_world(world, sample)
+    items = {i.item_id for i in drawn.items}
     answers, missing = 0, 0
-    for branch, probes in asked.items():
-        table, lacking = answers_table(probes, predictions, world.seed, branch, system)
+    for branch in branches:
+        counted = measured(read_table(layout.probes(world_dir, branch), schemas.PROBES))
+        probes = sample_probes(counted, drawn, branch, sample)
+        table, lacking = answers_table(
+            probes, predictions, public_of(given[branch]), world.seed, branch, system
+        )
         out = layout.system_dir(run_world_dir, branch, system)
         write_table(table, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
         if predictions.reports_invalidations:
+            shown = [s for s in given[branch] if s.probe.point.item.item_id in items]
             write_table(
-                invalidations_table(probes, predictions),
+                invalidations_table(shown, predictions),
                 schemas.INVALIDATIONS,
                 layout.table(out, layout.INVALIDATIONS),
             )
@@ -70,8 +74,14 @@ def run(
 
 
 def answers_table(
-    probes: pa.Table, predictions: Predictions, world: int, branch: str, system: str
+    probes: pa.Table,
+    predictions: Predictions,
+    public: dict[str, str],
+    world: int,
+    branch: str,
+    system: str,
 ) -> tuple[pa.Table, int]:
+    """The answers to `probes`, each the prediction of its public id (`public`)."""
     rows = schemas.empty_columns(schemas.ANSWERS)
     missing = 0
     for probe_id, checkpoint, item_id in zip(
@@ -80,7 +90,7 @@ def answers_table(
         probes.column("item_id").to_pylist(),
         strict=True,
     ):
-        p = predictions.by_probe.get(probe_id)
+        p = predictions.by_probe.get(public[probe_id])
         missing += p is None
         for name, value in (
             ("probe_id", probe_id),
@@ -100,19 +110,15 @@ def answers_table(
     return pa.Table.from_pydict(rows, schema=schemas.ANSWERS), missing
 
 
-def invalidations_table(probes: pa.Table, predictions: Predictions) -> pa.Table:
+def invalidations_table(shown: list[PublicProbe], predictions: Predictions) -> pa.Table:
     """One row per item and checkpoint at which a probe's prediction says the item was found
-    stale."""
+    stale: any probe the file was given, counted or not, since an in-process system reports its
+    invalidations at every checkpoint too."""
     flagged = sorted(
         {
-            (item_id, checkpoint)
-            for probe_id, checkpoint, item_id in zip(
-                probes.column("probe_id").to_pylist(),
-                probes.column("checkpoint").to_pylist(),
-                probes.column("item_id").to_pylist(),
-                strict=True,
-            )
-            if probe_id in predictions.by_probe and predictions.by_probe[probe_id].invalidated
+            (s.probe.point.item.item_id, s.checkpoint)
+            for s in shown
+            if s.public_id in predictions.by_probe and predictions.by_probe[s.public_id].invalidated
         }
     )
     rows = schemas.empty_columns(schemas.INVALIDATIONS)

@@ -1,5 +1,7 @@
 """Stage `probe`: every probe of a branch asked of one system, answered by the shared reader;
-a system with the optional `invalidations` method also gets its invalidation log."""
+a system with the optional `invalidations` method also gets its invalidation log. A custom
+system, the one under test, is asked the public probes (`memshift.public_probes`), which do not
+tell which item-times changed; memshift's own systems are asked the counted probes alone."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import pyarrow as pa
 
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
+from memshift.memory.blinded import answer_blinded
 from memshift.memory.interface import MemorySystem, SystemInputs
 from memshift.memory.invalidation_log import invalidation_log
 from memshift.memory.reading import answer_branch
@@ -19,6 +22,7 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.probe_sample import ProbeSample, sample_world
 from memshift.probes import measured
+from memshift.public_probes import PublicProbe, public_probes
 from memshift.retrieval.budgets import evidence_budget
 from memshift.sampled_probes import sample_probes
 from memshift.world.generate import World
@@ -78,9 +82,14 @@ def run(
         evidence_budget(profile, "reader"),
     )
     memory = system_for(inputs, spec)
+    shown = None
+    if spec is not None:
+        gold = read_table(layout.gold(world_dir, branch), schemas.GOLD)
+        shown = public_probes(gold, reads.probes, reads.world, branch)
     return answer_and_log(
-        memory, reads, run_world_dir, branch, system, profile, cache_dir, every_item_time, calls
-    )
+        memory, reads, run_world_dir, branch, system, profile, cache_dir, every_item_time, calls,
+        shown,
+    )  # fmt: skip
 
 
 def answer_and_log(
@@ -93,24 +102,29 @@ def answer_and_log(
     cache_dir: Path | None,
     every_item_time: bool = False,
     calls: CallLog | None = None,
+    shown: list[PublicProbe] | None = None,
 ) -> int:
     """`memory` follows the branch and the reader answers its probes (on the unshifted branch
-    every item-time with `every_item_time`, else those the measures count); writes the answers,
-    the reader's call log (unless the job keeps one log in `calls`) and, for a system with
-    `invalidations`, its invalidation log. Returns the number of answers."""
+    every item-time with `every_item_time`, else those the measures count); asked `shown` (the
+    public probes) when given, the system gets those and the reader answers its probes from their
+    evidence. Writes the answers, the reader's call log (unless the job keeps one log in `calls`)
+    and, for a system with `invalidations`, its invalidation log. Returns the number of
+    answers."""
     world = reads.world
     log = calls if calls is not None else CallLog()
-    table = answer_branch(
-        memory,
-        list(reads.events),
-        world.timeline.checkpoints,
-        reads.probes if every_item_time else measured(reads.probes),
-        world.items,
-        ModelClient(reader, cache_dir=cache_dir, log=log),
-        world=world.seed,
-        branch=branch,
-        system=system,
-    )
+    client = ModelClient(reader, cache_dir=cache_dir, log=log)
+    counted = reads.probes if every_item_time else measured(reads.probes)
+    events, checkpoints = list(reads.events), world.timeline.checkpoints
+    if shown is None:
+        table = answer_branch(
+            memory, events, checkpoints, counted, world.items, client,
+            world=world.seed, branch=branch, system=system,
+        )  # fmt: skip
+    else:
+        table = answer_blinded(
+            memory, events, checkpoints, counted, shown, world.items, client,
+            world=world.seed, branch=branch, system=system,
+        )  # fmt: skip
     out = layout.system_dir(run_world_dir, branch, system)
     write_table(table, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
     if calls is None:

@@ -293,8 +293,10 @@ def run(
         systems = [
             s for (s,) in con.execute("SELECT DISTINCT system FROM scores ORDER BY 1").fetchall()
         ]
+        [(floors,)] = con.execute("SELECT count(DISTINCT system) FROM floor_scores").fetchall()
         _progress(
-            f"{len(worlds)} worlds, {len(systems)} systems; bootstrap with {resampling.draws} draws"
+            f"{len(worlds)} worlds, {len(systems)} systems and {floors} floors; bootstrap with "
+            f"{resampling.draws} draws"
         )
         if len(worlds) < MIN_WORLDS:
             _progress(f"fewer than {MIN_WORLDS} worlds: estimates only, no intervals or p-values")

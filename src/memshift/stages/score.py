@@ -1,7 +1,9 @@
 """Stage `score`: every answer of a run scored against its probe's gold, deterministically; for
-a HoldMem cell also what it stored, scored without the reader (the store/reader split). A study
-scores each world in its own job, after the world's fork check (`run_world`), and joins the
-worlds' tables (`join`)."""
+a HoldMem cell also what it stored, scored without the reader (the store/reader split). Given a
+world's pre-fork store, the floors of that world (`memshift.floors`: always-abstain and
+frozen-at-fork, answered here without a model) are scored after its systems, on every branch
+they were scored on. A study scores each world in its own job, after the world's fork check
+(`run_world`), and joins the worlds' tables (`join`)."""
 
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from memshift import layout, schemas
+from memshift import floors, layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.errors import MemshiftError
+from memshift.probe_sample import ProbeSample
 from memshift.scoring.scorer import accepted_premise, kept_fork_value, score_answer
 from memshift.stages import fork_check
 from memshift.vocabulary import cell_parts
@@ -47,12 +50,15 @@ def run_world(
     worlds_dir: Path,
     out: Path,
     fork_out: Path,
+    preforks: Sequence[Path] = (),
+    sample: ProbeSample | None = None,
 ) -> tuple[int, int]:
     """A world's scores, once its HoldMem cells (`cell_answers`) are known to have shown the
     reader the same context at the fork (the fork check's record is `fork_out`; a mismatch stops
-    the job before any score is written): the probes checked and the answers scored."""
+    the job before any score is written): the probes checked and the answers scored (with
+    `preforks`, the floors' too: `run`)."""
     checked = fork_check.run(cell_answers, fork_out)
-    return checked, run(answer_files, worlds_dir, out)
+    return checked, run(answer_files, worlds_dir, out, preforks, sample)
 
 
 def answer_tables(paths: Sequence[Path]) -> list[Path]:
@@ -70,32 +76,36 @@ def answer_tables(paths: Sequence[Path]) -> list[Path]:
     return tables
 
 
-def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
-    """Score the answers of `answer_files` (answers tables or jobs' folders of them)."""
-    probes: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}
-    forks: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}  # the fork's probe per item
-    rows = schemas.empty_columns(schemas.SCORES)
-    # by world, branch and system, wherever a job's folder keeps the answers
-    for path in sorted(answer_tables(answer_files), key=layout.answers_of):
-        answers = read_table(path, schemas.ANSWERS)
-        systems = set(answers.column("system").to_pylist())
-        stored = None
-        if len(systems) == 1 and cell_parts(next(iter(systems))) is not None:
-            store = layout.cell_store(*layout.answers_of(path))
-            stored = stored_values(read_table(store, schemas.STORE))
+class _Scorer:
+    """Score rows of one table, the probes of each world and branch read once."""
+
+    def __init__(self, worlds_dir: Path) -> None:
+        self.worlds_dir = worlds_dir
+        self.probes: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}
+        self.forks: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}  # the fork's probes
+        self.rows = schemas.empty_columns(schemas.SCORES)
+
+    def _probes_of(self, key: tuple[int, str]) -> dict[str, dict[str, Any]]:
+        if key not in self.probes:
+            world_dir = self.worlds_dir / f"w{key[0]}"
+            table = read_table(layout.probes(world_dir, key[1]), schemas.PROBES)
+            self.probes[key] = {p["probe_id"]: p for p in table.to_pylist()}
+            self.forks[key] = {
+                p["item_id"]: p
+                for p in self.probes[key].values()
+                if p["checkpoint"] == 0 and p["kind"] == "direct"
+            }
+        return self.probes[key]
+
+    def add(self, answers: pa.Table, where: object, stored: Stored | None = None) -> None:
+        """Score every answer of `answers` (read from `where`); `stored`: a HoldMem cell's
+        store, scored without the reader."""
+        rows = self.rows
         for answer in answers.to_pylist():
             key = (answer["world"], answer["branch"])
-            if key not in probes:
-                table = read_table(layout.probes(worlds_dir / f"w{key[0]}", key[1]), schemas.PROBES)
-                probes[key] = {p["probe_id"]: p for p in table.to_pylist()}
-                forks[key] = {
-                    p["item_id"]: p
-                    for p in probes[key].values()
-                    if p["checkpoint"] == 0 and p["kind"] == "direct"
-                }
-            probe = probes[key].get(answer["probe_id"])
+            probe = self._probes_of(key).get(answer["probe_id"])
             if probe is None:
-                raise MemshiftError(f"{path}: answer to unknown probe {answer['probe_id']}")
+                raise MemshiftError(f"{where}: answer to unknown probe {answer['probe_id']}")
             result = score_answer(probe, answer)
             for name in (*schemas.SCORE_ANSWER_FIELDS, "status"):
                 rows[name].append(answer[name])
@@ -104,9 +114,51 @@ def run(answer_files: Sequence[Path], worlds_dir: Path, out: Path) -> int:
             rows["correct"].append(result.correct)
             rows["reason"].append(result.reason)
             rows["accepted_premise"].append(accepted_premise(probe, answer))
-            fork = forks[key].get(probe["item_id"])
+            fork = self.forks[key].get(probe["item_id"])
             rows["kept_fork_value"].append(kept_fork_value(probe, answer, fork))
             rows["store_correct"].append(None if stored is None else store_correct(probe, stored))
+
+
+def run(
+    answer_files: Sequence[Path],
+    worlds_dir: Path,
+    out: Path,
+    preforks: Sequence[Path] = (),
+    sample: ProbeSample | None = None,
+) -> int:
+    """Score the answers of `answer_files` (answers tables or jobs' folders of them); then, for
+    each world's pre-fork store of `preforks` (`<run>/w<seed>/prefork-writes.parquet`), the
+    floors of that world on every branch its systems were scored on (of a sampled study,
+    `sample`, on the probes the sample asks)."""
+    scorer = _Scorer(worlds_dir)
+    scored: dict[Path, dict[int, set[str]]] = {}  # run world folder -> world -> branches
+    # by world, branch and system, wherever a job's folder keeps the answers
+    for path in sorted(answer_tables(answer_files), key=layout.answers_of):
+        answers = read_table(path, schemas.ANSWERS)
+        systems = set(answers.column("system").to_pylist())
+        found = scored.setdefault(layout.answers_of(path)[0].resolve(), {})
+        pairs = zip(
+            answers.column("world").to_pylist(), answers.column("branch").to_pylist(), strict=True
+        )
+        for world, branch in set(pairs):
+            found.setdefault(world, set()).add(branch)
+        stored = None
+        if len(systems) == 1 and cell_parts(next(iter(systems))) is not None:
+            store = layout.cell_store(*layout.answers_of(path))
+            stored = stored_values(read_table(store, schemas.STORE))
+        scorer.add(answers, path, stored)
+    for prefork in preforks:
+        worlds = scored.get(prefork.parent.resolve(), {})
+        if len(worlds) != 1:
+            raise MemshiftError(
+                f"{prefork}: the floors need the answers of exactly one world in its folder "
+                f"({prefork.parent}), found {len(worlds)}"
+            )
+        [(world, branches)] = worlds.items()
+        world_dir = worlds_dir / f"w{world}"
+        for table in floors.world_answers(world_dir, prefork, sorted(branches), sample):
+            scorer.add(table, prefork)
+    rows = scorer.rows
     write_table(pa.Table.from_pydict(rows, schema=schemas.SCORES), schemas.SCORES, out)
     return len(rows["probe_id"])
 

@@ -4,25 +4,28 @@
 -- and whether it was invalidated at any checkpoint since the fork;
 -- for a system audited at answer level (<system>+audit), whether the audit found the answer stale;
 -- for any other system with an invalidation log, whether it reported the item invalidated in
--- that span;
+-- that span; a floor (always-abstain, frozen-at-fork) reports invalidations and never makes one;
 -- for a cell that writes from the delta (append-only, upsert), whether the delta yielded a new
 -- item in that same span.
 -- Premise probes (asked as if the fork's value still held) count in the premise measures only;
 -- implicit-dependency, unnamed and held probes are left out (the audit's metrics, the unnamed
 -- probes' table and the failure modes read them from the scores).
-CREATE OR REPLACE TABLE item_times AS
+-- ({out}: item_times, or floor_item_times from {scores} = floor_scores: frame.open_study)
+CREATE OR REPLACE TABLE {out} AS
 WITH cells AS (
     SELECT
         s.*,
         regexp_extract(s.system, '^holdmem-d([^-]+)-([^+]+)$', 1) AS repair,
         regexp_extract(s.system, '^holdmem-d([^-]+)-([^+]+)$', 2) AS detection,
         audited_base(s.system) <> '' AS answer_audited,
-        EXISTS (
-            SELECT 1
-            FROM log_files AS f
-            WHERE f.world = s.world AND f.branch = s.branch AND f.system = s.system
-        ) AND audited_base(s.system) = '' AS logged
-    FROM scores AS s
+        (
+            EXISTS (
+                SELECT 1
+                FROM log_files AS f
+                WHERE f.world = s.world AND f.branch = s.branch AND f.system = s.system
+            ) AND audited_base(s.system) = ''
+        ) OR is_floor(s.system) AS logged
+    FROM {scores} AS s
     WHERE s.kind NOT IN ('implicit', 'unnamed', 'held')
 ),
 -- the last checkpoint after the fork, up to the probe's, at which the system invalidated the
