@@ -71,6 +71,31 @@ def _check_spec(ctx: click.Context, param: click.Parameter, value: str | None) -
     return value
 
 
+def _system_names(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Each name given a system name (`vocabulary.system_name_problem`): it names folders and
+    files of the run, so anything else is refused in one line before anything is written."""
+    for name in (value,) if isinstance(value, str) else value or ():
+        _refuse_system_name(param, name)
+    return value
+
+
+def _scored_system_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A system name, or an audited system's (`<system>+audit...`) whose system's is one."""
+    from memshift.vocabulary import audited_base
+
+    _refuse_system_name(param, audited_base(value) or value)
+    return value
+
+
+def _refuse_system_name(param: click.Parameter, name: str) -> None:
+    from memshift.inputs import shortened
+    from memshift.vocabulary import system_name_problem
+
+    problem = system_name_problem(name)
+    if problem is not None:
+        raise ConfigError(f"{param.opts[0]} {shortened(name)} {problem}")
+
+
 WORLD_DIR = click.option(
     "--world-dir",
     type=click.Path(path_type=Path, file_okay=False),
@@ -265,7 +290,10 @@ MODELS = click.option(
     help="The file that defines the model profiles.",
 )
 SYSTEM = click.option(
-    "--system", required=True, help="bm25, rag, oracle, holdmem-d<D>-<B> or a custom name."
+    "--system",
+    required=True,
+    callback=_system_names,
+    help="bm25, rag, oracle, holdmem-d<D>-<B> or a custom name.",
 )
 WORLDS_DIR = click.option(
     "--worlds-dir",
@@ -566,6 +594,7 @@ def audit_repair(
     "systems",
     multiple=True,
     required=True,
+    callback=_system_names,
     help="bm25, rag, oracle, holdmem-d<D>-<B> or a custom name; repeatable (one process reads "
     "each branch once for all of them; one only with --spec or --native).",
 )
@@ -760,6 +789,8 @@ def _audited(
     pairs = []
     for name in value:
         parts = audited_parts(name)
+        if parts is not None:
+            _refuse_system_name(param, parts[0])
         if parts is None or parts[1] not in AUDIT_VARIANTS:
             raise click.BadParameter(
                 f"{name!r} is not an audited system, <system>+audit or <system>+audit-<variant> "
@@ -1038,7 +1069,12 @@ def export(
 @WORLD_DIR
 @RUN_DIR
 @BRANCH
-@click.option("--system", required=True, help="The imported memory, pm-d<D>-<B>-<ext|noext>.")
+@click.option(
+    "--system",
+    required=True,
+    callback=_system_names,
+    help="The imported memory, pm-d<D>-<B>-<ext|noext>.",
+)
 @EVERY_ITEM_TIME
 @LLM
 @click.option("--reader-llm", default=None, help="The reader's profile, if not --llm's.")
@@ -1332,7 +1368,12 @@ def failures_gate(failures: Path, out: Path, allow_failures: bool) -> None:
 @click.option("--llm", default=None, help="The run's model profile, if not the study's `llm`.")
 @click.option("--world", type=SEED, required=True, help="World seed.")
 @click.option("--branch", type=click.Choice(BRANCHES), default=None, help="The score's branch.")
-@SYSTEM
+@click.option(
+    "--system",
+    required=True,
+    callback=_scored_system_name,
+    help="bm25, rag, oracle, holdmem-d<D>-<B>, a custom name or <system>+audit.",
+)
 @click.option("--item", required=True, help="Item id, e.g. contact03.city.")
 @click.option("--checkpoint", type=click.IntRange(min=0), default=None, help="Probed checkpoint.")
 @click.option(
@@ -1463,7 +1504,8 @@ def import_predictions(
 @click.option(
     "--name",
     required=True,
-    help="The system's name in the report (lower-case letters, digits, - and _).",
+    callback=_system_names,
+    help="The system's name in the report (lower-case letters, digits, - and _; at most 64).",
 )
 @click.option("--cores", default="2", show_default=True, help="Snakemake's --cores.")
 def score_predictions(path: Path, configfile: Path, name: str, cores: str) -> None:
@@ -1471,20 +1513,12 @@ def score_predictions(path: Path, configfile: Path, name: str, cores: str) -> No
     again with `systems.predictions` naming it (finished jobs are not repeated), so the file is
     checked, its answers scored and the report written with the system in every table."""
     import json
-    import re
     import subprocess
 
     from memshift.config import DEFAULT_CONFIG, check_config, study_config, study_layout
     from memshift.predictions import read_predictions
     from memshift.public_probes import not_given
 
-    # the name names the overlay's file below: refused here, before anything is written, as the
-    # study's schema would refuse it (systems.predictions)
-    if re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name) is None:
-        raise ConfigError(
-            f"--name {name!r} is not a system name: lower-case letters, digits, - and _, "
-            "starting with a letter or digit"
-        )
     predictions = read_predictions(path)
     study = check_config(study_config(DEFAULT_CONFIG, [configfile]))
     outside = sorted(predictions.worlds() - set(study["seed_list"]))

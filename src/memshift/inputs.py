@@ -171,6 +171,12 @@ def describe_error(error: jsonschema.ValidationError) -> str:
         extra = sorted(set(error.instance) - set(allowed))
         key = ".".join([*path, extra[0]])
         return f"config key {key!r} is not known; valid keys here: {', '.join(allowed)}"
+    if error.validator == "maxLength" and isinstance(error.instance, str):
+        # jsonschema's own message repeats the whole text, however long
+        return (
+            f"config {where}: {shortened(error.instance)} is {len(error.instance):,} characters "
+            f"long; at most {error.validator_value}"
+        )
     if error.validator == "enum":
         choices = ", ".join(str(c) for c in error.validator_value)
         return f"config {where}: {error.instance!r} is not valid; choose one of {choices}"

@@ -8,23 +8,18 @@ before the probe's checkpoint)."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
+from memshift.inputs import InputError, shortened
+from memshift.prediction_files import COLUMNS, MAX_BYTES, file_rows
 
-from memshift.inputs import InputError, json_depth, one_line, shortened
-
-MAX_BYTES = 256 << 20
-MAX_LINE = 1 << 16
 MAX_VALUE = 4096
 STATUSES = ("answer", "abstain", "blocked")
-KEYS = frozenset({"probe_id", "status", "value", "invalidated"})
+KEYS = frozenset(COLUMNS)
 # a public probe id (`public_probes.public_id`): the world, then a hash naming nothing else
 PROBE_ID = re.compile(r"w(?P<world>\d+)-[0-9a-f]{16}")
 
@@ -52,10 +47,9 @@ def read_predictions(path: Path) -> Predictions:
         raise InputError(f"predictions file {path} does not exist or is not a file")
     if path.stat().st_size > MAX_BYTES:
         raise InputError(f"predictions file {path} is larger than {MAX_BYTES >> 20} MB")
-    rows = _parquet_rows(path) if path.suffix == ".parquet" else _json_rows(path)
     by_probe: dict[str, Prediction] = {}
     flagged = 0
-    for where, row in rows:
+    for where, row in file_rows(path):
         probe_id, prediction = _checked(path, where, row)
         if probe_id in by_probe:
             raise InputError(f"predictions file {path}, {where}: probe {probe_id} appears twice")
@@ -69,55 +63,6 @@ def read_predictions(path: Path) -> Predictions:
             "probes; give it for every probe or for none"
         )
     return Predictions(by_probe, flagged > 0)
-
-
-def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    try:
-        with opener(path, "rb") as handle:
-            read = 0
-            for number, raw in enumerate(handle, start=1):
-                read += len(raw)
-                if read > MAX_BYTES:
-                    raise InputError(f"predictions file {path} unpacks to more than 256 MB")
-                if len(raw) > MAX_LINE:
-                    raise InputError(f"predictions file {path}, line {number}: longer than 64 KB")
-                try:
-                    text = raw.decode("utf-8").strip()
-                except UnicodeDecodeError:
-                    raise InputError(f"predictions file {path}, line {number}: not UTF-8") from None
-                if not text:
-                    continue
-                if json_depth(text) > 3:
-                    raise InputError(f"predictions file {path}, line {number}: nested too deeply")
-                try:
-                    yield f"line {number}", json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise InputError(
-                        f"predictions file {path}, line {number}: not JSON ({exc.msg})"
-                    ) from None
-    except (OSError, EOFError) as exc:
-        raise InputError(f"predictions file {path} cannot be read: {one_line(str(exc))}") from None
-
-
-def _parquet_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    try:
-        table = pq.read_table(path)
-    except Exception as exc:
-        raise InputError(f"predictions file {path} is not Parquet: {one_line(str(exc))}") from None
-    for number, row in enumerate(table.to_pylist(), start=1):
-        value = row.get("value")
-        if isinstance(value, str):
-            try:
-                row["value"] = json.loads(value)
-            except json.JSONDecodeError:
-                raise InputError(
-                    f"predictions file {path}, row {number}: `value` is not JSON"
-                ) from None
-        yield (
-            f"row {number}",
-            {k: v for k, v in row.items() if not (k == "invalidated" and v is None)},
-        )
 
 
 def _checked(path: Path, where: str, row: Any) -> tuple[str, Prediction]:

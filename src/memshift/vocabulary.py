@@ -101,6 +101,27 @@ def run_name(llm: str, roles: dict[str, str]) -> str:
     return llm + "".join(f"+{role}={profiles[role]}" for role in ROLES if profiles[role] != llm)
 
 
+# A system's name names the folders and files of its outputs (`layout.system_dir`): one path
+# component of lower-case letters, digits, - and _, starting with a letter or digit, at most
+# SYSTEM_NAME_MAX characters. The config schema gives the names of custom, native and predicted
+# systems the same rule (a test keeps them equal) and the command line checks every name it is
+# given with `system_name_problem`.
+SYSTEM_NAME = r"[a-z0-9][a-z0-9_-]*"
+SYSTEM_NAME_MAX = 64
+
+
+def system_name_problem(name: str) -> str | None:
+    """Why `name` is not a system name, or None."""
+    if len(name) > SYSTEM_NAME_MAX:
+        return f"is not a system name: {len(name):,} characters, at most {SYSTEM_NAME_MAX}"
+    if re.fullmatch(SYSTEM_NAME, name) is None:
+        return (
+            "is not a system name: lower-case letters, digits, - and _, starting with a letter "
+            "or digit"
+        )
+    return None
+
+
 # System names: a detection's writes `holdmem-<detection>`, a cell `holdmem-d<repair>-<detection>`,
 # the answers of any system after the answer-level audit `<system>+audit`; the store written
 # before the fork is logged under `holdmem`.

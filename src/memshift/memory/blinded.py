@@ -4,17 +4,20 @@ answers the probes the measures count, in their own order and under their own id
 evidence the system gave their public twins. The cover probes cost the system a `query` each
 and no reader call, so the answers, the reader's calls and every measure are those of the
 same system asked the counted probes alone, whenever its evidence does not depend on what else
-it was asked."""
+it was asked. What the system does wrong fails the questions it bears on, not the job
+(`under_test`): a counted probe whose twin's question failed is a failed answer."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
 import pyarrow as pa
 
 from memshift.memory.interface import MemorySystem, Question
-from memshift.memory.reading import Asked, answer, drive, names_version, questions
+from memshift.memory.reading import answer, drive, names_version, questions
+from memshift.memory.under_test import UnderTest
 from memshift.models.client import ModelClient
 from memshift.public_probes import PublicProbe, public_of
 from memshift.world.items import Item
@@ -60,12 +63,17 @@ def answer_blinded(
 ) -> pa.Table:
     """`memory` follows the branch and is asked `shown`; the reader answers `probes` (the
     counted ones, each among `shown`), as `reading.answer_branch` would."""
-    asked = drive(memory, events, checkpoints, asked_questions(shown, items), reader.profile)
-    evidence = {a.question.probe_id: a.evidence for a in asked}
+    followed = drive(
+        UnderTest(memory), events, checkpoints, asked_questions(shown, items), reader.profile
+    )
+    by_id = {a.question.probe_id: a for a in followed}
     twin = public_of(list(shown))
     # in the order `drive` would have asked them: checkpoint by checkpoint, as listed
     ordered = sorted(questions(probes, items), key=lambda asked: asked[0])
-    counted = [Asked(question, k, evidence[twin[question.probe_id]]) for k, question in ordered]
+    counted = [
+        replace(by_id[twin[question.probe_id]], question=question, checkpoint=k)
+        for k, question in ordered
+    ]
     return answer(
         counted, reader, world=world, branch=branch, system=system, run=reader.profile.name
     )

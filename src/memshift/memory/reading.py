@@ -13,6 +13,8 @@ import pyarrow as pa
 
 from memshift import schemas
 from memshift.memory.interface import Blocked, MemorySystem, Question
+from memshift.memory.under_test import FAILURE as QUERY_FAILURE
+from memshift.memory.under_test import QueryFailed, log_failed_question
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext, ReaderRequest
@@ -28,7 +30,8 @@ from memshift.world.records import PublicEvent
 class Asked:
     question: Question
     checkpoint: int
-    evidence: tuple[str, ...] | None  # None: blocked
+    evidence: tuple[str, ...] | None  # None: blocked, or the query failed
+    failure: str | None = None  # why the query failed (`under_test.QueryFailed`)
 
 
 def questions(probes: pa.Table, items: Sequence[Item]) -> list[tuple[int, Question]]:
@@ -70,7 +73,8 @@ def drive(
     reader: Profile | None = None,
 ) -> list[Asked]:
     """Feed the system each interval's events, then ask that checkpoint's probes; the evidence
-    is packed into the budget of the `reader` that will read it."""
+    is packed into the budget of the `reader` that will read it. A system under test
+    (`under_test.UnderTest`) may fail a question, which is then not read."""
     budget, per_item = evidence_budget(reader, "reader"), label_tokens(reader)
     out: list[Asked] = []
     previous: datetime | None = None
@@ -85,6 +89,9 @@ def drive(
         for checkpoint, question in asked:
             if checkpoint == k:
                 reply = system.query(question)
+                if isinstance(reply, QueryFailed):
+                    out.append(Asked(question, k, None, reply.reason))
+                    continue
                 evidence = (
                     None if isinstance(reply, Blocked) else pack_evidence(reply, budget, per_item)
                 )
@@ -118,7 +125,11 @@ def answer(
     rows = schemas.empty_columns(schemas.ANSWERS)
     for a in asked:
         reply = replies.get(a.question.probe_id)
-        if a.evidence is None:
+        if a.failure is not None:
+            status, value, failure = "failed", None, f"{QUERY_FAILURE}: {a.failure}"
+            context = CallContext(run, world, branch, system, a.question.item.item_id, a.checkpoint)
+            log_failed_question(reader.log, context, a.failure)
+        elif a.evidence is None:
             status, value, failure = "blocked", None, None
         elif reply is not None and reply.ok and reply.value is not None:
             status, value, failure = reply.value["status"], reply.value["value"], None

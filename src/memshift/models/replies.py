@@ -19,6 +19,7 @@ FAILURES = (
     "context_overflow",  # the prompt and the reply's token limit exceed the model's context
     # window (found before sending, from the profile's context_length, or said by the server)
     "library_error",  # a call of a native memory library failed (native/library_calls.py)
+    "query_error",  # a custom system's query failed a question (memory/under_test.py)
 )
 RAW_CHARACTERS = 2000  # of a failed reply's text kept in the call log
 

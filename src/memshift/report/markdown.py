@@ -466,7 +466,8 @@ def failures_section(rows: Sequence[Row]) -> list[str]:
         "Per system and branch, summed over worlds: the model calls its answers depend on (its "
         "own; a HoldMem cell's also its detection's and the pre-fork store's; an audited "
         "system's also its audited system's), how many failed and why, the calls a native "
-        "memory library made on its behalf and how many failed, and the share of all of them "
+        "memory library made on its behalf and how many failed (a custom system's failed "
+        "questions among them), and the share of all of them "
         f"that failed. Above {threshold:.1f}% (`report.max_failure_share`) a system is not "
         "measured on that branch.",
         "",
