@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(BIN)):$(PATH)
 CORES ?= all
 
-.PHONY: run test test-native test-cluster test-real-model lint bench bench-study bench-cluster install compile clean-results horizons heldout rewritten \
+.PHONY: run test test-docs test-native test-cluster test-real-model lint bench bench-study bench-cluster install compile clean-results horizons heldout rewritten \
 	failure-modes sync
 
 install: $(STAMP)
@@ -53,6 +53,13 @@ lint: $(STAMP)
 # test that starts late does not leave one core idle at the end
 test: lint compile
 	$(BIN)/pytest -n 2 --dist worksteal -q
+
+# Every number the README and docs/*.md quote from a run, against that run: the default study
+# (finished jobs reused), then each generated block checked (docs/report.md, Numbers in the
+# documentation); `memshift docs-tables` writes them anew
+test-docs: compile
+	$(BIN)/snakemake --cores $(CORES)
+	$(BIN)/memshift docs-tables --check
 
 # The real memory libraries at full size (tests/native, docs/native.md): about ten minutes
 test-native: compile

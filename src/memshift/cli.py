@@ -1357,6 +1357,37 @@ def failures_gate(failures: Path, out: Path, allow_failures: bool) -> None:
             sys.exit(1)
 
 
+@cli.command("docs-tables")
+@click.argument("pages", nargs=-1, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Write nothing: exit 1 with one line per block that differs from its source.",
+)
+def docs_tables(pages: tuple[Path, ...], check: bool) -> None:
+    """Render every marked block of README.md and docs/*.md (or PAGES) again from the run or
+    benchmarks page its marker names, and write it into the page (docs/report.md, Numbers in
+    the documentation). Paths in the markers are relative to the current folder."""
+    from memshift.report import docs_tables as docs
+
+    root = Path.cwd()
+    chosen = [page.absolute() for page in pages] or docs.default_pages(root)
+    if not check:
+        for found in docs.rewrite(chosen, root):
+            click.echo(f"{found.where}: {found.block}: rewritten")
+        return
+    differences = docs.check(chosen, root)
+    for found in differences:
+        click.echo(found.line())
+    if differences:
+        click.echo(
+            f"memshift: {len(differences)} generated block(s) differ from their source; "
+            "`memshift docs-tables` writes them anew",
+            err=True,
+        )
+        sys.exit(1)
+
+
 @cli.command()
 @click.option(
     "--configfile",

@@ -54,13 +54,14 @@ def interval(row: Row | None, show: Callable[[float], str] = pct) -> str:
     return f"{show(row['estimate'])} [{show(row['low'])}, {show(row['high'])}]"
 
 
+def signed(value: float) -> str:
+    """A difference of shares in percentage points, with its sign."""
+    return f"{100 * value:+.1f}"
+
+
 def points(row: Row | None) -> str:
     if row is None or row["estimate"] is None:
         return "—"
-
-    def signed(value: float) -> str:
-        return f"{100 * value:+.1f}"
-
     if row["low"] is None:
         return f"{signed(row['estimate'])} pp ({no_interval(row)})"
     return f"{signed(row['estimate'])} pp [{signed(row['low'])}, {signed(row['high'])}]"
@@ -117,6 +118,22 @@ def not_measured(row: Row) -> str:
     return f"not measured ({row['failed']} of {row['calls']} calls failed)"
 
 
+def measured(
+    index: Index,
+    failures: FailureIndex | None,
+    system: str,
+    branch: str,
+    measure: str,
+    hide: bool = True,
+) -> str:
+    """One cell of an overview: the measure with its interval, or (`hide`) the system shown not
+    measured on the branch where too many of its calls failed."""
+    found = None if failures is None else failures.get(system, branch)
+    if hide and found is not None and not found["measured"]:
+        return not_measured(found)
+    return interval(index.get(system, branch, measure))
+
+
 def overview(
     index: Index, measure: str, failures: FailureIndex | None = None, hide: bool = True
 ) -> str:
@@ -124,14 +141,13 @@ def overview(
     that failed beside it, and (`hide`) a system not measured on a branch shown as such there
     instead of its numbers."""
     header = ["system", *[BRANCH_NAMES.get(b, b) for b in index.branches]]
-
-    def cell(system: str, branch: str) -> str:
-        found = None if failures is None else failures.get(system, branch)
-        if hide and found is not None and not found["measured"]:
-            return not_measured(found)
-        return interval(index.get(system, branch, measure))
-
-    rows = [[shown(system), *[cell(system, b) for b in index.branches]] for system in index.systems]
+    rows = [
+        [
+            shown(system),
+            *[measured(index, failures, system, b, measure, hide) for b in index.branches],
+        ]
+        for system in index.systems
+    ]
     if failures is None:
         return table(header, rows)
     return table(

@@ -1,0 +1,113 @@
+"""Where the documentation's generated numbers come from: a run's report tables, and the
+Markdown tables of a benchmarks page (`memshift docs-tables`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from memshift import layout, schemas
+from memshift.artifacts import read_table
+from memshift.errors import MemshiftError
+from memshift.report.markdown import FailureIndex, Index, Row
+
+BUILD_HINT = "`make run` builds the default study's run, `snakemake --configfile STUDY` another's"
+CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
+
+
+@dataclass(frozen=True)
+class RunTables:
+    """The report tables of one run, as the report's Markdown reads them."""
+
+    folder: Path
+    measures: Index
+    contrasts: tuple[Row, ...]
+    failures: FailureIndex | None
+    audit_metrics: Mapping[tuple[str, str], Row]  # by (system, quantity)
+
+
+def load_run(root: Path, run: str, named_by: str) -> RunTables:
+    """The report tables of the run in the folder `run` under `root` (its `report/tables/`); a
+    run without them is one line saying how to build it."""
+    folder = root / run
+    measures = layout.report_table(folder / "report", "measures")
+    if not measures.exists():
+        raise MemshiftError(
+            f"{named_by}: the run {run} has no report tables ({measures.relative_to(folder)} "
+            f"is missing); {BUILD_HINT}"
+        )
+    failures = layout.report_table(folder / "report", "failures")
+    audit_metrics = layout.report_table(folder / "report", "audit_metrics")
+    return RunTables(
+        folder,
+        Index(read_table(measures, schemas.MEASURES).to_pylist()),
+        tuple(
+            read_table(
+                layout.report_table(folder / "report", "contrasts"), schemas.CONTRASTS
+            ).to_pylist()
+        ),
+        FailureIndex(read_table(failures, schemas.FAILURES).to_pylist())
+        if failures.exists()
+        else None,
+        {
+            (r["system"], r["quantity"]): r
+            for r in read_table(audit_metrics, schemas.AUDIT_METRICS).to_pylist()
+        }
+        if audit_metrics.exists()
+        else {},
+    )
+
+
+def cells(line: str) -> list[str]:
+    """The cells of a Markdown table row."""
+    return [cell.strip() for cell in CELL_SEPARATOR.split(line.strip().strip("|"))]
+
+
+def markdown_tables(text: str) -> list[list[list[str]]]:
+    """Every table of a Markdown page: its header and rows, each a list of cells."""
+    found: list[list[list[str]]] = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
+        opens = (
+            line.startswith("|")
+            and number + 1 < len(lines)
+            and re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", lines[number + 1].strip()) is not None
+            and (number == 0 or not lines[number - 1].startswith("|"))
+        )
+        if not opens:
+            continue
+        rows = [cells(line)]
+        for following in lines[number + 2 :]:
+            if not following.startswith("|"):
+                break
+            rows.append(cells(following))
+        found.append(rows)
+    return found
+
+
+def table_cell(page: Path, row: str, column: str, named_by: str) -> str:
+    """The cell of `page`'s one table row whose first cell is `row`, in the column headed
+    `column`."""
+    if not page.exists():
+        raise MemshiftError(f"{named_by} quotes {page}, which does not exist")
+    matches = [
+        (header, found)
+        for header, *rows in markdown_tables(page.read_text())
+        for found in rows
+        if found[0] == row
+    ]
+    if len(matches) != 1:
+        count = "no" if not matches else str(len(matches))
+        raise MemshiftError(
+            f"{named_by} quotes the row {row!r} of {page}, which has {count} table rows of "
+            "that name"
+        )
+    header, found = matches[0]
+    if column not in header:
+        raise MemshiftError(
+            f"{named_by} quotes the column {column!r} of {page}, whose table with the row "
+            f"{row!r} has the columns {', '.join(repr(h) for h in header)}"
+        )
+    return found[header.index(column)]
