@@ -1115,8 +1115,9 @@ def import_run(
 @cli.command("validate-bundle")
 @click.argument("bundle", type=click.Path(path_type=Path))
 def validate_bundle(bundle: Path) -> None:
-    """Check a Portable Memory bundle with the format's reference validator: exit 0 when it is
-    valid, 1 with one line per issue."""
+    """Check a Portable Memory bundle: memshift's bounds first (no file opened; docs/export.md),
+    then the format's reference validator, then memshift's strict reading of its streams. Exit 0
+    when it is valid, 1 with one line per kind of issue."""
     from memshift.export.bundles import bundle_issues
 
     issues = bundle_issues(bundle)

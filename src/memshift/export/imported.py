@@ -25,7 +25,8 @@ from portable_memory import BundleImporter, PortableEpisode, PortableMemoryStore
 
 from memshift.errors import MemshiftError
 from memshift.export.bundles import bundle_issues
-from memshift.export.portable import EXT_KEY, EXT_SCHEMA
+from memshift.export.portable import EXT_KEY, EXT_SCHEMA, world_context
+from memshift.inputs import shortened
 from memshift.memory.interface import Blocked, Consents, Cost, Invalidation, Question
 from memshift.memory.keys import EventCounts, citation_key, scope_key, source_key
 from memshift.memory.programs import ProgramRunner
@@ -62,15 +63,20 @@ class _Received(PortableMemoryStore):
         self.episodes.append((e, None if ext is None else json.loads(ext)))
 
 
-def read_slots(path: Path, items: dict[str, Item]) -> dict[str, ImportedSlot]:
+def read_slots(
+    path: Path, items: dict[str, Item], world: int | None = None
+) -> dict[str, ImportedSlot]:
     """The slots of a bundle, or MemshiftError naming the bundle and what is wrong with it:
-    the validator's issues, an episode without an item id or naming an unknown item, two
-    episodes at one position of an item, an extension of another schema or key."""
+    the issues `bundle_issues` finds (before anything reads it), an episode of another world
+    than `world` (or, with no world given, episodes of several worlds), without an item id or
+    naming an unknown item, two episodes at one position of an item, an extension of another
+    schema or key."""
     issues = bundle_issues(path)
     if issues:
         raise MemshiftError(f"bundle {path}: {'; '.join(issues)}")
     received = _Received()
     BundleImporter().import_bundle(received, path, reembed=False)
+    _check_world(path, [episode for episode, _ in received.episodes], world)
     placed: dict[tuple[str, int], tuple[str, dict[str, Any] | None]] = {}
     for episode, ext in received.episodes:
         item_id = episode.metadata.get("item_id", "")
@@ -94,6 +100,26 @@ def read_slots(path: Path, items: dict[str, Item]) -> dict[str, ImportedSlot]:
             slot.derivation = derivation
             slot.key = json.dumps(derivation["key"], sort_keys=True, separators=(",", ":"))
     return slots
+
+
+def _check_world(path: Path, episodes: Sequence[PortableEpisode], world: int | None) -> None:
+    """Every episode's contextID names `world`, or, with none given, one world for all."""
+    claims = sorted({str(e.context_id) for e in episodes})
+    if world is None:
+        if len(claims) > 1:
+            raise MemshiftError(
+                f"bundle {path}: its episodes claim {len(claims):,} worlds "
+                f"({', '.join(shortened(c) for c in claims[:3])}{', ...' if claims[3:] else ''})"
+            )
+        return
+    expected = world_context(world)
+    strangers = [e for e in episodes if e.context_id != expected]
+    if strangers:
+        raise MemshiftError(
+            f"bundle {path}: {len(strangers):,} of its {len(episodes):,} episodes are not of "
+            f"world {world} (episode {shortened(strangers[0].id)} has contextID "
+            f"{shortened(strangers[0].context_id)}, not {expected!r})"
+        )
 
 
 def _check_derivation(path: Path, episode: str, item_id: str, derivation: Any) -> None:
@@ -138,8 +164,10 @@ class PortableHoldMem:
     # ---- the seven methods --------------------------------------------------------------------
 
     def import_(self, path: Path) -> None:
-        """Take a bundle's slots; nothing is kept from a bundle that fails any check."""
-        self.slots = read_slots(Path(path), self.items)
+        """Take a bundle's slots; nothing is kept from a bundle that fails any check, and every
+        episode must be of the context's world (when it names one)."""
+        world = self.context.world if self.context.world >= 0 else None
+        self.slots = read_slots(Path(path), self.items, world)
 
     def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         for e in events:

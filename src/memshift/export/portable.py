@@ -63,6 +63,11 @@ def episode_id(world: int, cell: str, write_id: str) -> str:
     return f"ep_{digest[:24]}"
 
 
+def world_context(seed: int) -> str:
+    """An episode's contextID: the world its statement is of."""
+    return f"memshift:w{seed}"
+
+
 def key_kind(detection: str) -> str:
     return {"citation": "citation", "oracle": "oracle", "scope": "scope"}.get(detection, "source")
 
@@ -112,7 +117,7 @@ def served_at_fork(
                 access_count=0,
                 pinned=False,
                 vault_refs=[],
-                context_id=f"memshift:w{world.seed}",
+                context_id=world_context(world.seed),
             )
             derivation = {
                 "schema": EXT_SCHEMA,

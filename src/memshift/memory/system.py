@@ -22,6 +22,7 @@ from memshift.memory.stored import StoredItem
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.storable import text_problem
 from memshift.vocabulary import KEYED, READ_SETS
 from memshift.world.items import Item
 from memshift.world.records import PublicEvent
@@ -33,7 +34,8 @@ MAX_BUNDLE_BYTES = 16 << 20
 def read_bundle(path: Path, item_ids: Collection[str]) -> dict[str, list[str]]:
     """The slots of a HoldMem bundle: item id -> served statements. Refused in one line naming
     the file when it is not one (duplicate keys, deep nesting, non-UTF-8 and oversized files
-    are refused by the loader), or when it names an item not among `item_ids`."""
+    are refused by the loader), when it names an item not among `item_ids`, or when a statement
+    holds a lone surrogate (valid JSON, "\\ud83d", but no text any writer stores)."""
     bundle = load_json(path, "HoldMem bundle", MAX_BUNDLE_BYTES)
     if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
         raise MemshiftError(f"{path} is not a HoldMem bundle ({BUNDLE_FORMAT})")
@@ -47,6 +49,18 @@ def read_bundle(path: Path, item_ids: Collection[str]) -> dict[str, list[str]]:
         raise MemshiftError(
             f"{path}: 'slots' names {len(unknown)} item id(s) this memory does not have, "
             f"first {shortened(unknown[0])}"
+        )
+    unstorable = [
+        (item_id, n, problem)
+        for item_id, texts in sorted(slots.items())
+        for n, text in enumerate(texts)
+        if (problem := text_problem(text)) is not None
+    ]
+    if unstorable:
+        item_id, n, problem = unstorable[0]
+        raise MemshiftError(
+            f"{path}: {len(unstorable)} statement(s) cannot be stored, first statement {n} of "
+            f"{item_id}: {problem}"
         )
     return slots
 
