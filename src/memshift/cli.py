@@ -1463,6 +1463,72 @@ def explain(
     click.echo(render(gather(study_layout(study), target)), nl=False)
 
 
+@cli.command()
+@click.option(
+    "--configfile",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="The study, as given to snakemake (default: config/config.yaml alone).",
+)
+@click.option("--llm", default=None, help="The profile to plan for, if not the study's `llm`.")
+@click.option(
+    "--throughput-in",
+    type=float,
+    default=None,
+    metavar="TOK/S",
+    help="Prompt tokens/s over all requests in flight (default: 10,000, assumed for vLLM, 1 GPU).",
+)
+@click.option(
+    "--throughput-out",
+    type=float,
+    default=None,
+    metavar="TOK/S",
+    help="Reply tokens/s over all requests in flight (default: 1,500, assumed likewise).",
+)
+@click.option(
+    "--price-in", type=float, default=None, metavar="USD/M", help="Dollars per million tokens in."
+)
+@click.option(
+    "--price-out", type=float, default=None, metavar="USD/M", help="Dollars per million tokens out."
+)
+@click.option("--cores", default="all", show_default=True, help="Passed to snakemake.")
+@click.option(
+    "--no-run",
+    is_flag=True,
+    help="Read the study's rule-based run as it is; do not run or finish it.",
+)
+def plan(
+    configfile: Path | None,
+    llm: str | None,
+    throughput_in: float | None,
+    throughput_out: float | None,
+    price_in: float | None,
+    price_out: float | None,
+    cores: str,
+    no_run: bool,
+) -> None:
+    """Before anything is sent to a model: the calls, tokens in and out, hours and dollars of a
+    study on a profile, by stage and role, from the requests of the study's rule-based run (run
+    first if needed). Writes plan.parquet and plan.json into the profile's run folder."""
+    from memshift.analysis.plan import THROUGHPUT_IN, THROUGHPUT_OUT, Rates
+    from memshift.config import DEFAULT_CONFIG, check_config, study_config
+    from memshift.report.plan import render
+    from memshift.stages import plan as stage
+
+    rates = Rates(
+        THROUGHPUT_IN if throughput_in is None else throughput_in,
+        THROUGHPUT_OUT if throughput_out is None else throughput_out,
+        price_in,
+        price_out,
+    )
+    given = {"llm": llm} if llm else {}
+    study = check_config(study_config(DEFAULT_CONFIG, [configfile] if configfile else [], given))
+    names = ", ".join(f"{r} {p.name}" for r, p in stage.profiles_of(study).items())
+    result = stage.plan(study, rates, configfile, cores, build=not no_run)
+    click.echo(render(result.lines, result.totals, rates, names, str(result.source)))
+    click.echo(f"memshift: plan written to {result.out / 'plan.parquet'} and plan.json", err=True)
+
+
 @cli.command("export-dataset")
 @click.option(
     "--configfile",
@@ -1679,9 +1745,10 @@ def models() -> None:
 def models_list(models_file: Path) -> None:
     """The profiles defined in the models file."""
     from memshift.models.profiles import load_profiles
+    from memshift.models.redaction import shown_url
 
     for name, profile in load_profiles(models_file).items():
-        where = f" at {profile.base_url}" if profile.base_url else ""
+        where = f" at {shown_url(profile.base_url)}" if profile.base_url else ""
         click.echo(f"{name}: {profile.backend} {profile.model}{where}")
 
 
@@ -1730,6 +1797,12 @@ def models_check(profile: str, models_file: Path, base_url: str | None) -> None:
 @click.option("--dry-run", is_flag=True, help="Print the server command; plan the study only.")
 @click.option("--no-check", is_flag=True, help="Run the study even if a role fails the check.")
 @click.option("--list", "list_presets", is_flag=True, help="List the presets and stop.")
+@click.option(
+    "--quiet",
+    is_flag=True,
+    help="No progress lines from the study's model jobs (by default each prints calls done of "
+    "total, tokens/s and an ETA to its log every 10 s; MEMSHIFT_PROGRESS=SECONDS sets another).",
+)
 @click.pass_context
 def serve_study(
     ctx: click.Context,
@@ -1741,6 +1814,7 @@ def serve_study(
     dry_run: bool,
     no_check: bool,
     list_presets: bool,
+    quiet: bool,
 ) -> None:
     """Start the model server of PRESET, wait for it, check every role, run the study on its
     profile and stop the server however the study ends. Arguments after the options go to
@@ -1779,8 +1853,20 @@ def serve_study(
                 "(see above) or pass --no-check to run the study all the same"
             )
         say(f"running {server.shown(study)}")
-        code = subprocess.run(study, check=False).returncode
+        code = subprocess.run(study, check=False, env=study_environment(quiet)).returncode
     sys.exit(code)
+
+
+def study_environment(quiet: bool) -> dict[str, str]:
+    """The environment of a study on a model server: its model jobs report their progress every
+    10 s unless `quiet` or MEMSHIFT_PROGRESS says otherwise."""
+    import os
+
+    from memshift.models.progress import ENVIRONMENT
+
+    if quiet:
+        return {**os.environ, ENVIRONMENT: "0"}
+    return {ENVIRONMENT: "10", **os.environ}
 
 
 @cli.group()

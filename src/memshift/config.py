@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import copy
-import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
 from memshift.definitions import FIXED_SET
@@ -17,6 +15,7 @@ from memshift.errors import ConfigError
 from memshift.inputs import MAX_DEPTH, describe_error, load_yaml
 from memshift.layout import Study
 from memshift.probe_sample import ProbeSample
+from memshift.strict_schema import first_error
 from memshift.vocabulary import (
     MOVABLE,
     REPAIRS,
@@ -119,38 +118,14 @@ def check_bounds(config: Any) -> None:
             stack.extend((v, (*path, str(i))) for i, v in enumerate(value))
 
 
-def _whole_pattern(
-    validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]
-) -> Iterator[jsonschema.ValidationError]:
-    """The schema's `pattern` as JSON Schema means it: a final `$` is the end of the string.
-    (Python's `$` also matches before a final newline, so `study: "main\\n"` would pass
-    `^[A-Za-z0-9][A-Za-z0-9_.-]*$` and a name meant to be one plain word would hold a line
-    break.)"""
-    if not validator.is_type(instance, "string"):
-        return
-    ends = pattern.endswith("$") and not pattern.endswith("\\$")
-    if re.search(pattern[:-1] + r"\Z" if ends else pattern, instance) is None:
-        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
-# the schema's validator, with `pattern` anchored as JSON Schema anchors it
-StudyValidator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator, {"pattern": _whole_pattern}
-)
-
-
 def check_config(config: dict[str, Any]) -> dict[str, Any]:
     """Validate against the package's schema and resolve seeds, custom systems and the embedder;
     raise ConfigError in one line."""
     check_bounds(config)
     schema = yaml.safe_load(schema_path().read_text())
-    validator = StudyValidator(schema)
-    errors = sorted(
-        validator.iter_errors(config),
-        key=lambda e: (len(e.absolute_path), str(list(e.absolute_path))),
-    )
-    if errors:
-        raise ConfigError(describe_error(errors[0]))
+    error = first_error(schema, config)
+    if error is not None:
+        raise ConfigError(describe_error(error))
     resolved = with_defaults(config, schema)
     if "horizon" in resolved:
         resolved["worlds"]["history_months"] = resolved["horizon"]

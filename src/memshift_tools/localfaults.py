@@ -10,12 +10,17 @@ per request through its fault plan.
 - `oversized`: the right content followed by `size` bytes of JSON whitespace (64 MiB), with a
   Content-Length, or streamed without one (`variant` "chunked");
 - `echo_key`: HTTP 401 whose body repeats the credentials the request carried;
+- `gzip`: the reply gzip-coded (`Content-Encoding: gzip`): whole (the default), in two members
+  (`variant` "members"), padded with `size` bytes of JSON whitespace (64 MiB, "bomb"), or
+  damaged: cut in half ("cut"), its checksum wrong ("damaged"), not gzip at all ("not_gzip"),
+  followed by other bytes ("trailing"), or empty ("empty");
 - `rate_limit` (in `localserver`): Retry-After as seconds, as an HTTP date (`variant`
   "http_date") or as `retry-after-ms` ("ms").
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -25,7 +30,12 @@ from typing import Any
 from aiohttp import web
 
 LONE_SURROGATE = "\ud800"
-DEFAULT_SIZES = {"deep_nesting": 100_000, "huge_number": 5_000, "oversized": 64 * 1024 * 1024}
+DEFAULT_SIZES = {
+    "deep_nesting": 100_000,
+    "huge_number": 5_000,
+    "oversized": 64 * 1024 * 1024,
+    "gzip": 64 * 1024 * 1024,
+}
 _NUMBER_MARK = "\x00number\x00"
 
 Envelope = dict[str, Any]
@@ -96,11 +106,13 @@ MALFORMED = (*_OPENAI, *_RAW)
 SURROGATE_VARIANTS = ("escaped", "raw")
 OVERSIZED_VARIANTS = ("chunked",)
 RETRY_AFTER_VARIANTS = ("seconds", "http_date", "ms")
+GZIP_VARIANTS = ("whole", "members", "bomb", "cut", "damaged", "not_gzip", "trailing", "empty")
 VARIANTS: dict[str, tuple[str, ...]] = {
     "malformed": MALFORMED,
     "lone_surrogate": SURROGATE_VARIANTS,
     "oversized": OVERSIZED_VARIANTS,
     "rate_limit": RETRY_AFTER_VARIANTS,
+    "gzip": GZIP_VARIANTS,
 }
 
 
@@ -188,3 +200,24 @@ def retry_headers(retry_after: float, variant: str | None) -> dict[str, str]:
         when = datetime.now(UTC) + timedelta(seconds=retry_after + 1)
         return {"Retry-After": format_datetime(when.replace(microsecond=0), usegmt=True)}
     return {"Retry-After": f"{retry_after:g}"}
+
+
+def gzipped(body: bytes, variant: str | None, size: int) -> bytes:
+    """`body` gzip-coded as `variant` says (GZIP_VARIANTS; None: whole)."""
+    packed = gzip.compress(body, mtime=0)
+    if variant == "members":
+        half = len(body) // 2
+        return gzip.compress(body[:half], mtime=0) + gzip.compress(body[half:], mtime=0)
+    if variant == "bomb":
+        return gzip.compress(body + b" " * size, compresslevel=9, mtime=0)
+    if variant == "cut":
+        return packed[: len(packed) // 2]
+    if variant == "damaged":  # the CRC-32 of the trailer inverted
+        return packed[:-8] + bytes(b ^ 0xFF for b in packed[-8:-4]) + packed[-4:]
+    if variant == "not_gzip":
+        return body
+    if variant == "trailing":
+        return packed + b"<html>502 Bad Gateway</html>"
+    if variant == "empty":
+        return b""
+    return packed

@@ -6,6 +6,8 @@ and the adversarial ones of `localfaults`) are injected per request by a fault p
 also be told to refuse request parameters (`unsupported`), as some models refuse `temperature`,
 to take the reply schema only in the forms a given kind of server takes (`mode`), and to answer a
 prompt longer than a context window with the error that kind of server sends (`context_length`).
+A request body is parsed within bounds and one the server cannot take is answered HTTP 400 with
+a one-line message, as is an embeddings request larger than MAX_EMBEDDING_* allow.
 
 Run `python -m memshift_tools.localserver --port P --latency S [--faults JSON]
 [--unsupported temperature,top_p] [--mode llamacpp] [--context-length N]` to serve
@@ -35,6 +37,7 @@ from typing import Any
 from aiohttp import web
 
 from memshift.models.structured import SCHEMA_LEAD
+from memshift.storable import UnstorableError, parse_storable
 from memshift_tools import localfaults
 
 Messages = list[dict[str, str]]
@@ -64,11 +67,18 @@ FAULT_KINDS = (
     "lone_surrogate",
     "oversized",
     "echo_key",
+    "gzip",
 )
 REFUSAL_TEXT = "I can't help with that."
 INVALID_JSON_CONTENT = "{not json"
 OFF_SCHEMA_CONTENT = '{"unexpected": true}'
 MAX_BODY_BYTES = 64 * 1024 * 1024
+# What one embeddings request may ask for, checked before any work: OpenAI's own limit of texts,
+# and replies of at most about 40 MB of JSON.
+MAX_EMBEDDING_INPUTS = 2048
+MAX_DIMENSIONS = 4096
+MAX_EMBEDDING_VALUES = 2**21
+MAX_EMBEDDING_CHARACTERS = 8 * 1024 * 1024
 STREAM_CHUNK = 256 * 1024
 SHUTDOWN_TIMEOUT = 2.0
 
@@ -355,13 +365,27 @@ def _openai_message(message: Any) -> dict[str, str]:
     return _message(_OPENAI_ROLES[message["role"]], message.get("content"))
 
 
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _BadRequest(f"`{where}` must be an object")
+    return value
+
+
+def _listed(body: Mapping[str, Any], name: str) -> list[Any]:
+    """An optional list of the request (`tools`): absent or null is empty."""
+    value = body.get(name)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _BadRequest(f"`{name}` must be a list")
+    return value
+
+
 def _openai_schema(response_format: Any) -> dict[str, Any] | None:
     if not isinstance(response_format, dict) or response_format.get("type") != "json_schema":
         return None
-    spec = response_format.get("json_schema")
-    if not isinstance(spec, dict):
-        raise _BadRequest("`response_format.json_schema` must be an object")
-    return spec.get("schema", {})
+    spec = _object(response_format.get("json_schema"), "response_format.json_schema")
+    return _object(spec.get("schema", {}), "response_format.json_schema.schema")
 
 
 def _openai_forced_function(body: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
@@ -370,10 +394,10 @@ def _openai_forced_function(body: Mapping[str, Any]) -> tuple[str, dict[str, Any
     if not isinstance(choice, dict) or choice.get("type") != "function":
         return None
     name = _require(_require(choice, "function", dict), "name", str)
-    for tool in body.get("tools") or []:
+    for tool in _listed(body, "tools"):
         function = tool.get("function") if isinstance(tool, dict) else None
         if isinstance(function, dict) and function.get("name") == name:
-            return name, function.get("parameters", {})
+            return name, _object(function.get("parameters", {}), "function.parameters")
     raise _BadRequest(f"`tool_choice` names the function {name!r}, which `tools` does not hold")
 
 
@@ -387,7 +411,8 @@ def _openai_call(body: dict[str, Any]) -> _Call:
     response_format = body.get("response_format")
     if isinstance(response_format, dict) and response_format.get("type") == "json_object":
         # llama.cpp's server takes the schema inside a json_object response format
-        return _Call(model, messages, response_format.get("schema"))
+        schema = response_format.get("schema")
+        return _Call(model, messages, None if schema is None else _object(schema, "schema"))
     return _Call(model, messages, _openai_schema(response_format))
 
 
@@ -476,18 +501,18 @@ def _forced_tool(body: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
     if not isinstance(choice, dict) or choice.get("type") != "tool":
         return None
     name = _require(choice, "name", str)
-    tools = body.get("tools") or []
+    tools = _listed(body, "tools")
     tool = next((t for t in tools if isinstance(t, dict) and t.get("name") == name), None)
     if tool is None:
         raise _BadRequest(f"tool_choice names tool {name!r}, which is not in `tools`")
-    return name, tool.get("input_schema", {})
+    return name, _object(tool.get("input_schema", {}), "input_schema")
 
 
 def _anthropic_format_schema(body: Mapping[str, Any]) -> dict[str, Any] | None:
     config = body.get("output_config")
     output_format = config.get("format") if isinstance(config, dict) else body.get("output_format")
     if isinstance(output_format, dict) and output_format.get("type") == "json_schema":
-        return output_format.get("schema", {})
+        return _object(output_format.get("schema", {}), "output_format.schema")
     return None
 
 
@@ -883,6 +908,9 @@ class _App:
             return await self._send(request, key, 200, body)
         if rule is not None and rule.kind == "oversized" and rule.variant == "chunked":
             return await self._stream(request, key, reply)
+        if rule is not None and rule.kind == "gzip":
+            coded = localfaults.gzipped(json.dumps(reply).encode(), rule.variant, rule.amount)
+            return await self._send(request, key, 200, coded, {"Content-Encoding": "gzip"})
         return await self._send(request, key, 200, reply)
 
     async def _send_fault_error(
@@ -941,17 +969,14 @@ class _App:
         self._state.received(request.path)
         try:
             body = await _json_body(request)
-            texts = body.get("input")
-            texts = [texts] if isinstance(texts, str) else texts
-            if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
-                raise _BadRequest("`input` must be a string or a list of strings")
-            dims = body.get("dimensions", EMBEDDING_DIMS)
-            if not isinstance(dims, int) or not 1 <= dims <= 4096:
-                raise _BadRequest("`dimensions` must be an integer from 1 to 4096")
+            texts, dims = _embedding_request(body)
         except _BadRequest as exc:
             self._state.replied(None, 400)
             self._state.finished()
             return web.json_response(_openai_error("invalid_request", str(exc)), status=400)
+        except BaseException:
+            self._state.finished()
+            raise
         tokens = sum(estimate_tokens(t) for t in texts)
         self._state.replied(None, 200)
         self._state.finished()
@@ -988,11 +1013,46 @@ class _App:
         return web.json_response({"faults": len(plan)})
 
 
+def _embedding_request(body: Mapping[str, Any]) -> tuple[list[str], int]:
+    """The texts and dimensions an embeddings request asks for, refused before any work when
+    their reply would be larger than one request may ask (MAX_EMBEDDING_*)."""
+    texts = body.get("input")
+    texts = [texts] if isinstance(texts, str) else texts
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        raise _BadRequest("`input` must be a string or a list of strings")
+    dims = body.get("dimensions", EMBEDDING_DIMS)
+    if not isinstance(dims, int) or isinstance(dims, bool) or not 1 <= dims <= MAX_DIMENSIONS:
+        raise _BadRequest(f"`dimensions` must be an integer from 1 to {MAX_DIMENSIONS}")
+    if len(texts) > MAX_EMBEDDING_INPUTS:
+        raise _BadRequest(
+            f"`input` holds {len(texts):,} texts; at most {MAX_EMBEDDING_INPUTS:,} a request"
+        )
+    if len(texts) * dims > MAX_EMBEDDING_VALUES:
+        raise _BadRequest(
+            f"{len(texts):,} texts of {dims:,} dimensions make {len(texts) * dims:,} values; "
+            f"at most {MAX_EMBEDDING_VALUES:,} a request"
+        )
+    characters = sum(len(t) for t in texts)
+    if characters > MAX_EMBEDDING_CHARACTERS:
+        raise _BadRequest(
+            f"`input` holds {characters:,} characters; at most {MAX_EMBEDDING_CHARACTERS:,} a "
+            "request"
+        )
+    return texts, dims
+
+
 async def _json_body(request: web.Request) -> dict[str, Any]:
+    """The request's JSON object, parsed within bounds (`parse_storable`: no nesting past 64
+    levels, no number of thousands of digits, no NaN, no lone surrogate), so that no body can
+    cost the server more than its size or reach a handler it would crash."""
     try:
-        body = await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise _BadRequest(f"the request body is not JSON: {exc}") from exc
+        body = parse_storable((await request.read()).decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise _BadRequest(f"the request body is not UTF-8 (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise _BadRequest(f"the request body is not JSON: {exc}") from None
+    except UnstorableError as exc:
+        raise _BadRequest(f"the request body holds {exc}") from None
     if not isinstance(body, dict):
         raise _BadRequest("the request body must be a JSON object")
     return body

@@ -19,6 +19,8 @@ import argparse
 import asyncio
 import hashlib
 import json
+import os
+import stat
 import threading
 import urllib.error
 import urllib.request
@@ -27,10 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from memshift.storable import UnstorableError, parse_storable
 from memshift_tools import stand_ins
 from memshift_tools.localserver import Answer, Messages, serve_forever
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
+MAX_RECORDING_BYTES = 512 * 1024 * 1024
 STAND_INS: dict[str, Answer] = {
     "mem0": stand_ins.mem0_extraction,
     "lightrag": stand_ins.lightrag,
@@ -49,13 +53,40 @@ def content_key(api: str, messages: Messages, schema: dict[str, Any] | None) -> 
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def read_recording(path: Path) -> bytes:
+    """The bytes of a recording: a regular file of at most MAX_RECORDING_BYTES. It is opened
+    without waiting and looked at before a byte is read, so a FIFO cannot hang the server and
+    a device (/dev/zero) cannot fill its memory."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise RecordingError(f"{path}: cannot read the recording: {exc.strerror}") from None
+    problem = _not_readable(os.fstat(handle))
+    if problem is not None:
+        os.close(handle)
+        raise RecordingError(f"{path}: {problem}")
+    try:
+        with os.fdopen(handle, "rb") as recording:
+            raw = recording.read(MAX_RECORDING_BYTES + 1)
+    except OSError as exc:
+        raise RecordingError(f"{path}: cannot read the recording: {exc.strerror}") from None
+    if len(raw) > MAX_RECORDING_BYTES:  # it grew while it was read
+        raise RecordingError(f"{path}: the recording holds more than {MAX_RECORDING_BYTES:,} bytes")
+    return raw
+
+
+def _not_readable(info: os.stat_result) -> str | None:
+    if not stat.S_ISREG(info.st_mode):
+        return "the recording is not a regular file"
+    if info.st_size > MAX_RECORDING_BYTES:
+        return f"the recording holds {info.st_size:,} bytes; at most {MAX_RECORDING_BYTES:,}"
+    return None
+
+
 def load(path: Path) -> dict[str, str]:
     """The replies a recording holds by key (a key recorded twice keeps its first reply)."""
     replies: dict[str, str] = {}
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise RecordingError(f"{path}: cannot read the recording: {exc.strerror}") from None
+    raw = read_recording(path)
     for number, line in enumerate(raw.splitlines(), 1):
         if not line.strip():
             continue
@@ -63,11 +94,13 @@ def load(path: Path) -> dict[str, str]:
         if len(line) > MAX_LINE_BYTES:
             raise RecordingError(f"{where}: over {MAX_LINE_BYTES:,} bytes")
         try:
-            row = json.loads(line.decode("utf-8"))
+            row = parse_storable(line.decode("utf-8"))
         except UnicodeDecodeError:
             raise RecordingError(f"{where}: not UTF-8") from None
-        except (json.JSONDecodeError, RecursionError) as exc:
+        except json.JSONDecodeError as exc:
             raise RecordingError(f"{where}: not JSON ({exc})") from None
+        except UnstorableError as exc:
+            raise RecordingError(f"{where}: not a recorded reply: it holds {exc}") from None
         if not (
             isinstance(row, dict)
             and set(row) == {"key", "reply"}

@@ -76,7 +76,10 @@ def test_a_request_never_recorded_is_a_miss_naming_its_key():
         (b'{"key": "' + b"a" * 64 + b'", "reply": "x", "extra": 1}\n', "line 1: expected"),
         (b'["key", "reply"]\n', "line 1: expected"),
         (b"\xff\xfe\n", "line 1: not UTF-8"),
-        (b"[" * 100_000 + b"]" * 100_000 + b"\n", "line 1: not JSON"),
+        (
+            b"[" * 100_000 + b"]" * 100_000 + b"\n",
+            "line 1: not a recorded reply: it holds JSON nested",
+        ),
     ],
     ids=[
         "malformed",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from memshift.errors import ConfigError
+from memshift.models.field_checks import check_secret
 from memshift.models.profiles import Profile
 from memshift.models.redaction import redact
 from memshift.models.replies import Usage
@@ -72,6 +73,7 @@ def api_key(profile: Profile, default: str) -> str:
             f"model profile {profile.name!r} reads its API key from the environment "
             f"variable {profile.api_key_env}, which is not set"
         )
+    check_secret(f"model profile {profile.name!r}", f"the API key in {profile.api_key_env}", key)
     return key
 
 

@@ -15,7 +15,7 @@ import json
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,8 @@ from memshift.models.backends import Completion, DirectBackend, HttpBackend, Mes
 from memshift.models.cache import CachedReply, ResponseCache, cache_key, wire
 from memshift.models.calllog import CallLog
 from memshift.models.extract import extract_json
-from memshift.models.profiles import Profile, check_base_url
+from memshift.models.profiles import Profile, check_profile_fields
+from memshift.models.progress import Progress, batch_progress
 from memshift.models.redaction import redact
 from memshift.models.replies import RAW_CHARACTERS, Reply, Usage
 from memshift.models.requests import ModelRequest
@@ -41,8 +42,8 @@ MAX_DETAIL = 500
 
 
 def make_http_backend(profile: Profile) -> HttpBackend:
-    # Profiles built in code skip load_profiles; credentials in a URL are refused all the same.
-    check_base_url(profile.name, profile.base_url)
+    # Profiles built in code skip load_profiles; their URL and numbers are checked all the same.
+    check_profile_fields(profile)
     backend = load(BACKENDS[profile.backend])
     if getattr(backend, "direct", False):
         raise ValueError(f"no HTTP backend {profile.backend!r}")
@@ -114,6 +115,14 @@ def overflow(
         f"{profile.token_ratio:g}) + the reply limit {limit:,} > context_length "
         f"{profile.context_length:,}; not sent"
     )
+
+
+def batch_label(profile: Profile, requests: Sequence[ModelRequest]) -> str:
+    """What a progress line names: the batch's roles, profile and the first call's place."""
+    roles = "/".join(sorted({r.role for r in requests})) or "no"
+    where = requests[0].context if requests else None
+    place = f", world {where.world} {where.branch} {where.system}" if where and where.system else ""
+    return f"{roles} calls to {profile.name}{place}"
 
 
 def _ms(start: float) -> float:
@@ -221,6 +230,7 @@ class ModelClient:
         cache_dir: Path | None = None,
         log: CallLog | None = None,
         retry: RetryPolicy | None = None,
+        progress: Callable[[str, int], Progress] = batch_progress,
     ) -> None:
         self.profile = profile
         self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
@@ -228,23 +238,28 @@ class ModelClient:
         self.retry = retry or RetryPolicy(max_attempts=profile.max_attempts)
         self.direct = direct_backend(profile)
         self._jitter = random.Random()
+        self.progress = progress
 
     def generate(self, requests: Sequence[ModelRequest]) -> list[Reply]:
         return asyncio.run(self.agenerate(requests))
 
     async def agenerate(self, requests: Sequence[ModelRequest]) -> list[Reply]:
+        progress = self.progress(batch_label(self.profile, requests), len(requests))
         if self.direct is not None:
-            replies = [self._direct_reply(self.direct, r) for r in requests]
+            replies = [progress.ended(self._direct_reply(self.direct, r)) for r in requests]
             name, model = self.direct.name, self.direct.name
         else:
-            replies = await self._http_replies(requests)
+            replies = await self._http_replies(requests, progress)
             name, model = self.profile.backend, self.profile.model
+        progress.finish()
         # Logged in request order, whatever order the calls finished in.
         for request, reply in zip(requests, replies, strict=True):
             self.log.add(request.context, reply, backend=name, model=model)
         return replies
 
-    async def _http_replies(self, requests: Sequence[ModelRequest]) -> list[Reply]:
+    async def _http_replies(
+        self, requests: Sequence[ModelRequest], progress: Progress
+    ) -> list[Reply]:
         """A fixed pool of `concurrency` workers takes the requests in order: each request is
         prepared only when a worker is free for it, so the first call goes out at once."""
         backend = make_http_backend(self.profile)
@@ -255,7 +270,8 @@ class ModelClient:
 
         async def worker() -> None:
             for index in turns:
-                replies[index] = await self._http_reply(backend, requests[index], batch)
+                reply = await self._http_reply(backend, requests[index], batch)
+                replies[index] = progress.ended(reply)
 
         try:
             workers = min(self.profile.concurrency, len(requests))

@@ -7,7 +7,10 @@ JSON POSTs. The backends therefore speak them directly; the tests check the loca
 stands in for the providers against the official `openai` and `anthropic` libraries.
 
 A reply body is read up to the profile's `max_reply_bytes` and no further: a larger successful
-reply is a `ReplyTooLarge` failure, a larger error body is cut at the limit.
+reply is a `ReplyTooLarge` failure, a larger error body is cut at the limit. The limit counts the
+body as decoded: gzip and deflate are undone here (`content_coding`), not by aiohttp, so a
+successful reply whose coded body is damaged or cut short fails as the transport fault it is,
+and is retried.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 
 import aiohttp
 
+from memshift.models.content_coding import ACCEPTED, BodyDecoder, DecodingFailed
 from memshift.models.retry import ReplyTooLarge, TransportFailure
 
 CONNECT_FAILED = "cannot connect to"
@@ -38,10 +42,13 @@ class HttpTransport:
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None:
             connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=30)
-            self._session = aiohttp.ClientSession(connector=connector, timeout=self.timeout)
+            self._session = aiohttp.ClientSession(
+                connector=connector, timeout=self.timeout, auto_decompress=False
+            )
         return self._session
 
     async def post(self, url: str, data: bytes, headers: dict[str, str]) -> HttpReply:
+        headers = {**headers, "Accept-Encoding": ", ".join(ACCEPTED)}
         try:
             async with self._open().post(url, data=data, headers=headers) as response:
                 body = await self._body(response)
@@ -53,6 +60,8 @@ class HttpTransport:
                 )
         except TimeoutError as exc:
             raise TransportFailure(f"timed out after {self.timeout.total} s") from exc
+        except DecodingFailed as exc:
+            raise TransportFailure(str(exc)) from exc
         except aiohttp.ClientConnectorError as exc:
             raise TransportFailure(
                 f"{CONNECT_FAILED} {exc.host}:{exc.port}: {connect_reason(exc.os_error)}",
@@ -63,24 +72,44 @@ class HttpTransport:
 
     async def _body(self, response: aiohttp.ClientResponse) -> bytes:
         limit = self.max_reply_bytes
+        ok = response.status == 200
         declared = response.content_length
-        if response.status == 200 and declared is not None and declared > limit:
+        if ok and declared is not None and declared > limit:
             raise ReplyTooLarge(too_large(limit, declared))
+        decoder = _decoder(response.headers.get("Content-Encoding"), ok)
         chunks: list[bytes] = []
         size = 0
         async for chunk in response.content.iter_any():
-            chunks.append(chunk)
-            size += len(chunk)
+            try:
+                piece = decoder.feed(chunk, limit + 1 - size)
+            except DecodingFailed:
+                if ok:
+                    raise
+                break  # an error body is only quoted: as far as it decodes
+            chunks.append(piece)
+            size += len(piece)
             if size > limit:
-                if response.status == 200:
+                if ok:
                     raise ReplyTooLarge(too_large(limit))
                 break  # an error body is only quoted, from its start
+        if ok:
+            decoder.finish()
         return b"".join(chunks)[:limit]
 
     async def aclose(self) -> None:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def _decoder(encoding: str | None, ok: bool) -> BodyDecoder:
+    """The decoder of a body; an error body in a coding not asked for is quoted as it came."""
+    try:
+        return BodyDecoder(encoding)
+    except DecodingFailed:
+        if ok:
+            raise
+        return BodyDecoder(None)
 
 
 def connect_reason(error: OSError) -> str:

@@ -3,27 +3,28 @@
 Profiles live in `config/models.yaml`; a study names one with `llm: NAME`. API keys are never in
 a profile: `api_key_env` names the environment variable that holds one, and a `base_url` that
 carries credentials is refused. A decoding parameter a profile omits is not sent at all (some
-models refuse `temperature` or `top_p`); only the token limit is required.
+models refuse `temperature` or `top_p`); only the token limit is required. Every URL and number
+of a profile, loaded or built in code, passes `field_checks` before a call is made.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
-
-import jsonschema
 
 from memshift.errors import ConfigError
 from memshift.inputs import describe_error, load_yaml
+from memshift.models.field_checks import check_fields, url_problem
 from memshift.registry import BACKENDS
+from memshift.strict_schema import first_error
 from memshift.vocabulary import ROLES, WORLD_ROLES
 
 DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
-URL_SCHEMES = ("http", "https")
+MAX_TIMEOUT_S = 24 * 60 * 60
+MAX_TOKENS = 2**24  # a context window's or a reply's tokens
 # How a server takes the reply's JSON schema (docs/models.md, "Structured output"), by backend:
 # the first of each is the default.
 STRUCTURED_MODES = {
@@ -37,6 +38,9 @@ REPLY_LIMITS = ("max_tokens", "max_completion_tokens", "num_predict")
 _ALL_MODES = sorted({mode for modes in STRUCTURED_MODES.values() for mode in modes})
 _DECODING = {
     "type": "object",
+    "properties": {
+        limit: {"type": "integer", "minimum": 1, "maximum": MAX_TOKENS} for limit in REPLY_LIMITS
+    },
     "additionalProperties": {"type": ["number", "integer", "string", "boolean"]},
 }
 PROFILE_SCHEMA: dict[str, Any] = {
@@ -48,15 +52,15 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "model": {"type": "string"},
         "revision": {"type": "string"},
         "base_url": {"type": "string"},
-        "api_key_env": {"type": "string"},
+        "api_key_env": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
         "concurrency": {"type": "integer", "minimum": 1, "maximum": 1024},
-        "timeout_s": {"type": "number", "exclusiveMinimum": 0},
+        "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_S},
         "max_attempts": {"type": "integer", "minimum": 1, "maximum": 20},
         "max_reply_bytes": {"type": "integer", "minimum": 1024, "maximum": 2**30},
         "decoding": _DECODING,
         "extra_body": {"type": "object"},
         "structured": {"enum": _ALL_MODES},
-        "context_length": {"type": "integer", "minimum": 256, "maximum": 2**24},
+        "context_length": {"type": "integer", "minimum": 256, "maximum": MAX_TOKENS},
         "token_ratio": {"type": "number", "minimum": 0.25, "maximum": 8},
         "thinking": {"type": "object"},
         "roles": {
@@ -146,9 +150,38 @@ class Profile:
         return max(0, int((self.context_length - self.reply_tokens(role)) / self.token_ratio))
 
 
+def given_fields(profile: Profile) -> dict[str, Any]:
+    """The fields of a profile that differ from the defaults: what a models file would say."""
+    given = {}
+    for spec in fields(Profile):
+        default = spec.default if spec.default_factory is MISSING else spec.default_factory()
+        value = getattr(profile, spec.name)
+        if spec.name != "name" and (value != default or type(value) is not type(default)):
+            given[spec.name] = value
+    return given
+
+
+# The fields sent to a server as they are written, inside no schema of their own.
+SENT_AS_WRITTEN = ("extra_body", "thinking")
+
+
+def check_profile_fields(profile: Profile, raw: dict[str, Any] | None = None) -> None:
+    """Refuse, in one line naming the profile and the field, a profile whose URL, numbers or
+    sent values are not valid (`field_checks`); `raw` is what its file says, if it was read
+    from one."""
+    check_fields(
+        f"model profile {profile.name!r}",
+        PROFILE_SCHEMA,
+        given_fields(profile) if raw is None else raw,
+        urls=("base_url",),
+        sent=SENT_AS_WRITTEN,
+    )
+
+
 def _check(name: str, raw: dict[str, Any]) -> Profile:
     profile = Profile(name=name, **raw)
     if profile.backend == "rules":
+        check_profile_fields(profile, raw)
         return profile
     for needed in ("model", "base_url"):
         if not raw.get(needed):
@@ -160,7 +193,7 @@ def _check(name: str, raw: dict[str, Any]) -> Profile:
             f"model profile {name!r}: decoding must set max_tokens (or "
             "max_completion_tokens, or num_predict) so no server default can apply"
         )
-    check_base_url(name, profile.base_url)
+    check_profile_fields(profile, raw)
     check_extra_body(profile)
     modes = STRUCTURED_MODES.get(profile.backend, ())
     for role in ("", *profile.roles):
@@ -245,36 +278,18 @@ def _option_clash(profile: Profile, roles: tuple[str, ...]) -> list[str]:
 
 
 def check_base_url(name: str, url: str) -> None:
-    """Refuse a base URL that is not plain http(s)://host[:port][/path]: credentials in it would
-    be sent, logged and written to the run manifest (the key belongs in `api_key_env`), and the
-    API path is appended to it, which a query string or fragment would break. The error never
-    repeats the URL, which may hold a secret."""
-    problem = _url_problem(url)
+    """Refuse a base URL that is not plain http(s)://host[:port][/path] (`field_checks`):
+    credentials in it would be sent, logged and written to the run manifest (the key belongs in
+    `api_key_env`), and the API path is appended to it, which a query string or fragment would
+    break. The error never repeats the URL, which may hold a secret."""
+    problem = url_problem(url)
     if problem is not None:
         raise ConfigError(f"model profile {name!r}: base_url {problem}")
 
 
-def _url_problem(url: str) -> str | None:
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises for a port that is not a number in range
-    except ValueError:
-        return "is not a valid URL"
-    if "@" in parts.netloc:
-        return (
-            "must not carry credentials (user:key@); put the API key in an environment "
-            "variable and name it in api_key_env"
-        )
-    if parts.scheme not in URL_SCHEMES or not parts.hostname:
-        return "must be an http:// or https:// URL with a host"
-    if parts.query or parts.fragment or url.rstrip().endswith(("?", "#")):
-        return "must not carry a query string or fragment (the API path is appended to it)"
-    return None
-
-
 def load_profiles(path: Path) -> dict[str, Profile]:
     data = load_yaml(Path(path), "model profiles")
-    error = next(iter(jsonschema.Draft202012Validator(FILE_SCHEMA).iter_errors(data)), None)
+    error = first_error(FILE_SCHEMA, data)
     if error is not None:
         raise ConfigError(f"{path}: {describe_error(error)}")
     return {name: _check(name, raw) for name, raw in data["profiles"].items()}

@@ -4,13 +4,15 @@ A server may echo the credentials it was sent in an error body ("Incorrect API k
 sk-..."), and an error detail ends up in the call log, the `models check` report and exceptions.
 Every such string passes through `redact`, which removes the profile's own key wherever it
 appears and the value of anything that reads as an `Authorization`, `x-api-key` or `api-key`
-header or field, key known or not.
+header or field, key known or not. A URL that is shown or written passes through `shown_url`,
+which removes what in a URL can be a secret.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from urllib.parse import urlsplit, urlunsplit
 
 from memshift.storable import storable_text
 
@@ -33,3 +35,25 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
             text = text.replace(secret, REDACTED)
     text = _CREDENTIAL.sub(lambda match: f"{match.group(1)}{match.group(2)}{REDACTED}", text)
     return storable_text(text)
+
+
+def shown_url(url: str) -> str:
+    """`url` as it may be shown or written: credentials (user:key@), a query string and a
+    fragment replaced, control characters escaped. A profile made in code is never loaded, so
+    its URL may hold anything its maker put there."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return REDACTED
+    host = parts.netloc.rpartition("@")[2]
+    netloc = f"{REDACTED}@{host}" if "@" in parts.netloc else host
+    shown = urlunsplit(
+        (
+            parts.scheme,
+            netloc,
+            parts.path,
+            REDACTED if parts.query else "",
+            REDACTED if parts.fragment else "",
+        )
+    )
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in storable_text(shown))

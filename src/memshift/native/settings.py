@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, fields
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import yaml
 
 from memshift.errors import ConfigError
 from memshift.memory.interface import MemorySystem
 from memshift.models.backends import api_key
+from memshift.models.field_checks import check_fields
 from memshift.models.profiles import Profile
 from memshift.registry import NATIVE_SYSTEMS, load
+from memshift.storable import parse_storable
 
 if TYPE_CHECKING:
     from memshift.memory.programs import ProgramRunner
@@ -37,6 +43,7 @@ class NativeSettings:
     @classmethod
     def from_config(cls, name: str, raw: dict[str, Any]) -> NativeSettings:
         """The settings of `systems.native.<name>` (already checked against the schema)."""
+        check_fields(f"systems.native.{name}", settings_schema(), raw, urls=URLS)
         settings = cls(**raw)
         foreign = [
             option
@@ -57,14 +64,35 @@ class NativeSettings:
 
     @classmethod
     def from_json(cls, text: str) -> NativeSettings:
+        """The settings a probe job is given on its command line, held to the rules of
+        `systems.native` in a study."""
         try:
-            raw = json.loads(text)
-            known = {f.name for f in fields(cls)}
-            if not isinstance(raw, dict) or set(raw) - known:
-                raise TypeError(f"expected an object with keys among {sorted(known)}")
-            return cls(**raw)
-        except (json.JSONDecodeError, TypeError) as exc:
+            raw = parse_storable(text)
+        except ValueError as exc:
             raise ConfigError(f"--native: not a native system's settings: {exc}") from None
+        if not isinstance(raw, dict):
+            known = sorted(f.name for f in fields(cls))
+            raise ConfigError(
+                f"--native: not a native system's settings: expected an object with keys among "
+                f"{known}"
+            )
+        check_fields("--native", settings_schema(), raw, urls=URLS)
+        return cls(**raw)
+
+
+URLS = ("embedder_base_url",)
+
+
+@cache
+def settings_schema() -> dict[str, Any]:
+    """The schema of one native system's settings: `systems.native.<name>` of the config's."""
+    # read here rather than through memshift.config, which imports this module to check a study
+    path = resources.files("memshift") / "schemas" / "config.schema.yaml"
+    schema = yaml.safe_load(path.read_text())
+    settings: dict[str, Any] = schema["properties"]["systems"]["properties"]["native"][
+        "additionalProperties"
+    ]
+    return settings
 
 
 def check_profile(name: str, profile: Profile) -> None:

@@ -52,6 +52,7 @@ from memshift.analysis.sync import sync_table
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
 from memshift.audit.trap_suite import run_suite
 from memshift.models.profiles import Profile
+from memshift.models.redaction import shown_url
 from memshift.probe_sample import ProbeSample, sample_world
 from memshift.report import audit_metrics as audit_text
 from memshift.report import citation_misses as misses_text
@@ -136,7 +137,7 @@ def backend_label(profile: Profile) -> str:
         return (
             f"{profile.name}: the built-in rule-based backend (deterministic; not a language model)"
         )
-    where = f" at {profile.base_url}" if profile.base_url else ""
+    where = f" at {shown_url(profile.base_url)}" if profile.base_url else ""
     revision = f" (revision {profile.revision})" if profile.revision else ""
     return f"{profile.name}: {profile.backend} backend, model {profile.model}{revision}{where}"
 

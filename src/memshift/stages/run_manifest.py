@@ -23,6 +23,7 @@ from memshift.artifacts import ArtifactError, sha256
 from memshift.fingerprint import ROOT
 from memshift.inputs import InputError, load_json, one_line, shortened
 from memshift.models.profiles import Profile
+from memshift.models.redaction import shown_url
 from memshift.world.generate import GENERATOR_VERSION
 
 # Output paths are relative to the results directory (the one holding worlds/ and runs/), so a
@@ -56,13 +57,14 @@ def folder_files(folder: Path) -> list[Path]:
 
 
 def described(profile: Profile) -> dict[str, str]:
-    """What the manifest records of a profile: never a key or its variable."""
+    """What the manifest records of a profile: never a key, its variable, or credentials in its
+    URL (a profile made in code was never checked)."""
     return {
         "profile": profile.name,
         "backend": profile.backend,
         "model": profile.model,
         "revision": profile.revision,
-        "base_url": profile.base_url,
+        "base_url": shown_url(profile.base_url),
     }
 
 

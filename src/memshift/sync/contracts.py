@@ -17,8 +17,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from memshift.errors import ConfigError
 from memshift.rng import stream
+from memshift.strict_schema import bound_problem
 from memshift.world.records import LiveState, PublicEvent, Record
+
+# A week of minutes: a timedelta of more would only move deliveries and probes past the study's
+# last checkpoint, and one of billions overflows the datetimes it is added to. The config schema
+# states the same bounds (`sync` in config.schema.yaml).
+MAX_MINUTES = 7 * 24 * 60
+BOUNDS: dict[str, tuple[float, float]] = {
+    "lag_minutes": (0, MAX_MINUTES),
+    "poll_minutes": (1, MAX_MINUTES),
+    "page": (1, 10_000),
+    "resync_p": (0.0, 1.0),
+    "probe_delay_minutes": (0, MAX_MINUTES),
+}
 
 
 @dataclass(frozen=True)
@@ -33,10 +47,10 @@ class SyncSettings:
     probe_delay_minutes: int = 30
 
     def __post_init__(self) -> None:
-        if self.lag_minutes < 0 or self.poll_minutes < 1 or self.page < 1:
-            raise ValueError("sync: lag_minutes >= 0, poll_minutes >= 1 and page >= 1")
-        if not 0.0 <= self.resync_p <= 1.0:
-            raise ValueError("sync: resync_p must lie in [0, 1]")
+        for name, (low, high) in BOUNDS.items():
+            problem = bound_problem(getattr(self, name), low, high, integer=name != "resync_p")
+            if problem is not None:
+                raise ConfigError(f"sync.{name}: {problem}")
 
 
 @dataclass(frozen=True)

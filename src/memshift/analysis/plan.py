@@ -1,0 +1,184 @@
+"""What a study will cost on a model profile, from the requests the rule-based run of the same
+study made: calls, tokens in and out by role and stage, hours at a stated server throughput and
+dollars at stated prices per million tokens.
+
+The rule-based backend answers every request of the study offline and logs each call with
+memshift's token count of its prompt and reply. A call's tokens on the target profile are that
+count times the profile's `token_ratio`, rounded up per call as the context-window check rounds
+a prompt (`client.prompt_estimate`); with the rules profile itself they are the logged counts
+exactly. Replies are the rule-based backend's replies, counted the same way: a language model's
+replies differ in length, so the plan also gives the ceiling, every call at its role's reply
+limit (`decoding.max_tokens`). Prompts are the rule-based run's, built without the profile's
+context window: a stated window can only shorten evidence, so with one they are an upper bound.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pyarrow as pa
+
+from memshift.errors import ConfigError
+from memshift.models.profiles import Profile
+
+# Assumptions, not measurements (no GPU where memshift is built): a 9B model in bf16 with vLLM on
+# one 80 GB GPU at concurrency 64 and prefix caching on, tokens per second over all requests in
+# flight: prompt processing (prefill) and generation (decode).
+THROUGHPUT_IN = 10_000.0
+THROUGHPUT_OUT = 1_500.0
+MILLION = 1_000_000
+ALL = "all"
+
+PLAN = pa.schema(
+    [
+        ("stage", pa.string()),
+        ("role", pa.string()),
+        ("profile", pa.string()),
+        ("calls", pa.int64()),
+        ("tokens_in", pa.int64()),
+        ("tokens_out", pa.int64()),
+        ("tokens_out_limit", pa.int64()),
+        ("hours", pa.float64()),
+        ("usd", pa.float64()),
+        ("usd_limit", pa.float64()),
+    ]
+)
+
+
+def _number(name: str, value: float | None, *, positive: bool) -> None:
+    if value is None:
+        return
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        need = "a finite number above 0" if positive else "a finite number, 0 or more"
+        raise ConfigError(f"{name} must be {need}, got {value:g}")
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Tokens per second the server processes (prompt) and generates (reply), over all requests
+    in flight, and US dollars per million tokens in and out (None: no price stated)."""
+
+    throughput_in: float = THROUGHPUT_IN
+    throughput_out: float = THROUGHPUT_OUT
+    price_in: float | None = None
+    price_out: float | None = None
+
+    def __post_init__(self) -> None:
+        _number("--throughput-in", self.throughput_in, positive=True)
+        _number("--throughput-out", self.throughput_out, positive=True)
+        _number("--price-in", self.price_in, positive=False)
+        _number("--price-out", self.price_out, positive=False)
+        if (self.price_in is None) != (self.price_out is None):
+            raise ConfigError("give both --price-in and --price-out, or neither")
+
+    def hours(self, tokens_in: int, tokens_out: int) -> float:
+        return (tokens_in / self.throughput_in + tokens_out / self.throughput_out) / 3600
+
+    def usd(self, tokens_in: int, tokens_out: int) -> float | None:
+        if self.price_in is None or self.price_out is None:
+            return None
+        return (tokens_in * self.price_in + tokens_out * self.price_out) / MILLION
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of the rule-based run, as its call log recorded it."""
+
+    stage: str
+    role: str
+    tokens_in: int
+    tokens_out: int
+
+
+@dataclass(frozen=True)
+class Line:
+    """The plan of one stage and role (or `all` of either) on its profile."""
+
+    stage: str
+    role: str
+    profile: str
+    calls: int
+    tokens_in: int
+    tokens_out: int
+    tokens_out_limit: int
+    hours: float
+    usd: float | None
+    usd_limit: float | None
+
+
+def stage_of(log: Path) -> str:
+    """The job a call log belongs to: `calls-ingest.parquet` -> ingest; a system's own
+    `calls.parquet` -> its system folder."""
+    return log.stem.removeprefix("calls-") if log.stem.startswith("calls-") else log.parent.name
+
+
+def on_profile(tokens: int, profile: Profile) -> int:
+    return math.ceil(tokens * profile.token_ratio)
+
+
+def _line(
+    stage: str, role: str, profile: str, calls: int, tin: int, tout: int, limit: int, rates: Rates
+) -> Line:
+    return Line(
+        stage,
+        role,
+        profile,
+        calls,
+        tin,
+        tout,
+        limit,
+        rates.hours(tin, tout),
+        rates.usd(tin, tout),
+        rates.usd(tin, limit),
+    )
+
+
+def estimate(
+    calls: Iterable[Call], profiles: Mapping[str, Profile], default: Profile, rates: Rates
+) -> list[Line]:
+    """One line per stage and role that made calls, in stage then role order. A role without a
+    profile of its own (a native library's calls) is priced on `default`."""
+    sums: dict[tuple[str, str], list[int]] = {}
+    for call in calls:
+        profile = profiles.get(call.role, default)
+        found = sums.setdefault((call.stage, call.role), [0, 0, 0, 0])
+        found[0] += 1
+        found[1] += on_profile(call.tokens_in, profile)
+        found[2] += on_profile(call.tokens_out, profile)
+        found[3] += profile.reply_tokens(call.role)
+    return [
+        _line(stage, role, profiles.get(role, default).name, *sums[stage, role], rates)
+        for stage, role in sorted(sums)
+    ]
+
+
+def totals(lines: Sequence[Line], rates: Rates) -> list[Line]:
+    """Each role over every stage, each stage over every role, and everything (`all`, `all`)."""
+
+    def summed(stage: str, role: str, picked: list[Line]) -> Line:
+        names = sorted({line.profile for line in picked})
+        return _line(
+            stage,
+            role,
+            ", ".join(names),
+            sum(line.calls for line in picked),
+            sum(line.tokens_in for line in picked),
+            sum(line.tokens_out for line in picked),
+            sum(line.tokens_out_limit for line in picked),
+            rates,
+        )
+
+    roles = sorted({line.role for line in lines})
+    stages = sorted({line.stage for line in lines})
+    return [
+        *(summed(ALL, role, [x for x in lines if x.role == role]) for role in roles),
+        *(summed(stage, ALL, [x for x in lines if x.stage == stage]) for stage in stages),
+        summed(ALL, ALL, list(lines)),
+    ]
+
+
+def plan_table(lines: Sequence[Line]) -> pa.Table:
+    return pa.Table.from_pylist([asdict(line) for line in lines], schema=PLAN)

@@ -1,0 +1,128 @@
+"""How far a batch of model calls has got: calls done of total, tokens per second and an ETA at
+the steady rate so far, one line to stderr every few seconds while the batch runs.
+
+Asked for with `MEMSHIFT_PROGRESS=SECONDS` in the environment (`memshift serve-study` sets it
+unless `--quiet`); Snakemake's jobs inherit it and write their stderr to their logs. Progress
+is never part of a result: it is read off a clock, and the clock is injected so tests need no
+sleeps.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from memshift.errors import ConfigError
+from memshift.models.replies import Reply
+
+ENVIRONMENT = "MEMSHIFT_PROGRESS"
+Clock = Callable[[], float]
+Emit = Callable[[str], None]
+
+
+def to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def progress_every(environ: Mapping[str, str] = os.environ) -> float | None:
+    """Seconds between progress lines that the environment asks for; None when it asks for
+    none (unset, empty or 0)."""
+    text = environ.get(ENVIRONMENT, "").strip()
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds >= 0 or seconds == float("inf"):
+        raise ConfigError(f"{ENVIRONMENT}={text!r}: give the seconds between progress lines")
+    return seconds or None
+
+
+def duration(seconds: float) -> str:
+    """`45 s`, `12 min 05 s`, `3 h 20 min`."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes} min {secs:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+@dataclass(frozen=True)
+class Pace:
+    """A batch's state at one moment."""
+
+    label: str
+    done: int
+    total: int
+    tokens_in: int
+    tokens_out: int
+    elapsed: float
+
+    def line(self) -> str:
+        share = f"{100 * self.done / self.total:.0f}%" if self.total else "—"
+        head = f"memshift: {self.label}: {self.done:,} of {self.total:,} calls ({share})"
+        if self.elapsed <= 0 or not self.done:
+            return head
+        rate_in, rate_out = self.tokens_in / self.elapsed, self.tokens_out / self.elapsed
+        left = self.elapsed * (self.total - self.done) / self.done
+        eta = "done" if self.done >= self.total else f"ETA {duration(left)}"
+        return f"{head}, {rate_in:,.0f} tokens/s in, {rate_out:,.0f} out, {eta}"
+
+
+class Progress:
+    """Counts the calls of one batch as they end and emits a line whenever `every` seconds have
+    passed since the last (or since the start), and one at the end if it emitted any."""
+
+    def __init__(
+        self,
+        label: str,
+        total: int,
+        every: float,
+        *,
+        clock: Clock = time.monotonic,
+        emit: Emit = to_stderr,
+    ) -> None:
+        self.label, self.total, self.every = label, total, every
+        self.clock, self.emit = clock, emit
+        self.start = self.last = clock()
+        self.done = self.tokens_in = self.tokens_out = 0
+        self.lines = 0
+
+    def pace(self) -> Pace:
+        elapsed = self.clock() - self.start
+        return Pace(self.label, self.done, self.total, self.tokens_in, self.tokens_out, elapsed)
+
+    def advance(self, tokens_in: int, tokens_out: int) -> None:
+        self.done += 1
+        self.tokens_in += tokens_in
+        self.tokens_out += tokens_out
+        now = self.clock()
+        if now - self.last >= self.every and self.done < self.total:
+            self.last = now
+            self._say()
+
+    def ended(self, reply: Reply) -> Reply:
+        """Count a call that has ended, and pass its reply on."""
+        self.advance(reply.usage.tokens_in, reply.usage.tokens_out)
+        return reply
+
+    def finish(self) -> None:
+        if self.lines:
+            self._say()
+
+    def _say(self) -> None:
+        self.lines += 1
+        self.emit(self.pace().line())
+
+
+def batch_progress(label: str, total: int, environ: Mapping[str, str] = os.environ) -> Progress:
+    """The progress of a batch as the environment asks for it; one that never speaks if not."""
+    every = progress_every(environ)
+    return Progress(label, total, every if every is not None else float("inf"))

@@ -1,0 +1,129 @@
+"""Progress of a batch of model calls: calls done of total, tokens/s and an ETA, one line every
+few seconds of an injected clock, nothing when not asked for."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from batchwork import openai_profile, reader_batch
+
+from memshift.errors import ConfigError
+from memshift.models.client import ModelClient
+from memshift.models.profiles import Profile
+from memshift.models.progress import Progress, batch_progress, duration, progress_every
+from memshift_tools.book import RequestBook
+from memshift_tools.localserver import LocalServer
+
+LINE = re.compile(
+    r"memshift: (?P<label>.+): (?P<done>[\d,]+) of (?P<total>[\d,]+) calls \(\d+%\), "
+    r"(?P<rate_in>[\d,]+) tokens/s in, (?P<rate_out>[\d,]+) out, (?P<eta>ETA .+|done)$"
+)
+
+
+class Ticking:
+    """A clock that moves `step` seconds each time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def watched(every: float, step: float) -> tuple[list[str], object]:
+    lines: list[str] = []
+
+    def factory(label: str, total: int) -> Progress:
+        return Progress(label, total, every, clock=Ticking(step), emit=lines.append)
+
+    return lines, factory
+
+
+class Stopped:
+    """A clock that shows what the test sets."""
+
+    now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_line_every_few_seconds_with_calls_done_rate_and_eta():
+    lines: list[str] = []
+    clock = Stopped()
+    progress = Progress("writer calls", 20, 5.0, clock=clock, emit=lines.append)
+    for second in range(1, 21):  # one call ends each second, 300 tokens in and 20 out
+        clock.now = float(second)
+        progress.advance(300, 20)
+    progress.finish()
+    parsed = [LINE.match(line) for line in lines]
+    assert all(parsed), lines
+    # a line every 5 s while calls remain, and one at the end
+    assert [int(m["done"]) for m in parsed] == [5, 10, 15, 20]
+    assert parsed[-1]["eta"] == "done"
+    for m in parsed[:-1]:
+        done = int(m["done"])
+        # a steady rate: what is left takes as long per call as what is done (1 s a call)
+        assert m["eta"] == f"ETA {duration(20 - done)}"
+        assert int(m["rate_in"]) == 300 and int(m["rate_out"]) == 20
+
+
+def test_a_batch_shorter_than_the_interval_says_nothing():
+    lines: list[str] = []
+    progress = Progress("reader calls", 3, 60.0, clock=Ticking(1.0), emit=lines.append)
+    for _ in range(3):
+        progress.advance(10, 1)
+    progress.finish()
+    assert lines == []
+
+
+@pytest.mark.parametrize("value", ["", "0", "  "])
+def test_quiet_unless_the_environment_asks(value):
+    assert progress_every({"MEMSHIFT_PROGRESS": value}) is None
+    assert progress_every({}) is None
+    assert batch_progress("x", 5, {"MEMSHIFT_PROGRESS": value}).every == float("inf")
+
+
+def test_the_environment_sets_the_interval_and_refuses_nonsense_in_one_line():
+    assert progress_every({"MEMSHIFT_PROGRESS": "2.5"}) == 2.5
+    for bad in ("-1", "nan", "inf", "soon"):
+        with pytest.raises(ConfigError) as caught:
+            progress_every({"MEMSHIFT_PROGRESS": bad})
+        assert "\n" not in str(caught.value) and "MEMSHIFT_PROGRESS" in str(caught.value)
+
+
+def test_the_client_reports_every_call_of_the_rules_backend():
+    lines, factory = watched(every=3.0, step=1.0)
+    batch = reader_batch(12)
+    replies = ModelClient(Profile("rules", "rules"), progress=factory).generate(batch)
+    assert len(replies) == 12
+    parsed = [LINE.match(line) for line in lines]
+    assert lines and all(parsed), lines
+    assert {m["total"] for m in parsed} == {"12"}
+    assert parsed[-1]["done"] == "12" and "reader calls to rules" in parsed[-1]["label"]
+
+
+def test_the_client_reports_calls_over_http(tmp_path):
+    batch = reader_batch(10)
+    lines, factory = watched(every=2.0, step=1.0)
+    with LocalServer(RequestBook(batch).answer) as server:
+        client = ModelClient(openai_profile(server.url, concurrency=2), progress=factory)
+        replies = client.generate(batch)
+    assert all(r.ok for r in replies)
+    parsed = [LINE.match(line) for line in lines]
+    assert lines and all(parsed), lines
+    assert parsed[-1]["done"] == "10" and parsed[-1]["eta"] == "done"
+    # the server's token counts are the rates' numerators
+    assert int(parsed[-1]["rate_in"].replace(",", "")) > 0
+
+
+def test_serve_study_asks_its_jobs_for_progress_unless_quiet(monkeypatch):
+    from memshift.cli import study_environment
+
+    monkeypatch.delenv("MEMSHIFT_PROGRESS", raising=False)
+    assert progress_every(study_environment(quiet=False)) == 10
+    assert progress_every(study_environment(quiet=True)) is None
+    monkeypatch.setenv("MEMSHIFT_PROGRESS", "3")
+    assert progress_every(study_environment(quiet=False)) == 3

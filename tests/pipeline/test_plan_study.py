@@ -1,0 +1,129 @@
+"""`memshift plan` on a small study, as a user runs it in a fresh workflow: it runs the study with
+the rule-based backend, and its calls and tokens are what that run's call logs record (exactly
+on the rules profile; x token_ratio per call on another); bad input is refused in one line."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from memshift.analysis.plan import ALL, stage_of
+from memshift.models.profiles import load_profile
+from pipeline.test_snakemake import SNAKEMAKE, job_env, run_of, workflow_copy
+
+STUDY = {
+    "study": "tiny",
+    "results": "results",
+    "worlds": {"seeds": "1000", "history_months": 1},
+    "branches": ["src"],
+    "llm": "rules",
+    "systems": {
+        "holdmem": {"detections": ["audit"], "repairs": ["m"], "extra_cells": []},
+        "baselines": ["bm25"],
+        "answer_audit": ["holdmem-dm-audit"],
+        "unshifted_all_items": [],
+    },
+    "probes": {"sample": {"items": 1, "item_times": 2, "seed": 0}},
+    "report": {"draws": 50},
+}
+TARGET = "qwen3.5-9b"
+
+
+def memshift(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(SNAKEMAKE.with_name("memshift")), *args],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=job_env(),
+    )
+
+
+def logged(run: Path) -> list[dict]:
+    logs = sorted(run.glob("w*/**/calls*.parquet"))
+    return [
+        {**row, "stage": stage_of(log)}
+        for log in logs
+        for row in pq.read_table(log, columns=["role", "tokens_in", "tokens_out"]).to_pylist()
+    ]
+
+
+def plan_rows(where: Path, llm: str) -> dict[tuple[str, str], dict]:
+    rows = pq.read_table(where / run_of({**STUDY, "llm": llm}, llm) / "plan.parquet").to_pylist()
+    return {(r["stage"], r["role"]): r for r in rows}
+
+
+@pytest.fixture(scope="module")
+def planned(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
+    where = workflow_copy(tmp_path_factory.mktemp("plan") / "study", STUDY)
+    done = memshift(where, "plan", "--configfile", "study.yaml", "--cores", "2")
+    assert done.returncode == 0, done.stderr[-4000:]
+    return where, done
+
+
+def test_the_plan_counts_what_the_rules_run_then_logged(planned):
+    where, done = planned
+    calls = logged(where / run_of(STUDY))
+    assert {c["role"] for c in calls} >= {"writer", "reader", "auditor"}
+    rows = plan_rows(where, "rules")
+    per_line = Counter((c["stage"], c["role"]) for c in calls)
+    for key, n in per_line.items():
+        assert rows[key]["calls"] == n, key
+        mine = [c for c in calls if (c["stage"], c["role"]) == key]
+        assert rows[key]["tokens_in"] == sum(c["tokens_in"] for c in mine), key
+        assert rows[key]["tokens_out"] == sum(c["tokens_out"] for c in mine), key
+    for role in {c["role"] for c in calls}:
+        assert rows[ALL, role]["calls"] == sum(n for (_, r), n in per_line.items() if r == role)
+    assert rows[ALL, ALL]["calls"] == len(calls)
+    # the table on stdout, its total line with the same count
+    assert f"| all | all | {len(calls):,} |" in done.stdout
+
+
+def test_on_another_profile_tokens_follow_its_token_ratio_and_reply_limit(planned):
+    where, _ = planned
+    done = memshift(
+        where, "plan", "--configfile", "study.yaml", "--llm", TARGET, "--no-run",
+        "--price-in", "0.2", "--price-out", "0.6",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    profile = load_profile(where / "config" / "models.yaml", TARGET)
+    calls = logged(where / run_of(STUDY))
+    total = plan_rows(where, TARGET)[ALL, ALL]
+    assert total["calls"] == len(calls)
+    assert total["tokens_in"] == sum(math.ceil(c["tokens_in"] * profile.token_ratio) for c in calls)
+    assert total["tokens_out_limit"] == sum(profile.reply_tokens(c["role"]) for c in calls)
+    expected = (total["tokens_in"] * 0.2 + total["tokens_out"] * 0.6) / 1e6
+    assert total["usd"] == pytest.approx(expected)
+    assert (where / run_of(STUDY, TARGET) / "plan.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--llm", "no-such-model"], "no-such-model"),
+        (["--throughput-in", "-3"], "--throughput-in"),
+        (["--price-in", "nan", "--price-out", "1"], "--price-in"),
+        (["--throughput-out", "0"], "--throughput-out"),
+    ],
+)
+def test_bad_input_is_refused_in_one_line(planned, args, says):
+    where, _ = planned
+    done = memshift(where, "plan", "--configfile", "study.yaml", "--no-run", *args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], done.stderr
+
+
+def test_a_study_that_fails_its_check_is_refused_in_one_line(planned):
+    where, _ = planned
+    (where / "bad.yaml").write_text("study: tiny\nbranches: [nope]\n")
+    done = memshift(where, "plan", "--configfile", "bad.yaml", "--no-run")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "branches" in lines[0], done.stderr
