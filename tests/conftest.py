@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 import pytest
 
@@ -51,3 +54,23 @@ def world_1000() -> World:
 @pytest.fixture(scope="session")
 def data_1000() -> dict[str, BranchData]:
     return data(1000)
+
+
+def finishes(call: Callable[[], Any], seconds: float = 60.0) -> Any:
+    """`call()` on a thread of its own: its result, or a failed test if it runs longer than
+    `seconds` (a regression fails, it does not hang the suite)."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # handed to the test below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still running after {seconds} s"
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import threading
 import time
 import zlib
 from collections.abc import Callable
@@ -15,6 +14,7 @@ import pytest
 from aiohttp import web
 from batchwork import openai_profile, reader_batch
 
+from conftest import finishes
 from memshift.models.backends import status_failure
 from memshift.models.client import ModelClient
 from memshift.models.content_coding import BodyDecoder, DecodingFailed
@@ -29,26 +29,6 @@ DAMAGED = ("cut", "damaged", "not_gzip", "trailing", "empty")
 WHOLE = ("whole", "members")
 NO_WAIT = RetryPolicy(max_attempts=3, base_delay=0.0)
 BODY = b'{"choices": [{"message": {"content": "x"}}], "pad": "' + b"ab" * 4000 + b'"}'
-
-
-def finishes(call: Callable[[], Any], seconds: float = 60.0) -> Any:
-    """`call()` on a thread of its own: its result, or a failed test if it runs longer than
-    `seconds` (a regression fails, it does not hang the suite)."""
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome["value"] = call()
-        except BaseException as exc:  # handed to the test below
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"still running after {seconds} s"
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
 
 
 @pytest.fixture(scope="module")

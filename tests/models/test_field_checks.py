@@ -9,7 +9,6 @@ import math
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import pytest
 import yaml
 from batchwork import openai_profile, reader_batch
 
+from conftest import finishes
 from memshift.config import check_config
 from memshift.errors import ConfigError
 from memshift.models.client import ModelClient
@@ -29,26 +29,6 @@ from memshift_tools.stand_ins import STAND_IN_EMBEDDER, stand_in_profile
 
 KEY_ENV = "MEMSHIFT_TEST_FIELD_KEY"
 SECRET = "sk-field-9931"
-
-
-def finishes(call: Callable[[], Any], seconds: float = 30.0) -> Any:
-    """`call()` on a thread of its own: its result, or a failed test if it runs longer than
-    `seconds` (a call to a silent server with no timeout would never end)."""
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome["value"] = call()
-        except BaseException as exc:  # handed to the test below
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"still running after {seconds} s"
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
 
 
 @pytest.fixture

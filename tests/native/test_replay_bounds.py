@@ -9,16 +9,16 @@ import os
 import resource
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import finishes
 from memshift_tools.localserver import (
     MAX_EMBEDDING_CHARACTERS,
     MAX_EMBEDDING_INPUTS,
@@ -37,26 +37,6 @@ KEY = "a" * 64
 MESSAGES = [{"role": "user", "content": "Where does Ada live?"}]
 RECORDED = {content_key("openai", MESSAGES, None): "In London."}
 MEMORY_LIMIT = 4 * 1024**3
-
-
-def finishes(call: Callable[[], Any], seconds: float = 30.0) -> Any:
-    """`call()` on a thread of its own: its result, or a failed test if it runs longer than
-    `seconds` (a FIFO read would wait for a writer for ever)."""
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome["value"] = call()
-        except BaseException as exc:  # handed to the test below
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"still running after {seconds} s"
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
 
 
 def refused_recording(path: Path) -> str:
