@@ -1993,6 +1993,81 @@ def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> N
     )
 
 
+GRID_STUDY = "config/studies/validation-grid.yaml"
+
+
+@study_runs(GRID_STUDY, "A study with `validation.writers` and `validation.grid`.")
+def validate_grid(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> None:
+    """Run the validation grid: the study once per writer (the reference, the three anchors at
+    the other corners, the writers drawn at random, the labelled ones; snakemake --config
+    llm=WRITER with the grid's models file, up to each run's scores), then the grid's report in
+    <results>/<study>/. Extra arguments go to snakemake."""
+    import subprocess
+
+    from memshift.layout import runs_of_study
+    from memshift.stages import validation_grid as stage
+
+    config, plan, out = _validation_grid(configfile)
+    models = stage.write_models(plan, Path(config["models"]), out)
+    runs = runs_of_study(
+        Path(config["results"]), config["study"], config["worlds"]["history_months"]
+    )
+    writers = plan.writers
+    for index, writer in enumerate(writers, start=1):
+        click.echo(f"validation grid: {index}/{len(writers)}: {writer.name}", err=True)
+        command = [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--configfile",
+            str(configfile),
+            "--config",
+            f"llm={writer.name}",
+            f"models={models}",
+            "--cores",
+            cores,
+            str(runs / writer.name / "scores.parquet"),
+            *snakemake_args,
+        ]
+        finished = subprocess.run(command, check=False)
+        if finished.returncode != 0:
+            raise MemshiftError(
+                f"the validation grid failed with writer {writer.name} (snakemake exit "
+                f"{finished.returncode}); fix it and run the same command again: finished jobs "
+                "are not repeated"
+            )
+    stage.run(plan, runs, out, study_resampling(config))
+
+
+@cli.command("validation-grid-report")
+@click.option(
+    "--configfile",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=GRID_STUDY,
+    show_default=True,
+    help="The grid's study, whose writers' runs are finished.",
+)
+def validation_grid_report(configfile: Path) -> None:
+    """The validation grid's report from the finished runs of its writers."""
+    from memshift.layout import runs_of_study
+    from memshift.stages import validation_grid as stage
+
+    config, plan, out = _validation_grid(configfile)
+    runs = runs_of_study(
+        Path(config["results"]), config["study"], config["worlds"]["history_months"]
+    )
+    stage.run(plan, runs, out, study_resampling(config))
+
+
+def _validation_grid(configfile: Path) -> tuple[dict[str, Any], Any, Path]:
+    """A grid study's config, its writers and its report directory, <results>/<study>."""
+    from memshift.stages import validation_grid as stage
+
+    config = _study_with(configfile, "validation")
+    plan = stage.grid_plan(config["validation"], Path(config["models"]))
+    return config, plan, Path(config["results"]) / config["study"]
+
+
 HORIZON_LIST = click.option(
     "--horizons",
     default="1,3,9",

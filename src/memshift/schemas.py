@@ -535,6 +535,39 @@ VALIDATION = pa.schema(
         ("sign_matches", pa.bool_()),
     ]
 )
+# The validation grid's writers (memshift validate-grid): each one's kind (reference, anchor,
+# drawn, labelled), error-model seed and injected rates per item group.
+VALIDATION_GRID_WRITERS = pa.schema(
+    [
+        ("writer", pa.string()),
+        ("kind", pa.string()),
+        ("seed", pa.int64()),
+        *[
+            (f"{table}_{group}", pa.float64())
+            for table in ("error", "overlook")
+            for group in ("definition", "other", "free_text")
+        ],
+    ]
+)
+# The validation grid's checks: a cell's m, r, a or delta yield, or B×D, as the writer's rates
+# predict it (injected) against its run; the interval is paired with the prediction, except
+# for m (the detection's own); alone_low/alone_high: B×D's own interval.
+VALIDATION_GRID = pa.schema(
+    [
+        ("writer", pa.string()),
+        ("kind", pa.string()),
+        ("shift", pa.string()),
+        ("cell", pa.string()),
+        ("measure", pa.string()),
+        ("injected", pa.float64()),
+        *ESTIMATE,
+        ("worlds", pa.int32()),
+        ("informative", pa.int64()),
+        ("within", pa.bool_()),
+        ("alone_low", pa.float64()),
+        ("alone_high", pa.float64()),
+    ]
+)
 DIAGNOSTICS = pa.schema(
     [
         ("test", pa.string()),

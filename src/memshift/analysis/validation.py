@@ -123,13 +123,18 @@ class Counts:
         return Sums(*found)
 
 
-def load_counts(run_dir: Path, worlds: Sequence[int] | None = None) -> Counts:
-    """A run's scores and maintenance logs as per-world counts of every measure."""
+def open_run(run_dir: Path) -> duckdb.DuckDBPyConnection:
+    """A run's scores and maintenance logs as the analysis database (`frame.open_study`)."""
     scores = run_dir / "scores.parquet"
     if not scores.exists():
         raise MemshiftError(f"{run_dir}: no scores.parquet; run that writer's study first")
     logs = sorted(run_dir.glob(f"w*/{layout.DETECTIONS}/*/holdmem-*/maintenance.parquet"))
-    con = open_study(scores, logs)
+    return open_study(scores, logs)
+
+
+def load_counts(run_dir: Path, worlds: Sequence[int] | None = None) -> Counts:
+    """A run's scores and maintenance logs as per-world counts of every measure."""
+    con = open_run(run_dir)
     run(con, "world_counts")
     run(con, "measure_ratios")
     found = [
