@@ -18,7 +18,7 @@ import numpy as np
 
 from memshift.definitions import Clause, Definition
 from memshift.timeutil import WEEKDAYS, days, fmt_date
-from memshift.world import filler, pools
+from memshift.world import filler, news, pools
 from memshift.world.calendar import CLINICS, appointment_fields, meeting_fields
 from memshift.world.cast import Person
 from memshift.world.emit import Emitter
@@ -111,7 +111,7 @@ def _email(ctx: ShiftContext, d: Definition, k: int, n: int) -> None:
             )
         elif category == "newsletter":
             subject = f"{project} digest"
-            body = filler.newsletter_body(ctx.rng, n_sections=1)
+            body = news.newsletter_body(ctx.rng, n_sections=1)
         else:
             subject, body = filler.personal_mail(ctx.rng, friend=sender.first, user=cast.user.first)
         email(

@@ -13,7 +13,7 @@ from datetime import timedelta
 
 import numpy as np
 
-from memshift.world import daytime, filler
+from memshift.world import daytime, filler, news
 from memshift.world.cast import Cast, Person
 from memshift.world.emit import Emitter
 from memshift.world.prose import chat, dm_channel, email
@@ -198,7 +198,7 @@ def newsletter_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) 
         for t, title in issues:
             issue[title] += 1
             sender = Person(title.replace(" ", ""), "Digest")
-            body = filler.newsletter_body(rng, n_sections=int(rng.integers(*NEWSLETTER_SECTIONS)))
+            body = news.newsletter_body(rng, n_sections=int(rng.integers(*NEWSLETTER_SECTIONS)))
             email(
                 em,
                 t,
