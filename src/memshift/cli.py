@@ -2002,8 +2002,6 @@ def validate_grid(configfile: Path, cores: str, snakemake_args: tuple[str, ...])
     the other corners, the writers drawn at random, the labelled ones; snakemake --config
     llm=WRITER with the grid's models file, up to each run's scores), then the grid's report in
     <results>/<study>/. Extra arguments go to snakemake."""
-    import subprocess
-
     from memshift.layout import runs_of_study
     from memshift.stages import validation_grid as stage
 
@@ -2012,30 +2010,15 @@ def validate_grid(configfile: Path, cores: str, snakemake_args: tuple[str, ...])
     runs = runs_of_study(
         Path(config["results"]), config["study"], config["worlds"]["history_months"]
     )
-    writers = plan.writers
-    for index, writer in enumerate(writers, start=1):
-        click.echo(f"validation grid: {index}/{len(writers)}: {writer.name}", err=True)
-        command = [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--configfile",
-            str(configfile),
-            "--config",
-            f"llm={writer.name}",
-            f"models={models}",
-            "--cores",
-            cores,
-            str(runs / writer.name / "scores.parquet"),
-            *snakemake_args,
-        ]
-        finished = subprocess.run(command, check=False)
-        if finished.returncode != 0:
-            raise MemshiftError(
-                f"the validation grid failed with writer {writer.name} (snakemake exit "
-                f"{finished.returncode}); fix it and run the same command again: finished jobs "
-                "are not repeated"
-            )
+    _run_each(
+        configfile,
+        cores,
+        "llm",
+        [writer.name for writer in plan.writers],
+        snakemake_args,
+        extra=(f"models={models}",),
+        target=lambda name: str(runs / name / "scores.parquet"),
+    )
     stage.run(plan, runs, out, study_resampling(config))
 
 
@@ -2124,10 +2107,18 @@ def _report_horizons(config: dict[str, Any], months: list[int]) -> None:
 
 
 def _run_each(
-    configfile: Path, cores: str, key: str, values: list[Any], snakemake_args: tuple[str, ...]
+    configfile: Path,
+    cores: str,
+    key: str,
+    values: list[Any],
+    snakemake_args: tuple[str, ...],
+    *,
+    extra: tuple[str, ...] = (),
+    target: Callable[[Any], str] | None = None,
 ) -> None:
-    """The study once per value of a config key (snakemake --config KEY=VALUE), in order; a
-    failed run stops with the command to resume."""
+    """The study once per value of a config key (snakemake --config KEY=VALUE and the `extra`
+    pairs), in order, up to `target(value)` when given; a failed run stops with the command to
+    resume."""
     import subprocess
 
     for index, value in enumerate(values, start=1):
@@ -2140,8 +2131,10 @@ def _run_each(
             str(configfile),
             "--config",
             f"{key}={value}",
+            *extra,
             "--cores",
             cores,
+            *([target(value)] if target is not None else []),
             *snakemake_args,
         ]
         finished = subprocess.run(command, check=False)

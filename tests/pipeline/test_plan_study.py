@@ -14,7 +14,7 @@ import pytest
 
 from memshift.analysis.plan import ALL, stage_of
 from memshift.models.profiles import load_profile
-from pipeline.test_snakemake import SNAKEMAKE, job_env, run_of, workflow_copy
+from pipeline.test_snakemake import memshift_command, run_of, workflow_copy
 
 STUDY = {
     "study": "tiny",
@@ -34,17 +34,6 @@ STUDY = {
 TARGET = "qwen3.5-9b"
 
 
-def memshift(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(SNAKEMAKE.with_name("memshift")), *args],
-        cwd=where,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=job_env(),
-    )
-
-
 def logged(run: Path) -> list[dict]:
     logs = sorted(run.glob("w*/**/calls*.parquet"))
     return [
@@ -62,7 +51,7 @@ def plan_rows(where: Path, llm: str) -> dict[tuple[str, str], dict]:
 @pytest.fixture(scope="module")
 def planned(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
     where = workflow_copy(tmp_path_factory.mktemp("plan") / "study", STUDY)
-    done = memshift(where, "plan", "--configfile", "study.yaml", "--cores", "2")
+    done = memshift_command(where, None, "plan", "--configfile", "study.yaml", "--cores", "2")
     assert done.returncode == 0, done.stderr[-4000:]
     return where, done
 
@@ -87,8 +76,8 @@ def test_the_plan_counts_what_the_rules_run_then_logged(planned):
 
 def test_on_another_profile_tokens_follow_its_token_ratio_and_reply_limit(planned):
     where, _ = planned
-    done = memshift(
-        where, "plan", "--configfile", "study.yaml", "--llm", TARGET, "--no-run",
+    done = memshift_command(
+        where, None, "plan", "--configfile", "study.yaml", "--llm", TARGET, "--no-run",
         "--price-in", "0.2", "--price-out", "0.6",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -114,7 +103,7 @@ def test_on_another_profile_tokens_follow_its_token_ratio_and_reply_limit(planne
 )
 def test_bad_input_is_refused_in_one_line(planned, args, says):
     where, _ = planned
-    done = memshift(where, "plan", "--configfile", "study.yaml", "--no-run", *args)
+    done = memshift_command(where, None, "plan", "--configfile", "study.yaml", "--no-run", *args)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and says in lines[0], done.stderr
@@ -123,7 +112,7 @@ def test_bad_input_is_refused_in_one_line(planned, args, says):
 def test_a_study_that_fails_its_check_is_refused_in_one_line(planned):
     where, _ = planned
     (where / "bad.yaml").write_text("study: tiny\nbranches: [nope]\n")
-    done = memshift(where, "plan", "--configfile", "bad.yaml", "--no-run")
+    done = memshift_command(where, None, "plan", "--configfile", "bad.yaml", "--no-run")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "branches" in lines[0], done.stderr

@@ -3,12 +3,11 @@ run, then the grid's tables, figures and report, the same bytes when rebuilt."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from test_snakemake import SNAKEMAKE, job_env, workflow_copy
+from test_snakemake import memshift_command, workflow_copy
 
 from memshift import schemas
 from memshift.analysis.grid import INTERACTION, TERMS
@@ -44,21 +43,12 @@ ARTIFACTS = (
 )
 
 
-def memshift(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(SNAKEMAKE.with_name("memshift")), *args],
-        cwd=where,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=job_env(),
-    )
-
-
 @pytest.mark.slow(minutes=0.8)
 def test_a_small_grid_runs_every_writer_and_reports_prediction_against_measure(tmp_path):
     where = workflow_copy(tmp_path / "grid", GRID)
-    run = memshift(where, "validate-grid", "--configfile", "study.yaml", "--cores", "2", "-q")
+    run = memshift_command(
+        where, None, "validate-grid", "--configfile", "study.yaml", "--cores", "2", "-q"
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     writers = ["rules", "grid-anchor-wrong", "grid-anchor-blind", "grid-anchor-both"]
     writers += ["grid-01", "grid-02", "sim-qwen3.5-9b"]
@@ -94,7 +84,7 @@ def test_a_small_grid_runs_every_writer_and_reports_prediction_against_measure(t
     assert "| grid-01 |" in report and "sim-qwen3.5-9b" in report
     # rebuilt from the finished runs: the same bytes
     before = {name: (out / name).read_bytes() for name in ARTIFACTS}
-    again = memshift(where, "validation-grid-report", "--configfile", "study.yaml")
+    again = memshift_command(where, None, "validation-grid-report", "--configfile", "study.yaml")
     assert again.returncode == 0, again.stderr[-3000:]
     assert {name: (out / name).read_bytes() for name in ARTIFACTS} == before
     assert pq.read_table(out / "tables/grid.parquet").num_rows == len(checks)
@@ -102,6 +92,6 @@ def test_a_small_grid_runs_every_writer_and_reports_prediction_against_measure(t
 
 def test_a_study_without_a_grid_is_refused_in_one_line(tmp_path):
     where = workflow_copy(tmp_path / "nogrid", {**GRID, "validation": {"writers": ["rules", "x"]}})
-    run = memshift(where, "validation-grid-report", "--configfile", "study.yaml")
+    run = memshift_command(where, None, "validation-grid-report", "--configfile", "study.yaml")
     assert run.returncode != 0
     assert "needs `validation.grid`" in run.stderr and len(run.stderr.strip().splitlines()) == 1
