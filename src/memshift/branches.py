@@ -86,10 +86,15 @@ class ShiftContext:
         fork = self.world.timeline.fork
         return daytime.draw_times(self.rng, fork + days(0.2), fork + days(SHIFT_DAYS), n, pattern)
 
-    def moment(self, day_lo: float = 0.0, day_hi: float = SHIFT_DAYS) -> datetime:
+    def moment(
+        self,
+        day_lo: float = 0.0,
+        day_hi: float = SHIFT_DAYS,
+        hours: daytime.Pattern = daytime.ERRANDS,
+    ) -> datetime:
+        """A minute between `day_lo` and `day_hi` days after the fork, at waking hours."""
         fork = self.world.timeline.fork
-        minutes = int(self.rng.integers(int(day_lo * 1440) + 1, int(day_hi * 1440)))
-        return fork + timedelta(minutes=minutes)
+        return daytime.time_in(self.rng, fork + days(day_lo), fork + days(day_hi), hours)
 
     def update(
         self, t: datetime, object_id: str, fields: dict, asserts: dict | None = None

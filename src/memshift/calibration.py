@@ -11,7 +11,9 @@ from multiprocessing import get_context
 from memshift.dataset import BranchData, world_data
 from memshift.gold.compute import GoldPoint
 from memshift.vocabulary import BRANCHES
+from memshift.world import realism
 from memshift.world.generate import World, generate_world
+from memshift.world.realism import Realism
 from memshift.world.records import SOURCES
 from memshift.world.timeline import Timeline
 
@@ -39,6 +41,7 @@ class WorldStats:
     facts: int = 0
     redefined: int = 0
     v2_same: int = 0
+    realism: Realism | None = None
 
 
 def world_stats(seed: int, history_months: int = 9) -> WorldStats:
@@ -52,6 +55,7 @@ def stats_of(world: World, results: Mapping[str, BranchData]) -> WorldStats:
     checkpoints = world.timeline.checkpoints
     none_events = results["none"].branch.events
     stats = WorldStats(seed, len(none_events), sum(e.tokens for e in none_events), {}, {})
+    stats.realism = realism.measure(world.events)
     for name, result in results.items():
         counts: Counter[str] = Counter()
         for p in result.gold.points:
@@ -168,4 +172,37 @@ def render(all_stats: list[WorldStats]) -> str:
         for s in all_stats
     )
     lines += ["", "changed item-times per world (src/def/del):", per_world]
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *render_realism(all_stats)])
+
+
+def _worst(values: list[float], share: bool) -> str:
+    worst = max(values)
+    return f"{100 * worst:.2f}%" if share else f"{worst:g}"
+
+
+def render_realism(all_stats: list[WorldStats]) -> list[str]:
+    """Each realism measure at its worst world, beside its target (world/realism.py)."""
+    measured = [s.realism for s in all_stats if s.realism is not None]
+    if not measured:
+        return []
+    rows = {
+        "top_pattern_share": [r.top_pattern_share for r in measured],
+        "top20_share": [r.top20_share for r in measured],
+        "top_clause_share": [r.top_clause_share for r in measured],
+        "top_line_count": [float(r.top_line_count) for r in measured],
+        "night_share": [r.night_share for r in measured],
+        "meetings_out_of_hours_share": [
+            r.meetings_out_of_hours / max(r.meetings, 1) for r in measured
+        ],
+    }
+    lines = [f"how the worlds read (world/realism.py), the worst of {len(measured)} worlds:"]
+    for name, values in rows.items():
+        share = name != "top_line_count"
+        target = realism.TARGETS[name]
+        bound = f"{100 * target:.0f}%" if share else f"{target:g}"
+        held = sum(v <= target for v in values)
+        lines.append(
+            f"  {name:<29} {_worst(values, share):>8}  (target <= {bound}; "
+            f"{held} of {len(values)} worlds meet it)"
+        )
+    return lines

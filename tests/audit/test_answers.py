@@ -210,12 +210,19 @@ def test_stale_implicit_answers_are_repaired_by_the_state_pass_and_only_verified
     assert len(repaired) >= len(drafts) * 0.8
     assert all(full[d.probe_id].verdict.current == truth[d.probe_id] for d in repaired)
     # where the answer is a value of another kind than the item's (a country for a city, a day
-    # for an appointment), no record states it: only the state pass repairs, the draft-anchored
-    # one asks to verify (where it is the item's own value, the draft may state it)
+    # for an appointment) and no record states it in so many words (an appointment's date is
+    # inside its time), only the state pass repairs, the draft-anchored one asks to verify
+    events = data(seed)[branch].branch.events
+
+    def texts_of(item_id: str) -> list[str]:
+        held = {oid for oid, _ in fork[item_id].gold.deps}
+        return [e.text for e in events if e.object_id in held]
+
     another_kind = [
         d
         for d in repaired
         if relation_for(d.item).derive(d.value, d.time) != d.value  # type: ignore[union-attr]
+        and not any(str(d.value) in text for text in texts_of(d.item.item_id))
     ]
     assert another_kind
     assert {draft_only[d.probe_id].verdict.directive for d in another_kind} == {VERIFY}

@@ -44,9 +44,10 @@ def test_a_cell_abstains_on_a_conflict_only_when_shown_both_values(seed, detecti
     answers = answer(asked, client(), world=seed, branch="conflict", system="x", run="test")
     shown = {a.question.probe_id: " ".join(a.evidence or ()) for a in asked}
     rivals = rival_values(seed)
+    answered = {a["probe_id"]: a for a in answers.to_pylist()}
     conflicts = [
-        (p, a)
-        for p, a in zip(probes.to_pylist(), answers.to_pylist(), strict=True)
+        (p, answered[p["probe_id"]])
+        for p in probes.to_pylist()
         if p["item_id"] in rivals and p["gold_status"] == "abstain" and p["checkpoint"] > 0
     ]
     assert conflicts

@@ -161,7 +161,8 @@ def test_the_summary_gives_both_shares_and_the_malformed_replies_were_retried(re
     rows = read_table(layout.rewrite_log(out), REWRITE_LOG).to_pylist()
     retried = [r for r in rows if r["outcome"] == RETRIED]
     assert any(r["violations"].startswith("model call failed (schema_violation)") for r in retried)
-    assert any(r["violations"].startswith("missing protected fact") for r in rows)
+    # a slip that paraphrases a protected fact away is rare in one world (a quarter of the 6% of
+    # slips, on the few bodies that state a fact): the next test makes one on purpose
     changed = [r for r in rows if r["changed"]]
     assert len(changed) == summary.changed and all(r["outcome"] != TEMPLATE for r in changed)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from memshift.world.working_hours import stated_at
+
 MAX_QUOTE_WORDS = 25
 _WORD = re.compile(r"\S+")
 
@@ -30,7 +32,7 @@ def quote_around(text: str, start: int, end: int, max_words: int = MAX_QUOTE_WOR
 
 
 def quote_of(text: str, surface: str) -> str | None:
-    at = text.find(surface)
-    if at < 0:
-        return None
-    return quote_around(text, at, at + len(surface))
+    """A quote around where `text` states `surface` (verbatim, or a working-hours range said in
+    words), or None."""
+    span = stated_at(text, surface)
+    return None if span is None else quote_around(text, *span)

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from memshift.timeutil import WEEKDAYS, days, fmt
-from memshift.world import pools
+from memshift.world import daytime, pools
 from memshift.world.cast import Cast, Person
 from memshift.world.emit import Emitter
 from memshift.world.items import APPOINTMENT_TYPES
@@ -17,6 +17,8 @@ from memshift.world.timeline import Timeline
 SLOTS = tuple(f"{h:02d}:{m:02d}" for h in range(8, 17) for m in (0, 30))
 DURATIONS = (30, 45, 60, 90)
 DRIFT_WEEKS = 4
+# A meeting drawn on a weekend day moves to the Friday before but for a few (a launch, a trip).
+WEEKEND_MEETINGS = 0.1
 SERIES_MOVED_BEFORE_FORK = 0.3
 SERIES_CHANGED_AFTER_FORK = 0.15
 SERIES_CANCELED_SHARE = 0.25
@@ -63,18 +65,20 @@ def series_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> l
             int(rng.choice((30, 60))),
             attendees,
         )
-        created = timeline.random_time(rng, timeline.start, timeline.start + days(7))
+        first_week = (timeline.start, timeline.start + days(7))
+        created = timeline.random_time(rng, *first_week, daytime.OFFICE)
         em.insert(created, cast.series_id(k), "calendar", "series", cast.series_id(k), fields)
         window = (created + days(14), timeline.fork - days(3))
         if rng.random() < SERIES_MOVED_BEFORE_FORK and timeline.has_room(*window):
             fields = _rescheduled(rng, fields)
-            em.update(timeline.random_time(rng, *window), cast.series_id(k), fields)
+            em.update(timeline.random_time(rng, *window, daytime.OFFICE), cast.series_id(k), fields)
         if rng.random() < SERIES_CHANGED_AFTER_FORK:
             if rng.random() < SERIES_CANCELED_SHARE:
                 fields = {**fields, "status": "canceled"}
             else:
                 fields = _rescheduled(rng, fields)
-            em.update(timeline.random_time(rng, *timeline.continuation), cast.series_id(k), fields)
+            moved = timeline.random_time(rng, *timeline.continuation, daytime.OFFICE)
+            em.update(moved, cast.series_id(k), fields)
     return em.events
 
 
@@ -118,7 +122,7 @@ def appointment_events(rng: np.random.Generator, cast: Cast, timeline: Timeline)
             booked = max(
                 timeline.start + timedelta(hours=2), start - days(int(rng.integers(7, 36)))
             )
-            booked += timedelta(minutes=int(rng.integers(0, 600)))
+            booked = daytime.time_in(rng, *daytime.rest_of_day(booked), daytime.OFFICE)
             object_id = em.new_object_id("cal")
             cluster = f"appointments:{kind}"
             fields = appointment_fields(kind, provider, start, location)
@@ -161,6 +165,16 @@ def colleague_weights(rng: np.random.Generator, n: int, blocks: int) -> np.ndarr
     return rng.lognormal(0.0, 1.0, size=(blocks, n))
 
 
+def _scheduled(rng: np.random.Generator, start: datetime, earliest: datetime) -> datetime:
+    """When a meeting starting at `start` is put in the calendar: at office hours in the four
+    days before it, at least two hours ahead, not before `earliest`; on the first morning of the
+    timeline, that morning before it."""
+    lo, hi = max(start - timedelta(days=4), earliest), start - timedelta(hours=2)
+    if not any(daytime.fits(hours, lo, hi) for hours in (daytime.OFFICE, daytime.ERRANDS)):
+        lo, hi = max(earliest, start.replace(hour=6, minute=0)), start - timedelta(minutes=15)
+    return daytime.time_in(rng, lo, hi, daytime.OFFICE)
+
+
 def meeting_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
     em = Emitter("meetings", "mt", cast.id_salt)
     weeks = timeline.weeks()
@@ -170,7 +184,7 @@ def meeting_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> 
         for _ in range(max(1, int(rng.poisson(3.2)))):
             offset = int(rng.integers(0, max(1, (hi - lo).days)))
             day = (lo + days(offset)).replace(hour=0, minute=0)
-            if day.weekday() >= 5 and rng.random() < 0.8:
+            if day.weekday() >= 5 and rng.random() >= WEEKEND_MEETINGS:
                 day -= days(day.weekday() - 4)
             start = meeting_start(rng, day)
             size = int(rng.choice((1, 2, 3, 4), p=(0.35, 0.35, 0.2, 0.1)))
@@ -178,8 +192,7 @@ def meeting_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> 
             attendees = [cast.colleagues[i].full for i in sorted(chosen)]
             title = pools.MEETING_TOPICS[int(rng.integers(len(pools.MEETING_TOPICS)))]
             fields = meeting_fields(title, start, int(rng.choice(DURATIONS)), cast.user, attendees)
-            scheduled = start - timedelta(minutes=int(rng.integers(120, 4 * 24 * 60)))
-            scheduled = max(scheduled, timeline.start + timedelta(minutes=1))
+            scheduled = _scheduled(rng, start, timeline.start)
             object_id = em.new_object_id("cal")
             em.insert(scheduled, object_id, "calendar", "meeting", f"meeting:{object_id}", fields)
     return em.events

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from memshift.timeutil import days
+from memshift.world import daytime
 from memshift.world.cast import Cast, Person
 from memshift.world.emit import Emitter
 from memshift.world.records import Event
@@ -47,15 +48,18 @@ def tracked_card_events(rng: np.random.Generator, cast: Cast, timeline: Timeline
             cities[int(rng.integers(len(cities)))],
             phone(rng),
         )
-        created = timeline.random_time(rng, timeline.start, timeline.start + days(14))
+        created = timeline.random_time(
+            rng, timeline.start, timeline.start + days(14), daytime.ERRANDS
+        )
         em.insert(created, cast.card_id(k), "contacts", "card", cast.card_id(k), fields)
         window = (created + days(7), timeline.fork - days(7))
         if rng.random() < EDITED_BEFORE_FORK and timeline.has_room(*window):
             fields = _edited(rng, fields, employers, cities)
-            em.update(timeline.random_time(rng, *window), cast.card_id(k), fields)
+            em.update(timeline.random_time(rng, *window, daytime.ERRANDS), cast.card_id(k), fields)
         if rng.random() < EDITED_AFTER_FORK:
             fields = _edited(rng, fields, employers, cities)
-            em.update(timeline.random_time(rng, *timeline.continuation), cast.card_id(k), fields)
+            edited = timeline.random_time(rng, *timeline.continuation, daytime.ERRANDS)
+            em.update(edited, cast.card_id(k), fields)
     return em.events
 
 
@@ -84,7 +88,8 @@ def churn_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> li
     cities = [c for c, _ in cast.cities]
     for lo, hi in timeline.weeks():
         moments = sorted(
-            timeline.random_time(rng, lo, hi) for _ in range(max(1, int(rng.poisson(1.2))))
+            timeline.random_time(rng, lo, hi, daytime.ERRANDS)
+            for _ in range(max(1, int(rng.poisson(1.2))))
         )
         for t in moments:
             if people and (not known or rng.random() < 0.55):

@@ -66,12 +66,12 @@ WORK = Pattern(
 # Personal chat and mail: mornings, lunch and evenings on weekdays; all day at weekends.
 PERSONAL = Pattern(
     weekday=_hours(
-        {0: 0.25, 1: 0.08, 6: 0.3, 7: 1.2, 8: 1.4, 12: 1.2, 13: 1.0, 16: 0.7, 17: 1.4, 18: 2.0,
+        {0: 0.15, 1: 0.04, 6: 0.3, 7: 1.2, 8: 1.4, 12: 1.2, 13: 1.0, 16: 0.7, 17: 1.4, 18: 2.0,
          19: 2.6, 20: 2.8, 21: 2.6, 22: 1.8, 23: 1.0, range(9, 12): 0.55, range(14, 16): 0.5},
         rest=0.03,
     ),
     weekend=_hours(
-        {0: 0.5, 1: 0.2, 7: 0.4, 8: 0.9, 9: 1.6, range(10, 19): 2.3, 19: 2.7, 20: 2.8,
+        {0: 0.35, 1: 0.1, 7: 0.4, 8: 0.9, 9: 1.6, range(10, 19): 2.3, 19: 2.7, 20: 2.8,
          21: 2.5, 22: 1.8, 23: 1.2},
         rest=0.03,
     ),
@@ -92,12 +92,24 @@ SERVICE = Pattern(
 # Messages about the way to work: weekday mornings only.
 MORNING = Pattern(weekday=_hours({7: 1.0, 8: 2.0, 9: 1.5}), weekend=NO_HOURS)
 
+# The person's own admin (a contact edited, a note written, a record deleted): waking hours, most
+# in the evening on weekdays and through the day at weekends, never between midnight and 06:00.
+ERRANDS = Pattern(
+    weekday=_hours(
+        {6: 0.2, 7: 0.8, 8: 0.8, range(9, 12): 0.5, 12: 1.0, 13: 0.6, range(14, 17): 0.4,
+         17: 0.8, 18: 1.4, 19: 1.8, 20: 2.0, 21: 1.8, 22: 1.0, 23: 0.3},
+    ),
+    weekend=_hours({8: 0.6, range(9, 13): 1.6, range(13, 19): 1.4, range(19, 22): 1.2, 22: 0.6,
+                    23: 0.2}),
+)  # fmt: skip
+
 PATTERNS: dict[str, Pattern] = {
     "work": WORK,
     "personal": PERSONAL,
     "office": OFFICE,
     "service": SERVICE,
     "morning": MORNING,
+    "errands": ERRANDS,
 }
 
 # Newsletters go out at one early time of day per sender.
@@ -149,6 +161,19 @@ def draw_times(
 def draw_time(rng: np.random.Generator, lo: datetime, hi: datetime, pattern: Pattern) -> datetime:
     """One minute strictly inside (lo, hi), drawn from `pattern`."""
     return draw_times(rng, lo, hi, 1, pattern)[0]
+
+
+def time_in(rng: np.random.Generator, lo: datetime, hi: datetime, pattern: Pattern) -> datetime:
+    """One minute strictly inside (lo, hi) drawn from `pattern`; from waking hours (ERRANDS) when
+    the pattern gives no hour inside it (office hours over a weekend), and uniformly when neither
+    does (a few night minutes)."""
+    for hours in (pattern, ERRANDS):
+        if fits(hours, lo, hi):
+            return draw_time(rng, lo, hi, hours)
+    span = int((hi - lo).total_seconds() // 60)
+    if span < 2:
+        raise ValueError(f"no minute strictly between {lo} and {hi}")
+    return lo + timedelta(minutes=int(rng.integers(1, span)))
 
 
 def day_of(t: datetime) -> datetime:

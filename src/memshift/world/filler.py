@@ -1,374 +1,342 @@
 """Short background text that fills a world without stating any gold fact: everyday messages,
 mail and notes that name no organization, city, diet, way of commuting, time of day, weekday or
-month. (Newsletters, the long distractors, are in `news`.)
+month. (Newsletters, the long distractors, are in `news`; the words of the messages are in
+`chatter`.)
+
+A message is composed from a topic's pieces (an opener, a detail and a closer that fits what the
+message does), so that a year of messages seldom says the same sentence twice. A component that
+writes many messages passes one `LineMemory` to every call, and a sentence it has written
+`REPEAT_LIMIT` times is not drawn again.
 """
 
 from __future__ import annotations
 
+import itertools
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import NamedTuple, TypeVar
+
 import numpy as np
+
+from memshift.world.chatter import (
+    DIRECT_WORK_MAILS,
+    DM_CLOSERS,
+    DM_GREETINGS,
+    DM_NAMELESS_GREETINGS,
+    DM_TOPICS,
+    MAIL_GREETINGS,
+    NOTICE_MAILS,
+    PERSONAL_CLOSINGS,
+    PERSONAL_GREETINGS,
+    PERSONAL_MAILS,
+    UNADDRESSED_GREETINGS,
+    WORK_CHAT_LINES,
+    WORK_CLOSINGS,
+    MailKind,
+)
+
+__all__ = [
+    "DIRECT_WORK_MAILS",
+    "NOTICE_MAILS",
+    "PERSONAL_GREETINGS",
+    "LineMemory",
+    "note_text",
+    "personal_mail",
+    "routine_mail",
+    "small_talk",
+    "template_texts",
+    "work_chat",
+]
+
+T = TypeVar("T")
+
+# A sentence this long is one a reader notices coming back (realism.MESSAGE_LINE_MIN_WORDS);
+# shorter ones ("No rush!", "Hi Ana,") are what people do repeat.
+LINE_MIN_WORDS = 5
+REPEAT_LIMIT = 3
+# Redraws before a component gives up avoiding a worn sentence; the material is wide enough that
+# a world never comes near it.
+ATTEMPTS = 25
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_CHOICE = re.compile(r"\{([^{}]*\|[^{}]*)\}")
+_SLOT = re.compile(r"\{(\w+)\}")
 
 
 def _pick(pool: tuple[str, ...], u: float) -> str:
     return pool[int(u * len(pool))]
 
 
+def _draw(pool: tuple[T, ...] | list[T], rng: np.random.Generator) -> T:
+    return pool[int(rng.integers(len(pool)))]
+
+
 def _capitalized(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _fill(template: str, names: dict[str, str], rng: np.random.Generator) -> str:
+    """`template` with each `{a|b}` drawn and each `{slot}` replaced from `names`."""
+    chosen = _CHOICE.sub(lambda m: _draw(m.group(1).split("|"), rng), template)
+    return _SLOT.sub(lambda m: names[m.group(1)], chosen)
+
+
+def long_sentences(text: str) -> list[str]:
+    """The sentences of `text` long enough to be noticed when they come back."""
+    parts = (s.strip() for s in _SENTENCE_END.split(text))
+    return [s for s in parts if len(s.split()) >= LINE_MIN_WORDS]
+
+
+class LineMemory:
+    """How often one component has written each long sentence in one world. Kept inside one
+    component's call, so that components stay independent of each other's draws."""
+
+    def __init__(self, limit: int = REPEAT_LIMIT) -> None:
+        self.limit = limit
+        self.counts: Counter[str] = Counter()
+
+    def fits(self, text: str, copies: int = 1) -> bool:
+        return all(self.counts[s] + copies <= self.limit for s in long_sentences(text))
+
+    def keep(self, text: str, copies: int = 1) -> None:
+        for sentence in long_sentences(text):
+            self.counts[sentence] += copies
+
+
+def _fresh(compose: Callable[[], str], memory: LineMemory | None) -> str:
+    """A message whose long sentences `memory` has not seen `REPEAT_LIMIT` times yet."""
+    out = compose()
+    if memory is None:
+        return out
+    for _ in range(ATTEMPTS - 1):
+        if memory.fits(out):
+            break
+        out = compose()
+    memory.keep(out)
+    return out
+
+
 # --- small talk -------------------------------------------------------------------------------
 
-SMALL_TALK_OPENERS: tuple[str, ...] = (
-    "hey {to}, ", "hi {to}, ", "{to}, ", "oh {to}, ", "ok {to}, random update: ", "so {to}, ", "",
-)  # fmt: skip
-# The same openers without the name, in the same order.
-NAMELESS_OPENERS: tuple[str, ...] = (
-    "hey, ", "hi, ", "", "oh, ", "ok, random update: ", "so, ", "",
-)  # fmt: skip
+# Shares of direct messages that add a detail to their opener, and a closer after it.
+DM_DETAIL_SHARE = 0.45
+DM_CLOSER_SHARE = 0.4
 
-SMALL_TALK_TOPICS: tuple[str, ...] = (
-    "it has not stopped raining all day and my umbrella finally gave up.",
-    "did you ever finish that detective series everyone keeps talking about?",
-    "that noodle bar near the park is absolutely worth the queue.",
-    "I spent the whole weekend repainting the hallway and I still smell like primer.",
-    "the sunset over the rooftops just now was ridiculous, pink and orange everywhere.",
-    "I finally tried the dumpling place you recommended and now I get the hype.",
-    "the heat wave is back and my plants are not amused.",
-    "we went to that tiny jazz club over the weekend and the drummer stole the show.",
-    "I started the fantasy novel you lent me and I'm hooked already.",
-    "the cat has decided that the laundry basket is her new throne.",
-    "a hailstorm came out of nowhere earlier, completely wild.",
-    "I tried baking again and the kitchen still smells faintly of burnt sugar.",
-    "have you seen the trailer for that new space documentary yet?",
-    "the farmers market had the best peaches I've eaten in years.",
-    "I binged the whole cooking competition show and now I want a stand mixer.",
-    "the fog earlier was so thick I could barely see across the street.",
-    "the neighbors are learning the trumpet and it is going about as well as you'd expect.",
-    "that little taco stand by the river has a new hot sauce and it is dangerous.",
-    "I finished a jigsaw puzzle with a thousand pieces and I regret nothing.",
-    "the first snow of the season is coming down and everything looks so quiet.",
-    "someone at the climbing gym talked me into the hardest wall and my arms are done.",
-    "the quiz show finale had the best twist I've seen in ages.",
-    "I found a secondhand record shop with a whole crate of old soul albums.",
-    "our board game night got so competitive that we had to ban one of the games.",
-    "the new tea house downstairs does a cardamom blend that I keep thinking about.",
-    "I've been trying to learn the ukulele and my fingertips are sore.",
-    "the park was full of kites over the weekend, it looked like a painting.",
-    "I watched a documentary about octopuses and now I have a lot of feelings.",
-    "the thunderstorm knocked out the power for an hour and we played cards by candlelight.",
-    "have you tried the soup bar that opened next to the pharmacy?",
-    "I finally fixed the squeaky door and it feels like a personal victory.",
-    "it is so windy out that my hair has given up entirely.",
-    "the old cinema is showing classic monster movies all season and I want to see every one.",
-    "I reorganized my bookshelf by color and now I cannot find anything.",
-    "the pottery class was humbling, my bowl looks more like an ashtray.",
-    "the cherry trees outside are in full bloom and it smells amazing.",
-    "the crossword nearly broke me, seven letters for a small boat?",
-    "I went to a silent disco and laughed the whole way through.",
-)
 
-SMALL_TALK_CLOSERS: tuple[str, ...] = (
-    "How are things on your end?",
-    "Anyway, hope you're doing well.",
-    "We should catch up soon.",
-    "Miss you, by the way.",
-    "Tell me everything that's new with you.",
-    "Anyway, just wanted to share.",
-    "Let me know if you want to come along next time.",
-)
+class DmParts(NamedTuple):
+    """A direct message as composed: what it does (`chatter.NEWS`...) and its pieces."""
+
+    kind: str
+    greeting: str
+    opener: str
+    detail: str | None
+    closer: str | None
+
+    @property
+    def text(self) -> str:
+        body = " ".join(p for p in (self.opener, self.detail, self.closer) if p)
+        return self.greeting + body if self.greeting else _capitalized(body)
+
+
+def small_talk_parts(rng: np.random.Generator, *, to: str | None = None) -> DmParts:
+    """One direct message on one topic, its closer (if any) one that fits the topic's kind."""
+    topic = _draw(DM_TOPICS, rng)
+    names = {slot: _draw(values, rng) for slot, values in topic.slots.items()}
+    greetings = DM_GREETINGS if to is not None else DM_NAMELESS_GREETINGS
+    greeting = _draw(greetings, rng).format(to=to)
+    opener = _fill(_draw(topic.openers, rng), names, rng)
+    detail = (
+        _fill(_draw(topic.details, rng), names, rng) if rng.random() < DM_DETAIL_SHARE else None
+    )
+    closer = _draw(DM_CLOSERS[topic.kind], rng) if rng.random() < DM_CLOSER_SHARE else None
+    return DmParts(topic.kind, greeting, opener, detail, closer)
 
 
 def small_talk(
-    rng: np.random.Generator, *, to: str | None = None, friend: str | None = None
+    rng: np.random.Generator,
+    *,
+    to: str | None = None,
+    friend: str | None = None,
+    memory: LineMemory | None = None,
 ) -> str:
-    """One casual chat message of one or two sentences; its opener may greet `to`, the first name
-    of the one it is written to. A caller that names only the channel's `friend`, who may be the
-    one writing, gets a message that names nobody."""
-    u_opener, u_topic, u_closer, u_has_closer = rng.random(4)
-    openers = SMALL_TALK_OPENERS if to is not None else NAMELESS_OPENERS
-    opener = _pick(openers, u_opener).format(to=to)
-    topic = _pick(SMALL_TALK_TOPICS, u_topic)
-    if not opener:
-        topic = _capitalized(topic)
-    message = opener + topic
-    if u_has_closer < 0.4:
-        message += " " + _pick(SMALL_TALK_CLOSERS, u_closer)
-    return message
+    """One casual chat message of one to three sentences on one topic, closed (if at all) the way
+    its kind asks: a question waits for an answer, news for a reaction. Its greeting may name `to`,
+    the first name of the one it is written to. A caller that names only the channel's `friend`,
+    who may be the one writing, gets a message that names nobody."""
+    return _fresh(lambda: small_talk_parts(rng, to=to).text, memory)
 
 
 # --- work chat --------------------------------------------------------------------------------
 
-WORK_CHAT: tuple[str, ...] = (
-    "{colleague}, the {project} build is green again, can you rerun the smoke tests when you get "
-    "a chance?",
-    "quick one {colleague}: who owns the open review comments on {project}?",
-    "heads up, I pushed the {project} config change, {colleague} please sanity check the diff",
-    "{colleague} do you have the latest numbers for {project}? the doc still shows the old ones",
-    "thanks {colleague}, the {project} fix looks good to me, merging now",
-    "is anyone else seeing timeouts in the {project} staging environment? {colleague} maybe you "
-    "know",
-    "{colleague} I left a few comments on the {project} proposal, mostly small wording things",
-    "the {project} demo went well, {colleague} nailed the walkthrough",
-    "{colleague}, can we pair on the {project} flaky test later? it failed three times in a row",
-    "reminder for everyone: please log your {project} hours in the tracker, {colleague} is "
-    "collecting them",
-    "{colleague} the {project} ticket you filed is a duplicate, I linked the original",
-    "just shipped a small {project} patch for the logging issue, {colleague} thanks for the repro",
-    "{colleague} could you add me to the {project} doc? I only have view access",
-    "the {project} dashboard is loading slowly again, {colleague} I'll take a look after this "
-    "meeting",
-    "nice work on {project}, {colleague}, the error rate dropped a lot",
-    "{colleague}, where did we land on the {project} naming question?",
-    "I'm blocked on {project} until the permissions request goes through, {colleague} any idea "
-    "who handles those?",
-    "{colleague} the {project} retro notes are up, add anything I missed",
-    "do we still need the {project} feature flag? {colleague} I think it can go",
-    "{colleague}, the customer asked about {project} again, do we have an update I can share?",
-    "rolling back the last {project} deploy, something is off with the cache, {colleague} fyi",
-    "{colleague} great catch on the {project} edge case, that would have bitten us",
-    "the {project} spec has a new section on error handling, {colleague} worth a read",
-    "{colleague} can you take the {project} on-call handoff? I'm in workshops most of the day",
-    "updated the {project} roadmap slide with the new scope, {colleague} shout if it looks wrong",
-    "{colleague}, the {project} load test finished and the results are in the shared folder",
-    "anyone have a minute to review the {project} cleanup script? {colleague} maybe?",
-    "{colleague} lol the {project} bot just approved its own pull request",
-    "{colleague} I think the {project} alerts are too noisy, can we raise the thresholds?",
-    "the {project} docs finally have a proper getting started page, thanks {colleague}",
-)
+WORK_FOLLOW_UP_SHARE = 0.35
 
 
-def work_chat(rng: np.random.Generator, *, colleague: str, project: str) -> str:
+def _compose_work_chat(rng: np.random.Generator, names: dict[str, str]) -> str:
+    line, follow_ups = _draw(WORK_CHAT_LINES, rng)
+    message = _capitalized(_fill(line, names, rng))
+    if rng.random() < WORK_FOLLOW_UP_SHARE:
+        if not message.endswith(("?", ".", "!")):
+            message += "."
+        message += " " + _fill(_draw(follow_ups, rng), names, rng)
+    return message
+
+
+def work_chat(
+    rng: np.random.Generator,
+    *,
+    colleague: str,
+    project: str,
+    memory: LineMemory | None = None,
+) -> str:
     """One work chat message that mentions `project` and addresses or credits `colleague`."""
-    template = _pick(WORK_CHAT, float(rng.random()))
-    return _capitalized(template.format(colleague=colleague, project=project))
+    names = {"colleague": colleague, "project": project}
+    return _fresh(lambda: _compose_work_chat(rng, names), memory)
 
 
 # --- routine and personal mail ----------------------------------------------------------------
 
-ROUTINE_MAILS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (
-        ("{project} status update", "Quick update on {project}", "Where {project} stands"),
-        (
-            "Here is a short update on {project} for anyone who missed the last sync.",
-            "The main milestone is on track, and the remaining open items are in the tracker.",
-            "Testing uncovered two minor issues, and both already have fixes in review.",
-            "Documentation for the new endpoints is about half done.",
-            "There are no blockers right now, but the vendor integration still needs sign-off.",
-            "If you have questions about scope, please raise them in the project channel.",
-            "The next update will follow after the upcoming review.",
-            "Thanks to everyone who helped close out the bug backlog so quickly.",
-        ),
-    ),
-    (
-        ("Reminder: timesheets", "Friendly reminder about timesheets"),
-        (
-            "This is a friendly reminder to submit your timesheets before the payroll cutoff.",
-            "Several entries are still missing project codes, so please double-check yours.",
-            "Use the {project} code for any time spent on the current phase.",
-            "Late submissions hold up approvals for the whole team.",
-            "If the form shows an error, reloading the page usually solves it.",
-            "Contact the operations inbox if you need an exception.",
-        ),
-    ),
-    (
-        ("Your expense report", "Expense report reviewed", "Action needed on your expense report"),
-        (
-            "Your expense report for the {project} workshop has been reviewed.",
-            "Most items were approved and will be reimbursed in the next payment run.",
-            "One receipt was unreadable, so please upload a clearer copy.",
-            "Meals over the daily limit need a short justification.",
-            "Hotel bookings should go through the travel portal whenever possible.",
-            "You can follow the status of each claim in the finance tool.",
-        ),
-    ),
-    (
-        ("Notes from the {project} review", "{project} review: summary and next steps"),
-        (
-            "Thanks for joining the {project} review, here are the main points.",
-            "The group agreed to keep the current scope and revisit the reporting features later.",
-            "Design will share updated mockups before the next round.",
-            "Engineering flagged a risk around data quality, which still needs an owner.",
-            "Action items are assigned in the tracker, so please check that yours are correct.",
-            "The recording and the slides are in the shared folder.",
-            "Let me know if anything in these notes is inaccurate.",
-        ),
-    ),
-    (
-        ("Access request for {project}", "Your {project} access request"),
-        (
-            "Your request for access to the {project} repository has been received.",
-            "An administrator will review it shortly.",
-            "Access lasts for the duration of the project and is reviewed every quarter.",
-            "Please make sure two-factor authentication is enabled on your account.",
-            "You will receive a separate message once the permissions are active.",
-            "If you no longer need access, you can withdraw the request from the portal.",
-        ),
-    ),
-    (
-        ("Planned wiki maintenance", "Heads-up: wiki maintenance"),
-        (
-            "The internal wiki will be unavailable for a short maintenance window later this week.",
-            "Pages related to {project} will be read-only during that time.",
-            "No action is needed on your side.",
-            "Unsaved edits could be lost, so please save your drafts beforehand.",
-            "The status page will show progress while the work happens.",
-            "Thank you for your patience while the upgrade is completed.",
-        ),
-    ),
-    (
-        ("Please review: {project} proposal", "Draft {project} proposal for comments"),
-        (
-            "Attached is the latest draft of the {project} proposal.",
-            "I would appreciate comments on the cost section in particular.",
-            "The appendix lists the assumptions behind the estimates.",
-            "Feel free to edit the document directly if that is easier.",
-            "I plan to circulate a final version once all the comments are in.",
-            "A short call is also an option if you prefer to talk it through.",
-        ),
-    ),
-    (
-        ("Team survey is open", "A few minutes for the team survey?"),
-        (
-            "The annual team survey is now open.",
-            "It takes about ten minutes and all answers are anonymous.",
-            "Results will be shared at the next all-hands.",
-            "Last round, the feedback led to changes in how {project} is staffed.",
-            "Please fill it in even if you answered the previous one.",
-            "Questions can go to the people team inbox.",
-        ),
-    ),
-)
-
-ROUTINE_GREETINGS: tuple[str, ...] = ("Hi {to},", "Hello {to},", "{to},", "Hi,")
-# For a mail whose reader the caller does not name.
-UNADDRESSED_GREETINGS: tuple[str, ...] = ("Hi,", "Hello,", "Hi there,")
-ROUTINE_CLOSINGS: tuple[str, ...] = ("Thanks", "Best", "Cheers", "Kind regards")
-
-PERSONAL_MAILS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (
-        ("Photos from the lake", "The lake pictures are here"),
-        (
-            "I finally sorted through the photos from our weekend at the lake.",
-            "There is one of you mid-laugh that might be the best picture I have ever taken.",
-            "I put the whole album in a shared folder, so download whatever you like.",
-            "The sunrise ones came out better than I expected.",
-            "We really need to do that trip again.",
-        ),
-    ),
-    (
-        ("You have to read this", "Book recommendation"),
-        (
-            "I just finished a novel that I think you would love.",
-            "It is about two sisters who inherit a lighthouse and slowly uncover family secrets.",
-            "The writing is beautiful without ever being slow.",
-            "I can lend you my copy next time we meet.",
-            "Tell me what you are reading these days, I need a new list.",
-        ),
-    ),
-    (
-        ("Party ideas", "Secret party plans"),
-        (
-            "I am putting together a small surprise party for my sister and could use your help.",
-            "Nothing fancy, just close friends, music and a big cake.",
-            "Would you be up for helping with the decorations?",
-            "Please keep it quiet, she has no idea.",
-            "I will send the details once the venue is confirmed.",
-        ),
-    ),
-    (
-        ("Long time no see", "Thinking of you"),
-        (
-            "It feels like ages since we properly talked.",
-            "Life has been busy, mostly in good ways.",
-            "The garden is finally producing tomatoes and I am unreasonably proud.",
-            "How is your family doing?",
-            "We should plan a proper catch-up soon, even a phone call would be great.",
-        ),
-    ),
-    (
-        ("Spare concert ticket", "Want to come to a concert?"),
-        (
-            "I ended up with a spare ticket for the folk concert at the old theater.",
-            "The band is one we listened to constantly back in school.",
-            "It would be so much fun to go together.",
-            "No pressure at all, just let me know if you are interested.",
-            "Snacks before the show are on me if you say yes.",
-        ),
-    ),
-    (
-        ("Meet the new family member", "We got a dog!"),
-        (
-            "We adopted a rescue dog and I had to tell you right away.",
-            "She is shy, a little clumsy, and already steals socks.",
-            "I have attached a photo so you can see the ears for yourself.",
-            "She still startles at the vacuum cleaner but gets braver every day.",
-            "Come and meet her whenever you have time.",
-        ),
-    ),
-    (
-        ("Hike this weekend?", "Up for a hike?"),
-        (
-            "A few of us are planning a hike up the ridge trail this weekend.",
-            "The forecast looks dry and the views should be great.",
-            "It is about five hours there and back, with a long stop at the top.",
-            "Bring sturdy shoes and plenty of water.",
-            "Reply if you want in and I will add you to the group chat.",
-        ),
-    ),
-    (
-        ("Thank you", "Just a quick thank you"),
-        (
-            "I just wanted to say thank you for everything last time.",
-            "Your advice really helped me think things through.",
-            "It means a lot to have friends like you.",
-            "The next coffee is definitely on me.",
-            "Give my best to everyone at home.",
-        ),
-    ),
-)
-
-PERSONAL_GREETINGS: tuple[str, ...] = ("Hi {user},", "Hey {user},", "Dear {user},", "{user}!")
-PERSONAL_CLOSINGS: tuple[str, ...] = ("Love", "Cheers", "Talk soon", "Hugs", "Take care")
 MAIL_SENTENCES = (3, 6)
-_MAX_MAIL_SENTENCES = max(
-    len(sentences) for _, sentences in (*ROUTINE_MAILS, *PERSONAL_MAILS)
-)  # fmt: skip
+# Draws of one part before a mail leaves that part out.
+SENTENCE_ATTEMPTS = 10
+
+
+def _fresh_sentence(
+    rng: np.random.Generator,
+    alternatives: tuple[str, ...],
+    names: dict[str, str],
+    memory: LineMemory | None,
+    copies: int,
+) -> str | None:
+    """One way of saying a part that `memory` has not worn out, or None."""
+    for _ in range(SENTENCE_ATTEMPTS):
+        sentence = _fill(_draw(alternatives, rng), names, rng)
+        if memory is None or memory.fits(sentence, copies):
+            return sentence
+    return None
+
+
+def _mail_middle(
+    rng: np.random.Generator,
+    kind: MailKind,
+    names: dict[str, str],
+    memory: LineMemory | None,
+    copies: int,
+) -> str | None:
+    """3 to 6 sentences: the kind's opening part, then some of its other parts in order. A part
+    whose every way of saying it is worn out is left out; None when too few parts are left.
+    Choosing parts sentence by sentence (not redrawing whole mails) keeps a year of mail varied
+    long after its commonest sentences are used up."""
+    low, high = MAIL_SENTENCES
+    n = min(int(rng.integers(low, high + 1)), len(kind.parts))
+    first = _fresh_sentence(rng, kind.parts[0], names, memory, copies)
+    if first is None:
+        return None
+    kept: dict[int, str] = {}
+    for i in rng.permutation(np.arange(1, len(kind.parts))):
+        if len(kept) == n - 1:
+            break
+        sentence = _fresh_sentence(rng, kind.parts[int(i)], names, memory, copies)
+        if sentence is not None:
+            kept[int(i)] = sentence
+    if len(kept) < low - 1:
+        return None
+    return " ".join([first, *(kept[i] for i in sorted(kept))])
 
 
 def _mail(
     rng: np.random.Generator,
-    kinds: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...],
-    greetings: tuple[str, ...],
-    closings: tuple[str, ...],
-) -> tuple[str, str, str, str]:
-    """(subject, greeting, middle, closing) templates: 3 to 6 sentences kept in their order."""
-    u = rng.random(5 + _MAX_MAIL_SENTENCES)
-    subjects, sentences = kinds[int(u[0] * len(kinds))]
-    low, high = MAIL_SENTENCES
-    n = min(low + int(u[1] * (high - low + 1)), len(sentences))
-    chosen = np.sort(np.argsort(u[5 : 5 + len(sentences)])[:n])
-    middle = " ".join(sentences[i] for i in chosen)
-    return _pick(subjects, u[2]), _pick(greetings, u[3]), middle, _pick(closings, u[4])
+    kinds: tuple[MailKind, ...],
+    names: dict[str, str],
+    frame: tuple[tuple[str, ...], tuple[str, ...], str],
+    memory: LineMemory | None,
+    copies: int,
+) -> tuple[str, str]:
+    """(subject, body) of a mail of one of `kinds`, framed by a greeting, a closing and the
+    signer; its sentences are then counted in `memory`."""
+    greetings, closings, signer = frame
+    middle = None
+    for attempt in range(ATTEMPTS):
+        kind = _draw(kinds, rng)
+        # The last attempt ignores the memory: a mail is always written.
+        middle = _mail_middle(rng, kind, names, memory if attempt < ATTEMPTS - 1 else None, copies)
+        if middle is not None:
+            break
+    subject = _fill(_draw(kind.subjects, rng), names, rng)
+    greeting = _fill(_draw(greetings, rng), names, rng)
+    body = f"{greeting}\n\n{middle}\n\n{_draw(closings, rng)},\n{signer}"
+    if memory is not None:
+        memory.keep(body, copies)
+    return subject, body
 
 
 def routine_mail(
-    rng: np.random.Generator, *, sender_first: str, project: str, to: str | None = None
+    rng: np.random.Generator,
+    *,
+    sender_first: str,
+    project: str,
+    to: str | None = None,
+    kinds: tuple[MailKind, ...] = NOTICE_MAILS,
+    memory: LineMemory | None = None,
+    copies: int = 1,
 ) -> tuple[str, str]:
-    """(subject, body) of a routine work mail about `project`, signed by `sender_first` and,
-    when `to` is given, greeting that first name (else greeting nobody by name)."""
-    greetings = ROUTINE_GREETINGS if to is not None else UNADDRESSED_GREETINGS
-    subject, greeting, middle, closing = _mail(rng, ROUTINE_MAILS, greetings, ROUTINE_CLOSINGS)
-    body = f"{greeting.format(to=to)}\n\n{middle}\n\n{closing},\n{sender_first}"
-    return subject.format(project=project), body.format(project=project)
+    """(subject, body) of a work mail about `project`, signed by `sender_first` and, when `to` is
+    given, greeting that first name (else greeting nobody by name). `kinds` is what the mail may
+    be: team notices by default, `DIRECT_WORK_MAILS` for one person writing to another. `copies`
+    is how many times the world shows it (a mail starred after it arrived is shown twice)."""
+    greetings = MAIL_GREETINGS if to is not None else UNADDRESSED_GREETINGS
+    names = {"project": project, "to": to or ""}
+    frame = (greetings, WORK_CLOSINGS, sender_first)
+    return _mail(rng, kinds, names, frame, memory, copies)
 
 
-def personal_mail(rng: np.random.Generator, *, friend: str, user: str) -> tuple[str, str]:
+def personal_mail(
+    rng: np.random.Generator,
+    *,
+    friend: str,
+    user: str,
+    memory: LineMemory | None = None,
+    copies: int = 1,
+) -> tuple[str, str]:
     """(subject, body) of a personal mail from `friend` to `user` that states no attribute."""
-    subject, greeting, middle, closing = _mail(
-        rng, PERSONAL_MAILS, PERSONAL_GREETINGS, PERSONAL_CLOSINGS
-    )
-    body = f"{greeting.format(user=user)}\n\n{middle}\n\n{closing},\n{friend}"
-    return subject, body
+    frame = (PERSONAL_GREETINGS, PERSONAL_CLOSINGS, friend)
+    return _mail(rng, PERSONAL_MAILS, {"user": user}, frame, memory, copies)
+
+
+# --- every template, for the tests that read them ---------------------------------------------
+
+CALLER_SLOTS = ("to", "user", "project", "colleague")
+
+
+def _expansions(template: str, slots: dict[str, tuple[str, ...]]) -> Iterator[str]:
+    """Every text `template` can become, with the callers' names written as `Name`."""
+    choices = [m.group(1).split("|") for m in _CHOICE.finditer(template)]
+    pieces = _CHOICE.split(template)[::2]
+    for picked in itertools.product(*choices):
+        text = "".join(p + c for p, c in zip(pieces, (*picked, ""), strict=True))
+        own = sorted(set(_SLOT.findall(text)) - set(CALLER_SLOTS))
+        for values in itertools.product(*(slots[s] for s in own)):
+            named = dict(zip(own, values, strict=True)) | dict.fromkeys(CALLER_SLOTS, "Name")
+            yield _SLOT.sub(lambda m, named=named: named[m.group(1)], text)
+
+
+def template_texts() -> Iterator[str]:
+    """Every sentence, greeting, closer and subject the messages can say."""
+    for topic in DM_TOPICS:
+        for template in (*topic.openers, *topic.details):
+            yield from _expansions(template, topic.slots)
+    for closers in DM_CLOSERS.values():
+        yield from closers
+    for line, follow_ups in WORK_CHAT_LINES:
+        for template in (line, *follow_ups):
+            yield from _expansions(template, {})
+    for kind in (*NOTICE_MAILS, *DIRECT_WORK_MAILS, *PERSONAL_MAILS):
+        for template in (*kind.subjects, *itertools.chain(*kind.parts)):
+            yield from _expansions(template, {})
+    for template in (
+        *DM_GREETINGS, *MAIL_GREETINGS, *UNADDRESSED_GREETINGS, *WORK_CLOSINGS,
+        *PERSONAL_GREETINGS, *PERSONAL_CLOSINGS,
+    ):  # fmt: skip
+        yield from _expansions(template, {})
 
 
 # --- notes ------------------------------------------------------------------------------------

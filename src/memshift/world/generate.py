@@ -22,7 +22,10 @@ from memshift.world.timeline import Timeline
 # as in 2.0.0)
 # 2.4.0: the conflict branch makes four contact cards disagree, not two (the other branches as
 # in 2.3.0)
-GENERATOR_VERSION = "2.5.0"
+# 3.0.0: worlds that read like a person's records: newsletters built from sentence frames, messages
+# and mail with varied wording and no long line written a fourth time, records written at the
+# hours people keep, working-hours notes in eight phrasings (every world and branch changes)
+GENERATOR_VERSION = "3.0.0"
 
 Component = Callable[[np.random.Generator, Cast, Timeline], list[Event]]
 

@@ -252,7 +252,7 @@ def life_events(
     city_line = script.timelines["home_city"]
     first_city = city_line.changes[0][1]
     em.insert(
-        timeline.start + timedelta(minutes=5),
+        daytime.time_in(rng, timeline.start, timeline.start + days(1), daytime.ERRANDS),
         cast.settings_id,
         "calendar",
         "settings",
@@ -260,5 +260,6 @@ def life_events(
         settings_fields(cast.city_zone(first_city)),
     )
     for t, city in city_line.changes[1:]:
-        em.update(t + days(1), cast.settings_id, settings_fields(cast.city_zone(city)))
+        moved = daytime.time_in(rng, *daytime.rest_of_day(t + days(1)), daytime.ERRANDS)
+        em.update(moved, cast.settings_id, settings_fields(cast.city_zone(city)))
     return script, em.events

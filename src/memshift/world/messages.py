@@ -55,6 +55,7 @@ def dm_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[
     )
     drift = rng.lognormal(0.0, FRIEND_RATE_DRIFT, size=(blocks, len(FRIEND_WEEKLY_RATES)))
     rates = base * drift
+    memory = filler.LineMemory()
     for index, (lo, hi) in enumerate(weeks):
         for f, friend in enumerate(cast.friends):
             n = int(rng.poisson(rates[index // FRIEND_DRIFT_WEEKS, f]))
@@ -68,7 +69,7 @@ def dm_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[
                     channel_kind="personal",
                     sender=sender,
                     partner=friend,
-                    body=filler.small_talk(rng, to=reader.first),
+                    body=filler.small_talk(rng, to=reader.first, memory=memory),
                 )
     return em.events
 
@@ -77,6 +78,7 @@ def workchat_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) ->
     """Work channels: a colleague or the user writes, addressing or crediting another
     colleague, never the writer."""
     em = Emitter("workchat", "wc", cast.id_salt)
+    memory = filler.LineMemory()
     for lo, hi in timeline.weeks():
         n = max(1, int(rng.poisson(2.5)))
         for t in daytime.draw_times(rng, lo, hi, n, daytime.WORK):
@@ -91,7 +93,9 @@ def workchat_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) ->
                 channel=channel,
                 channel_kind="work",
                 sender=sender,
-                body=filler.work_chat(rng, colleague=colleague.first, project=project),
+                body=filler.work_chat(
+                    rng, colleague=colleague.first, project=project, memory=memory
+                ),
             )
     return em.events
 
@@ -112,6 +116,8 @@ def mail_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> lis
     blocks = len(weeks) // MAIL_DRIFT_WEEKS + 1
     weights = rng.lognormal(0.0, MAIL_SENDER_SPREAD, size=(blocks, len(senders)))
     friends = set(cast.friends)
+    # One memory for personal and work mail alike: both are this component's sentences.
+    memory = filler.LineMemory()
     for index, (lo, hi) in enumerate(weeks):
         w = weights[index // MAIL_DRIFT_WEEKS]
         n = int(rng.poisson(MAILS_PER_WEEK))
@@ -120,17 +126,28 @@ def mail_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> lis
         times = [daytime.draw_time(rng, lo, hi, pattern) for pattern in hours]
         for t, s in sorted(zip(times, picks, strict=True)):
             sender = senders[s]
+            # Decided before the body: a mail starred later is shown twice (its update renders
+            # the body again), so the memory counts its sentences twice.
+            starred = bool(rng.random() < star_rate[s])
+            later = not starred and rng.random() < star_rate[s] * 0.5
+            copies = 2 if later else 1
             if sender in friends:
-                subject, body = filler.personal_mail(rng, friend=sender.first, user=cast.user.first)
+                subject, body = filler.personal_mail(
+                    rng, friend=sender.first, user=cast.user.first, memory=memory, copies=copies
+                )
                 category = "personal"
             else:
                 project = cast.projects[int(rng.integers(len(cast.projects)))]
                 subject, body = filler.routine_mail(
-                    rng, sender_first=sender.first, project=project, to=cast.user.first
+                    rng,
+                    sender_first=sender.first,
+                    project=project,
+                    to=cast.user.first,
+                    kinds=filler.DIRECT_WORK_MAILS,
+                    memory=memory,
+                    copies=copies,
                 )
                 category = "work"
-            starred = bool(rng.random() < star_rate[s])
-            later = not starred and rng.random() < star_rate[s] * 0.5
             event = email(
                 em,
                 t,
@@ -154,12 +171,17 @@ def mail_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> lis
 def routine_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
     """Routine work mail: reminders, status updates and expense reports; never starred."""
     em = Emitter("routine", "rt", cast.id_salt)
+    memory = filler.LineMemory()
     for lo, hi in timeline.weeks():
         for t in daytime.draw_times(rng, lo, hi, int(rng.poisson(2.5)), daytime.WORK):
             colleague = _one_of(rng, cast.colleagues)
             project = cast.projects[int(rng.integers(len(cast.projects)))]
             subject, body = filler.routine_mail(
-                rng, sender_first=colleague.first, project=project, to=cast.user.first
+                rng,
+                sender_first=colleague.first,
+                project=project,
+                to=cast.user.first,
+                memory=memory,
             )
             email(
                 em,

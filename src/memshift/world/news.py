@@ -1,18 +1,27 @@
 """Newsletters: long digests of business, travel, culture and city news, full of organization
 and city names from the same pools as the person's facts. They are the distractors a memory has to
-read past; they state no fact about the person. A long newsletter renders in about a millisecond:
-its randomness is drawn in a few vectorized calls.
+read past; they state no fact about the person.
+
+Each section tells one story: it draws a topic (transport, housing, food...), an organization and
+a city for its headline, and a few other organizations and cities it may mention, then writes its
+paragraphs from a small grammar (`news_words`): the topic's own sentences and shared ones (figures,
+reported speech, doubts, comparisons), each with many choices, so that a world's thousands of
+sentences rarely share a shape. The grammar is compiled once, with the token count of every
+literal part, so a section is sized without counting its text again; its randomness comes from
+one stream of uniforms drawn from the generator in blocks.
 """
 
 from __future__ import annotations
 
 import itertools
-import string
-from typing import Any
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
 from memshift.tokens import count_tokens
+from memshift.world import news_words as words
 from memshift.world.pools import CITIES, ORGANIZATIONS
 
 SECTION_MIN_TOKENS = 600
@@ -22,129 +31,21 @@ SECTION_PARAGRAPHS = (2, 4)
 SECTION_SEPARATOR = "\n\n\n"
 PARAGRAPH_SEPARATOR = "\n\n"
 
-NEWS_SLOTS: tuple[str, ...] = ("org", "org2", "city", "city2", "num", "pct")
-
-HEADLINES: tuple[str, ...] = (
-    "{org} opens a new regional office in {city}",
-    "{city} council backs a bid from {org} to redevelop the old docks",
-    "{org} reports a stronger quarter as demand in {city} recovers",
-    "Festival season brings record crowds to {city}, with {org} as lead sponsor",
-    "{org} and the {city} tourism board launch a joint campaign",
-    "Housing costs in {city} weigh on hiring plans at {org}",
-    "{org} pilots a delivery hub on the edge of {city}",
-    "A quieter year for galleries in {city}, but {org} keeps funding new work",
-    "{org} signs a long lease on a landmark tower in {city}",
-    "Airport expansion in {city} draws interest from {org}",
-    "Inside the startup scene of {city}: why {org} is hiring again",
-    "{org} cuts prices as competition in {city} heats up",
-    "Restaurants in {city} report a busy season, {org} survey finds",
-    "{org} moves its research team closer to the universities of {city}",
-    "Water and energy upgrades in {city} open doors for {org}",
-    "{org} brings its annual conference back to {city}",
-    "The housing market in {city} cools, says a new study from {org}",
-    "Museum reopening in {city} gets a boost from {org}",
-)
-
-SENTENCES: tuple[str, ...] = (
-    "Analysts at {org} expect revenue to grow by {pct} over the coming year, helped by steady "
-    "demand from mid-sized customers in {city} and a slow but visible recovery in export orders.",
-    "The company said it would add roughly {num} jobs in {city} once the new site is fully "
-    "staffed, although the hiring will be spread out over several phases and depends on "
-    "permits that are still pending.",
-    "Shares in {org} rose {pct} in early trading after the firm confirmed a supply agreement "
-    "with {org2} that had been rumored for weeks, easing worries about its order book.",
-    "Hotel occupancy in {city} reached {pct} during the festival period, the highest level since "
-    "the local tourism office began publishing regular figures, and many guesthouses were fully "
-    "booked.",
-    "Officials in {city2} were more cautious, noting that visitor numbers there remain about "
-    "{pct} below their previous peak despite a busy summer and a string of new attractions.",
-    "A survey of {num} small business owners around {city} found that rent remains the biggest "
-    "worry, well ahead of energy bills, staffing shortages and the rising cost of borrowing.",
-    "{org} declined to comment on reports that it is in talks to acquire {org2}, but people "
-    "familiar with the matter described the discussions as advanced and said a deal could "
-    "follow soon.",
-    "The new tram extension in {city} is expected to carry around {num} passengers a day, "
-    "according to estimates published by the regional transit authority, which also promised "
-    "quieter and more frequent service.",
-    "Critics argue that the project has already cost {pct} more than planned, and that "
-    "residents on the outskirts of {city} will see few of the benefits for many years to come.",
-    "Meanwhile, the museum district in {city} is preparing for a major retrospective of postwar "
-    "photography, with more than {num} prints on loan from private collections across the "
-    "continent.",
-    "Ticket sales for the opening weekend were up {pct} compared with the previous exhibition, "
-    "organizers said, and several of the guided tours sold out within hours of going on sale.",
-    "The partnership between {org} and {org2} is meant to cut delivery times for customers in "
-    "{city} and {city2}, where warehouse space has become scarce and expensive.",
-    "Landlords in {city} have raised average office rents by {pct}, pushing some younger firms "
-    "toward shared workspaces on the edge of town and others toward fully remote setups.",
-    "The airline said it would add {num} flights a season between {city} and {city2}, citing "
-    "strong demand from both business travelers and families visiting relatives over the "
-    "holidays.",
-    "Economists caution that the figures are volatile and that a single large contract, such as "
-    "the one recently won by {org}, can swing the regional numbers considerably from one "
-    "quarter to the next.",
-    "Chefs in {city} say that rising ingredient prices have forced them to shorten their menus, "
-    "with some dishes costing {pct} more to prepare than a year ago.",
-    "The city council in {city2} approved a plan to plant {num} trees along its main avenues, a "
-    "move supported by several large employers including {org}, which offered to cover part of "
-    "the cost.",
-    "Engineers at {org} have spent the past several quarters rebuilding the payment platform, a "
-    "project that insiders say consumed nearly {pct} of the technology budget.",
-    "Visitors to {city} this season will find a renovated waterfront, a dozen new cafes and a "
-    "public library that stays open late into the evening, all within a short stroll of the old "
-    "market square.",
-    "According to figures released by {org}, online orders in {city} grew {pct} faster than the "
-    "national average, driven largely by groceries and household goods.",
-    "The concert hall in {city2} announced a season of {num} performances, mixing well-known "
-    "symphonies with commissions from younger composers and a series of free concerts for "
-    "schools.",
-    "Investors welcomed the news, although some warned that {org} still depends heavily on a "
-    "handful of large customers in {city} and would struggle if any of them walked away.",
-    "A spokesperson for {org2} said the company remains committed to the region and will keep "
-    "its existing staff of about {num} people in {city2}, at least until the review is complete.",
-    "Energy prices eased by {pct} over the quarter, giving manufacturers around {city} some "
-    "relief after a difficult stretch of rising costs and thin order books.",
-    "The book fair in {city} drew publishers from across the continent, and organizers estimate "
-    "that {num} titles changed hands in licensing deals, many of them translations of debut "
-    "novels.",
-    "Smaller rivals of {org} have started to compete on service rather than on price, a shift "
-    "that could squeeze margins across the sector in {city} and beyond.",
-    "In a statement, the board of {org} said the new chief executive would focus on efficiency "
-    "and on growing the customer base in {city2}, where the firm has lost ground to newer "
-    "competitors.",
-    "House prices in {city} fell {pct} over the past year, the first annual decline in a long "
-    "while, as higher borrowing costs kept buyers cautious.",
-    "The harbor authority in {city2} expects container traffic to rise by {pct} once the "
-    "deepened channel opens to larger ships, a project that has been delayed twice by "
-    "environmental reviews.",
-    "A new film festival in {city} will screen {num} features and shorts, with a special focus "
-    "on documentaries about climate, water and the future of farming in dry regions.",
-    "Startups in {city} raised {pct} more venture funding than in the previous period, with much "
-    "of the money flowing into health care, logistics and tools for small retailers.",
-    "{org} and {org2} are jointly funding an apprenticeship program for {num} young people in "
-    "{city}, aimed at skilled roles in maintenance, electrical work and engineering.",
-    "Footfall in the shopping streets of {city} recovered to {pct} of its former level, though "
-    "shop owners say that customers are spending more carefully and comparing prices online.",
-    "The weather service warned of strong winds along the coast near {city2}, and several "
-    "outdoor events were postponed as a precaution while crews secured stages and market stalls.",
-    "Industry groups say the new rules could add {pct} to compliance costs, a burden that firms "
-    "such as {org} are better placed to absorb than their small suppliers.",
-    "The university in {city} signed a research agreement with {org} that will support {num} "
-    "doctoral positions over several years, with most of the work focused on materials science.",
-    "Tourism officials in {city2} credit a series of night markets and street festivals for "
-    "attracting {num} extra visitors during the quieter part of the year, when many hotels "
-    "used to close.",
-    "The latest results from {org} pointed to a {pct} improvement in operating margin, largely "
-    "thanks to lower freight costs and a leaner head office.",
-    "Commercial landlords in {city2} are offering longer rent-free periods to attract tenants, "
-    "and brokers report that {org} negotiated one of the largest such deals on record.",
-    "Observers note that the gap in average wages between {city} and {city2} has narrowed to "
-    "about {pct}, making relocation decisions for growing firms harder to predict.",
-    "Sales of electric vans rose {pct} in the region around {city}, and {org} said it plans to "
-    "convert most of its delivery fleet within the next few years.",
-    "The restaurant guide published by {org2} lists {num} new openings in {city}, from small "
-    "neighborhood bakeries to elaborate tasting-menu dining rooms with long waiting lists.",
-)
+# A sentence's length in tokens. With at most 28 sentences a section (4 paragraphs of 7), the
+# shortest keep any section above SECTION_MIN_TOKENS, and the longest, added last, below
+# SECTION_MAX_TOKENS.
+SENTENCE_TOKENS = (22, 64)
+MAX_SENTENCES = SECTION_PARAGRAPHS[1] * PARAGRAPH_SENTENCES[1]
+_TARGET_HIGH = SECTION_MAX_TOKENS - SENTENCE_TOKENS[1]
+# Share of sentences opened by a connector ("Meanwhile, ..."), and how many draws a section may
+# spend looking for a sentence it has not written yet before it repeats one.
+CONNECTOR_SHARE = 0.12
+# A sentence shorter than this is given a tail ("..., according to ...") this often.
+TAIL_BELOW = 30
+TAIL_SHARE = 0.8
+FRESH_ATTEMPTS = 8
+# Uniforms drawn from the generator at once, per section asked for.
+DRAWS_PER_SECTION = 512
 
 
 def _numbers() -> tuple[str, ...]:
@@ -159,82 +60,272 @@ def _percentages() -> tuple[str, ...]:
 
 NUMBERS: tuple[str, ...] = _numbers()
 PERCENTAGES: tuple[str, ...] = _percentages()
+FEW: tuple[str, ...] = tuple(str(n) for n in range(3, 60))
 _CITY_NAMES: tuple[str, ...] = tuple(city for city, _ in CITIES)
+_FIGURES: dict[str, tuple[str, ...]] = {"num": NUMBERS, "pct": PERCENTAGES, "few": FEW}
+
+Draw = Callable[[], float]
+Bound = list[tuple[str, int]]  # per section: each bound word's text and its token count
 
 
-def _slot_counts(template: str) -> list[int]:
-    names = [field for _, field, _, _ in string.Formatter().parse(template) if field]
-    return [names.count(slot) for slot in NEWS_SLOTS]
+# --- the compiled grammar ---------------------------------------------------------------------
 
 
-def _literal_tokens(template: str) -> int:
-    return count_tokens(template.format(**dict.fromkeys(NEWS_SLOTS, " ")))
+class _Seq:
+    """Parts rendered one after the other: literal text, a bound word (its index in the
+    section's bound list) or a choice. `tokens` counts the literal parts: tokens add up because
+    no part joins a word of its neighbor."""
+
+    __slots__ = ("parts", "tokens")
+
+    def __init__(self, parts: tuple[str | int | _Choice, ...], tokens: int) -> None:
+        self.parts = parts
+        self.tokens = tokens
+
+    def render(self, out: list[str], draw: Draw, bound: Bound) -> int:
+        tokens = self.tokens
+        for part in self.parts:
+            kind = type(part)
+            if kind is str:
+                out.append(part)  # type: ignore[arg-type]
+            elif kind is int:
+                text, n = bound[part]  # type: ignore[index]
+                out.append(text)
+                tokens += n
+            else:
+                tokens += part.render(out, draw, bound)  # type: ignore[union-attr]
+        return tokens
 
 
-def _template_table(templates: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Per template: literal token count, and how often each slot of NEWS_SLOTS occurs."""
-    literal = np.array([_literal_tokens(t) for t in templates], dtype=np.int64)
-    slots = np.array([_slot_counts(t) for t in templates], dtype=np.int64)
-    return literal, slots
+class _Choice:
+    """One of several alternatives, drawn at each use; plain strings take a shortcut."""
+
+    __slots__ = ("alternatives", "counts", "strings")
+
+    def __init__(self, alternatives: tuple[_Seq, ...]) -> None:
+        self.alternatives = alternatives
+        plain = all(all(type(p) is str for p in a.parts) for a in alternatives)
+        self.strings = tuple("".join(a.parts) for a in alternatives) if plain else None  # type: ignore[arg-type]
+        self.counts = tuple(a.tokens for a in alternatives)
+
+    def render(self, out: list[str], draw: Draw, bound: Bound) -> int:
+        i = int(draw() * len(self.alternatives))
+        if self.strings is not None:
+            out.append(self.strings[i])
+            return self.counts[i]
+        return self.alternatives[i].render(out, draw, bound)
 
 
-def _value_tokens(values: tuple[str, ...]) -> np.ndarray:
-    return np.array([count_tokens(v) for v in values], dtype=np.int64)
+_TOKEN = re.compile(r"\{|\}|\||<\w+>|[^{}|<]+")
+Tree = list  # parsed template: str | ("word", name) | ("choice", [Tree, ...])
 
 
-_HEADLINE_LITERAL, _HEADLINE_SLOTS = _template_table(HEADLINES)
-_SENTENCE_LITERAL, _SENTENCE_SLOTS = _template_table(SENTENCES)
-_SLOT_POOLS: tuple[tuple[str, ...], ...] = (
-    ORGANIZATIONS, ORGANIZATIONS, _CITY_NAMES, _CITY_NAMES, NUMBERS, PERCENTAGES,
-)  # fmt: skip
-_SLOT_VALUE_TOKENS: tuple[np.ndarray, ...] = tuple(_value_tokens(p) for p in _SLOT_POOLS)
-_LONGEST_VALUES = np.array([int(tokens.max()) for tokens in _SLOT_VALUE_TOKENS])
-_SHORTEST_VALUES = np.array([int(tokens.min()) for tokens in _SLOT_VALUE_TOKENS])
-_MAX_SENTENCE_TOKENS = int((_SENTENCE_LITERAL + _SENTENCE_SLOTS @ _LONGEST_VALUES).max())
-_MIN_SENTENCE_TOKENS = int((_SENTENCE_LITERAL + _SENTENCE_SLOTS @ _SHORTEST_VALUES).min())
-_TARGET_HIGH = SECTION_MAX_TOKENS - _MAX_SENTENCE_TOKENS
-_CANDIDATES = -(-SECTION_MAX_TOKENS // _MIN_SENTENCE_TOKENS) + 1
+def _parse(template: str) -> Tree:
+    pieces = _TOKEN.findall(template)
+    if "".join(pieces) != template:
+        raise ValueError(f"bad template {template!r}")
+    tree, end = _parse_seq(pieces, 0, nested=False)
+    if end != len(pieces):
+        raise ValueError(f"unbalanced braces in {template!r}")
+    return tree
 
 
-def _distinct_pair(rng: np.random.Generator, n: int, shape: tuple[int, ...]) -> np.ndarray:
-    """Index pairs (first, second) into a pool of n, with second != first, stacked on axis 0."""
-    first = rng.integers(0, n, size=shape)
-    second = (first + rng.integers(1, n, size=shape)) % n
-    return np.stack([first, second])
+def _parse_seq(pieces: list[str], at: int, *, nested: bool) -> tuple[Tree, int]:
+    seq: Tree = []
+    while at < len(pieces):
+        piece = pieces[at]
+        if piece in "|}" and nested:
+            return seq, at
+        if piece in "|}":
+            raise ValueError(f"stray {piece!r}")
+        if piece == "{":
+            alternatives = []
+            while True:
+                alternative, at = _parse_seq(pieces, at + 1, nested=True)
+                alternatives.append(alternative)
+                if at >= len(pieces):
+                    raise ValueError("unclosed choice")
+                if pieces[at] == "}":
+                    break
+            seq.append(("choice", alternatives))
+        elif piece.startswith("<"):
+            seq.append(("word", piece[1:-1]))
+        else:
+            seq.append(piece)
+        at += 1
+    return seq, at
 
 
-def _slot_indices(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-    """Indices into each pool of _SLOT_POOLS, shape (len(NEWS_SLOTS), *shape)."""
-    orgs = _distinct_pair(rng, len(ORGANIZATIONS), shape)
-    cities = _distinct_pair(rng, len(_CITY_NAMES), shape)
-    numbers = rng.integers(0, len(NUMBERS), size=shape)
-    percentages = rng.integers(0, len(PERCENTAGES), size=shape)
-    return np.concatenate([orgs, cities, numbers[None], percentages[None]])
+def _lower_first(tree: Tree) -> Tree:
+    """The tree with its first literal letter lowered, so that a connector can go before it (the
+    sentence is capitalized once it is whole)."""
+    if not tree:
+        return tree
+    first, *rest = tree
+    if isinstance(first, str):
+        return [first[:1].lower() + first[1:], *rest]
+    if first[0] == "choice":
+        return [("choice", [_lower_first(a) for a in first[1]]), *rest]
+    return tree
 
 
-def _token_counts(literal: np.ndarray, slots: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Tokens of each rendered template; `values` holds the slot indices per template."""
-    total = literal.copy()
-    for k, tokens in enumerate(_SLOT_VALUE_TOKENS):
-        total += slots[..., k] * tokens[values[k]]
-    return total
+class _Grammar:
+    """The templates of one topic compiled: its words resolved, bound words made indices."""
+
+    def __init__(self, topic: words.Topic) -> None:
+        self.topic = topic
+        self.bound_names = (*words.SECTION_NAMES, *topic.bound)
+        self._words: dict[str, _Choice] = {}
+
+    def template(self, template: str) -> _Seq:
+        return self._seq(_lower_first(_parse(template)))
+
+    def fragment(self, template: str) -> _Seq:
+        """A template that goes inside a sentence, as written."""
+        return self._seq(_parse(template))
+
+    def choice(self, templates: tuple[str, ...]) -> _Choice:
+        return _Choice(tuple(self.template(t) for t in templates))
+
+    def _seq(self, tree: Tree) -> _Seq:
+        parts: list[str | int | _Choice] = []
+        for item in tree:
+            part = item if isinstance(item, str) else self._part(item)
+            if isinstance(part, str) and parts and isinstance(parts[-1], str):
+                parts[-1] += part
+            elif part != "":
+                parts.append(part)
+        literal = sum(count_tokens(p) for p in parts if isinstance(p, str))
+        return _Seq(tuple(parts), literal)
+
+    def _part(self, item: tuple) -> int | _Choice:
+        kind, value = item
+        if kind == "choice":
+            return _Choice(tuple(self._seq(a) for a in value))
+        if value in self.bound_names:
+            return self.bound_names.index(value)
+        if value not in self._words:
+            self._words[value] = self._word(value)
+        return self._words[value]
+
+    def _word(self, name: str) -> _Choice:
+        if name in _FIGURES:
+            return _Choice(tuple(_Seq((v,), count_tokens(v)) for v in _FIGURES[name]))
+        templates = self.topic.words.get(name) or words.SHARED_WORDS.get(name)
+        if templates is None:
+            raise KeyError(f"topic {self.topic.name!r} has no word {name!r}")
+        return self.choice(templates)
 
 
-def _positional(template: str) -> str:
-    """The template with its named slots turned into positions in NEWS_SLOTS order."""
-    return template.format(**{slot: f"{{{k}}}" for k, slot in enumerate(NEWS_SLOTS)})
+@dataclass(frozen=True)
+class _Topic:
+    headlines: _Choice
+    leads: _Choice
+    sentences: tuple[_Seq, ...]  # the topic's own, then the shared ones
+    opened: frozenset[int]  # sentences that take no connector before them
+    bound: tuple[_Choice, ...]  # the topic's bound words, in order
+    tails: _Choice
 
 
-_POSITIONAL_HEADLINES: tuple[str, ...] = tuple(_positional(t) for t in HEADLINES)
-_POSITIONAL_SENTENCES: tuple[str, ...] = tuple(_positional(t) for t in SENTENCES)
-_SLOT_ARRAYS: tuple[np.ndarray, ...] = tuple(np.array(p, dtype=object) for p in _SLOT_POOLS)
+def _opens_itself(template: str) -> bool:
+    """Whether a sentence opens with a quote or with its own connector ("{Still|Even so}, ...")."""
+    return template.startswith('"') or bool(re.match(r"\{[^{}]*\},", template))
 
 
-def _slot_strings(values: np.ndarray) -> list[Any]:
-    """Nested lists of slot strings: `values` of shape (len(NEWS_SLOTS), *shape) becomes lists
-    of shape (*shape, len(NEWS_SLOTS))."""
-    columns = [pool[index] for pool, index in zip(_SLOT_ARRAYS, values, strict=True)]
-    return np.stack(columns, axis=-1).tolist()
+def _compile(topic: words.Topic) -> _Topic:
+    grammar = _Grammar(topic)
+    templates = (*topic.sentences, *words.SHARED_SENTENCES)
+    return _Topic(
+        headlines=grammar.choice(topic.headlines),
+        leads=grammar.choice(topic.leads),
+        sentences=tuple(grammar.template(t) for t in templates),
+        opened=frozenset(i for i, t in enumerate(templates) if _opens_itself(t)),
+        bound=tuple(grammar.choice(topic.words[name]) for name in topic.bound),
+        tails=_Choice(tuple(grammar.fragment(t) for t in words.TAILS)),
+    )
+
+
+_TOPICS: tuple[_Topic, ...] = tuple(_compile(t) for t in words.TOPICS)
+_ORG_TOKENS: tuple[int, ...] = tuple(count_tokens(o) for o in ORGANIZATIONS)
+_CITY_TOKENS: tuple[int, ...] = tuple(count_tokens(c) for c in _CITY_NAMES)
+_CONNECTORS: tuple[tuple[str, int], ...] = tuple(
+    (f"{c}, ", count_tokens(f"{c}, ")) for c in words.CONNECTORS
+)
+
+
+# --- composing ----------------------------------------------------------------------------------
+
+
+def _uniforms(rng: np.random.Generator, block: int) -> Draw:
+    """A stream of uniforms in [0, 1), drawn from `rng` a block at a time as it runs out."""
+
+    def blocks() -> Iterator[float]:
+        while True:
+            yield from rng.random(block).tolist()
+
+    return blocks().__next__
+
+
+def _distinct(draw: Draw, n: int, k: int) -> list[int]:
+    """k distinct indices below n."""
+    chosen: list[int] = []
+    while len(chosen) < k:
+        i = int(draw() * n)
+        if i not in chosen:
+            chosen.append(i)
+    return chosen
+
+
+def _bind(draw: Draw, topic: _Topic) -> Bound:
+    """The words a section keeps throughout, in the order of `news_words.SECTION_NAMES` and then
+    the topic's bound words."""
+    orgs = _distinct(draw, len(ORGANIZATIONS), 3)
+    cities = _distinct(draw, len(_CITY_NAMES), 3)
+    bound: Bound = []
+    for org, city in zip(orgs, cities, strict=True):
+        bound.append((ORGANIZATIONS[org], _ORG_TOKENS[org]))
+        bound.append((_CITY_NAMES[city], _CITY_TOKENS[city]))
+    for word in topic.bound:
+        out: list[str] = []
+        tokens = word.render(out, draw, bound)
+        bound.append(("".join(out), tokens))
+    return bound
+
+
+def _capitalized(text: str) -> str:
+    at = 1 if text.startswith('"') else 0
+    return text[:at] + text[at : at + 1].upper() + text[at + 1 :]
+
+
+def _render(seq: _Seq | _Choice, draw: Draw, bound: Bound) -> tuple[str, int]:
+    out: list[str] = []
+    tokens = seq.render(out, draw, bound)
+    return "".join(out), tokens
+
+
+def _body_sentence(draw: Draw, topic: _Topic, bound: Bound, used: set[int]) -> tuple[str, int]:
+    """A sentence of the right length from a template the section has not used yet (after
+    FRESH_ATTEMPTS draws, any template), now and then opened by a connector."""
+    low, high = SENTENCE_TOKENS
+    n = len(topic.sentences)
+    attempt = 0
+    while True:
+        attempt += 1
+        k = int(draw() * n)
+        if k in used and attempt < FRESH_ATTEMPTS:
+            continue
+        text, tokens = _render(topic.sentences[k], draw, bound)
+        if tokens < TAIL_BELOW and k not in topic.opened and draw() < TAIL_SHARE:
+            tail, extra = _render(topic.tails, draw, bound)
+            text, tokens = f"{text[:-1]}{tail}{text[-1]}", tokens + extra
+        if not low <= tokens <= high:
+            continue
+        used.add(k)
+        if k not in topic.opened and draw() < CONNECTOR_SHARE:
+            connector, extra = _CONNECTORS[int(draw() * len(_CONNECTORS))]
+            if tokens + extra <= high:
+                return _capitalized(connector + text), tokens + extra
+        return _capitalized(text), tokens
 
 
 def _paragraph_sizes(n_sentences: int, u_count: float, u_offset: float) -> list[int]:
@@ -253,22 +344,32 @@ def _paragraph_sizes(n_sentences: int, u_count: float, u_offset: float) -> list[
     ]
 
 
-def _section(
-    headline: int,
-    headline_strings: list[str],
-    sentences: list[int],
-    sentence_strings: list[list[str]],
-    shape_draws: np.ndarray,
-) -> str:
-    rendered = [
-        _POSITIONAL_SENTENCES[s].format(*strings)
-        for s, strings in zip(sentences, sentence_strings, strict=True)
-    ]
-    sizes = _paragraph_sizes(len(rendered), float(shape_draws[0]), float(shape_draws[1]))
-    bounds = np.cumsum([0, *sizes]).tolist()
-    paragraphs = [" ".join(rendered[a:b]) for a, b in itertools.pairwise(bounds)]
-    title = _POSITIONAL_HEADLINES[headline].format(*headline_strings)
-    return PARAGRAPH_SEPARATOR.join([title, *paragraphs])
+def _lead(draw: Draw, topic: _Topic, bound: Bound) -> tuple[str, int]:
+    low, high = SENTENCE_TOKENS
+    while True:
+        text, tokens = _render(topic.leads, draw, bound)
+        if low <= tokens <= high:
+            return _capitalized(text), tokens
+
+
+def _section(draw: Draw) -> str:
+    """One story: a headline, then sentences until the section's token target, in paragraphs."""
+    topic = _TOPICS[int(draw() * len(_TOPICS))]
+    bound = _bind(draw, topic)
+    headline, total = _render(topic.headlines, draw, bound)
+    target = SECTION_MIN_TOKENS + int(draw() * (_TARGET_HIGH - SECTION_MIN_TOKENS + 1))
+    lead, tokens = _lead(draw, topic, bound)
+    sentences = [lead]
+    total += tokens
+    used: set[int] = set()
+    while total < target and len(sentences) < MAX_SENTENCES:
+        text, tokens = _body_sentence(draw, topic, bound, used)
+        sentences.append(text)
+        total += tokens
+    sizes = _paragraph_sizes(len(sentences), draw(), draw())
+    bounds = list(itertools.accumulate(sizes, initial=0))
+    paragraphs = [" ".join(sentences[a:b]) for a, b in itertools.pairwise(bounds)]
+    return PARAGRAPH_SEPARATOR.join([_capitalized(headline), *paragraphs])
 
 
 def newsletter_body(rng: np.random.Generator, *, n_sections: int) -> str:
@@ -279,33 +380,5 @@ def newsletter_body(rng: np.random.Generator, *, n_sections: int) -> str:
     """
     if n_sections < 1:
         raise ValueError("a newsletter needs at least one section")
-    headline_ids = rng.integers(0, len(HEADLINES), size=n_sections)
-    headline_values = _slot_indices(rng, (n_sections,))
-    sentences = rng.integers(0, len(SENTENCES), size=(n_sections, _CANDIDATES))
-    sentence_values = _slot_indices(rng, (n_sections, _CANDIDATES))
-    targets = rng.integers(SECTION_MIN_TOKENS, _TARGET_HIGH + 1, size=n_sections)
-    shape_draws = rng.random(size=(n_sections, 2))
-
-    head_tokens = _token_counts(
-        _HEADLINE_LITERAL[headline_ids], _HEADLINE_SLOTS[headline_ids], headline_values
-    )
-    body_tokens = _token_counts(
-        _SENTENCE_LITERAL[sentences], _SENTENCE_SLOTS[sentences], sentence_values
-    )
-    running = head_tokens[:, None] + np.cumsum(body_tokens, axis=1)
-    n_sentences = (np.argmax(running >= targets[:, None], axis=1) + 1).tolist()
-    headlines = headline_ids.tolist()
-    headline_strings = _slot_strings(headline_values)
-    sentence_strings = _slot_strings(sentence_values)
-    sentence_ids = sentences.tolist()
-    sections = [
-        _section(
-            headlines[i],
-            headline_strings[i],
-            sentence_ids[i][:n],
-            sentence_strings[i][:n],
-            shape_draws[i],
-        )
-        for i, n in enumerate(n_sentences)
-    ]
-    return SECTION_SEPARATOR.join(sections)
+    draw = _uniforms(rng, DRAWS_PER_SECTION * n_sections)
+    return SECTION_SEPARATOR.join(_section(draw) for _ in range(n_sections))

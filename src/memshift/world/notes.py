@@ -7,7 +7,7 @@ from datetime import datetime
 import numpy as np
 
 from memshift.timeutil import days
-from memshift.world import filler
+from memshift.world import daytime, filler, working_hours
 from memshift.world.cast import Cast
 from memshift.world.emit import Emitter
 from memshift.world.prose import note
@@ -16,18 +16,6 @@ from memshift.world.timeline import Timeline
 
 HOUR_STARTS = ("07:30", "08:00", "08:30", "09:00", "09:30", "10:00")
 HOUR_LENGTHS = (480, 510, 540)
-WORKING_HOURS_NOTES = (
-    (
-        "Working hours",
-        "Blocking my calendar so nobody books me at odd times. My hours are {hours} from now on.",
-    ),
-    (
-        "Availability",
-        "Agreed with the team that I am reachable {hours} on weekdays; the rest can wait.",
-    ),
-    ("Schedule update", "The school run moved, so my new working schedule is {hours}."),
-    ("Working hours", "Note to self: keep to {hours} and stop answering mail late at night."),
-)
 
 
 def hours_range(rng: np.random.Generator) -> str:
@@ -37,12 +25,12 @@ def hours_range(rng: np.random.Generator) -> str:
 
 
 def working_hours_note(em: Emitter, rng: np.random.Generator, t: datetime, hours: str) -> Event:
-    title, body = WORKING_HOURS_NOTES[int(rng.integers(len(WORKING_HOURS_NOTES)))]
+    title, body = working_hours.NOTES[int(rng.integers(len(working_hours.NOTES)))]
     return note(
         em,
         t,
         title=title,
-        body=body.format(hours=hours),
+        body=working_hours.render(body, hours),
         notebook="work",
         topic="working_hours",
         extra={"hours": hours},
@@ -51,13 +39,18 @@ def working_hours_note(em: Emitter, rng: np.random.Generator, t: datetime, hours
 
 def note_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
     em = Emitter("notes", "nt", cast.id_salt)
-    first = timeline.random_time(rng, timeline.start, timeline.start + days(10))
+    first = timeline.random_time(rng, timeline.start, timeline.start + days(10), daytime.OFFICE)
     later = (first + days(14), timeline.fork - days(7))
     extra = int(rng.integers(1, 3)) if timeline.has_room(*later) else 0
-    moments = [first, *sorted(timeline.random_time(rng, *later) for _ in range(extra))]
+    moments = [
+        first,
+        *sorted(timeline.random_time(rng, *later, daytime.OFFICE) for _ in range(extra)),
+    ]
     if rng.random() < 0.5:
         moments.append(
-            timeline.random_time(rng, timeline.fork + days(10), timeline.fork + days(50))
+            timeline.random_time(
+                rng, timeline.fork + days(10), timeline.fork + days(50), daytime.OFFICE
+            )
         )
     previous = ""
     for t in moments:
@@ -68,7 +61,8 @@ def note_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> lis
         working_hours_note(em, rng, t, hours)
     for lo, hi in timeline.weeks():
         for t in sorted(
-            timeline.random_time(rng, lo, hi) for _ in range(max(1, int(rng.poisson(1.0))))
+            timeline.random_time(rng, lo, hi, daytime.ERRANDS)
+            for _ in range(max(1, int(rng.poisson(1.0))))
         ):
             title, body = filler.note_text(rng)
             note(em, t, title=title, body=body, notebook="personal", topic="everyday")

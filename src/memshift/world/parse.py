@@ -16,11 +16,11 @@ from typing import Any
 from memshift.timeutil import fmt
 from memshift.timeutil import parse as parse_time
 from memshift.world.records import Record
+from memshift.world.working_hours import stated_hours
 
 _HEADER = re.compile(
     r"^\[(?P<id>[\w.:-]+) r(?P<rev>\d+) \| (?P<time>\d{4}-\d{2}-\d{2} \d{2}:\d{2})\] "
 )
-_RANGE = re.compile(r"\b(\d{2}:\d{2}-\d{2}:\d{2})\b")
 
 
 def record_header(record: Record) -> str:
@@ -162,10 +162,10 @@ def parse_text(text: str) -> tuple[str, str, dict[str, Any]] | None:
         )
     if first.startswith("Note: "):
         body = text.split("\n\n", 1)[1] if "\n\n" in text else ""
-        hours = _RANGE.search(body)
+        hours = stated_hours(body)
         fields: dict[str, Any] = {"title": first[6:], "topic": "note"}
         if hours:
-            fields.update(topic="working_hours", hours=hours.group(1))
+            fields.update(topic="working_hours", hours=hours)
         return "notes", "note", fields
     chat = _CHAT.match(text)
     if chat:

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from memshift.timeutil import days, fmt, fmt_date
+from memshift.world import daytime
 from memshift.world.cast import Cast
 from memshift.world.emit import Emitter
 from memshift.world.records import Event
@@ -69,13 +70,23 @@ class _Titles:
         return title if round_ == 0 else f"{title} (part {round_ + 1})"
 
 
+def _on_its_day(rng: np.random.Generator, t: datetime, after: datetime) -> datetime:
+    """A moment at working hours on the day of `t` and after `after` (`t` itself when that
+    leaves no room): an edit keeps its day, so it stays on the same side of every checkpoint."""
+    lo, hi = daytime.rest_of_day(t, after=after)
+    if hi - lo < timedelta(minutes=2):
+        return t
+    return daytime.time_in(rng, lo, hi, daytime.OFFICE)
+
+
 def task_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> list[Event]:
     em = Emitter("tasks", "tk", cast.id_salt)
     spans = project_spans(rng, cast, timeline)
     titles = _Titles(cast.task_titles)
     for lo, hi in timeline.weeks():
         moments = sorted(
-            timeline.random_time(rng, lo, hi) for _ in range(max(1, int(rng.poisson(1.5))))
+            timeline.random_time(rng, lo, hi, daytime.OFFICE)
+            for _ in range(max(1, int(rng.poisson(1.5))))
         )
         for created in moments:
             live = active_projects(spans, created)
@@ -86,17 +97,19 @@ def task_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> lis
             em.insert(created, object_id, "tasks", "task", project_cluster(project), fields)
             last = created
             if rng.random() < 0.15:
-                last = created + timedelta(hours=int(rng.integers(6, 24 * 5)))
+                last = _on_its_day(
+                    rng, created + timedelta(hours=int(rng.integers(6, 24 * 5))), created
+                )
                 due = due + days(int(rng.integers(-2, 10)))
                 fields = {**fields, "due": fmt_date(max(due, created + days(1)))}
                 em.update(last, object_id, fields)
             if rng.random() < DONE_SHARE:
                 done = due + timedelta(hours=int(rng.normal(*COMPLETION_HOURS)))
-                done = max(done, last + timedelta(hours=1))
+                done = _on_its_day(rng, max(done, last + timedelta(hours=1)), last)
                 em.update(done, object_id, {**fields, "status": "done"})
     for k, title in enumerate(cast.tracked_task_titles, start=1):
         earliest = max(timeline.start + days(1), timeline.fork - days(90))
-        created = timeline.random_time(rng, earliest, timeline.fork - days(7))
+        created = timeline.random_time(rng, earliest, timeline.fork - days(7), daytime.OFFICE)
         live = active_projects(spans, created)
         project = live[int(rng.integers(len(live)))]
         due = timeline.fork + days(int(rng.integers(-5, 46)))
@@ -105,6 +118,6 @@ def task_events(rng: np.random.Generator, cast: Cast, timeline: Timeline) -> lis
         em.insert(created, task_id, "tasks", "task", project_cluster(project), fields)
         if rng.random() < TRACKED_DUE_MOVED_AFTER_FORK:
             moved = due + days(int(rng.choice(DUE_MOVES_DAYS)))
-            t = timeline.random_time(rng, *timeline.continuation)
+            t = timeline.random_time(rng, *timeline.continuation, daytime.OFFICE)
             em.update(t, task_id, {**fields, "due": fmt_date(moved)})
     return em.events

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from memshift.timeutil import add_months
+from memshift.world import daytime
 
 FORK = datetime(2026, 10, 1, 0, 0)
 WORLD_END = datetime(2026, 12, 31, 23, 59)
@@ -71,8 +72,17 @@ class Timeline:
         """Whether (lo, hi) is at least a day long: short histories skip what does not fit."""
         return hi - lo >= timedelta(days=1)
 
-    def random_time(self, rng: np.random.Generator, lo: datetime, hi: datetime) -> datetime:
-        """A minute strictly inside (lo, hi)."""
+    def random_time(
+        self,
+        rng: np.random.Generator,
+        lo: datetime,
+        hi: datetime,
+        hours: daytime.Pattern | None = None,
+    ) -> datetime:
+        """A minute strictly inside (lo, hi): at the hours of `hours` when given (see
+        `daytime.time_in`), else any minute."""
+        if hours is not None:
+            return daytime.time_in(rng, lo, hi, hours)
         span = int((hi - lo).total_seconds() // 60)
         if span < 2:
             raise ValueError(f"no minute strictly between {lo} and {hi}")

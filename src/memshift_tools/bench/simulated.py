@@ -30,11 +30,11 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-# Changed item-times per world of each shift, worlds 1000-1019 (memshift stats, generator 2.0.0).
+# Changed item-times per world of each shift, worlds 1000-1019 (memshift stats, generator 3.0.0).
 CHANGED_PER_WORLD = {
-    "def": (37, 31, 31, 29, 25, 19, 21, 30, 23, 31, 26, 28, 28, 31, 32, 30, 23, 27, 27, 26),
-    "src": (64, 62, 60, 59, 56, 53, 49, 64, 53, 61, 53, 56, 56, 57, 53, 59, 50, 54, 51, 65),
-    "del": (96, 98, 99, 96, 90, 83, 82, 99, 91, 99, 95, 92, 95, 93, 101, 95, 88, 92, 89, 95),
+    "def": (37, 44, 30, 23, 27, 21, 32, 32, 26, 42, 27, 23, 25, 23, 26, 29, 26, 28, 27, 25),
+    "src": (61, 70, 56, 57, 58, 54, 56, 65, 59, 68, 56, 47, 53, 55, 48, 59, 55, 56, 54, 61),
+    "del": (99, 104, 92, 90, 95, 86, 92, 100, 93, 106, 94, 89, 89, 87, 93, 94, 93, 90, 90, 90),
 }
 MEASURES = ("update", "m", "r", "a", "contrast", "null contrast")
 SHARES = ("update", "m", "r", "a")
