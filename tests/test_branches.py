@@ -9,6 +9,8 @@ import pytest
 from conftest import world
 from memshift.branches import BRANCHES, CONFLICT_CARDS, SHIFTS, make_branch
 from memshift.gold.branch import branch_gold
+from memshift.timeutil import parse
+from memshift.world.generate import generate_world
 from memshift.world.records import public_view
 from memshift.world.tables import events_to_table
 
@@ -32,6 +34,22 @@ def test_shift_events_come_after_the_fork_within_a_week(world_1000, name):
     fork = world_1000.timeline.fork
     branch = make_branch(world_1000, name)
     assert all(fork < e.time <= fork + timedelta(days=7) for e in branch.shift_events)
+
+
+@pytest.mark.parametrize(("definitions", "seed"), [("heldout-1", 1004), ("heldout-3", 1001)])
+def test_held_out_revisions_book_meetings_at_office_hours_in_their_interval(definitions, seed):
+    """A held-out definition's meeting (one at 06:00 widens a span) enters the calendar at
+    office hours before it starts, never at night, and between the same two checkpoints."""
+    w = generate_world(seed, definitions=definitions)
+    meetings = [e for e in make_branch(w, "src").shift_events if e.kind == "meeting"]
+    assert meetings
+    for e in meetings:
+        start = parse(e.fields["start"])
+        assert e.time.weekday() < 5 and 8 <= e.time.hour < 18, e.time
+        assert w.timeline.fork < e.time <= start - timedelta(hours=1)
+        assert [c < e.time for c in w.timeline.checkpoints] == [
+            c < start for c in w.timeline.checkpoints
+        ]
 
 
 def test_the_source_revision_touches_ten_items_and_changes_them(data_1000):

@@ -160,6 +160,11 @@ CALLS = pa.schema(
         ("detail", pa.string()),
         # a failed reply's own text, bounded and redacted (call logs written before it lack it)
         ("raw", pa.string()),
+        # memshift's count of the prompt sent, and of its part a prefix cache would have served
+        # in the job's call order (models/prefix_cache.py); null for a call never sent (a
+        # context overflow, a native library's call) and in call logs written before them
+        ("prompt_tokens", pa.int32()),
+        ("prefix_hit_tokens", pa.int32()),
     ]
 )
 
@@ -595,6 +600,9 @@ CALL_COSTS = pa.schema(
         ("cache_hits", pa.int64()),
         ("failures", pa.int64()),
         ("worlds", pa.int64()),
+        # memshift's count of the prompts and of what a prefix cache would have served of them
+        ("prompt_tokens", pa.int64()),
+        ("prefix_hit_tokens", pa.int64()),
     ]
 )
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from memshift.definitions import Clause, Definition
 from memshift.timeutil import WEEKDAYS, days, fmt_date
-from memshift.world import filler, news, pools
+from memshift.world import daytime, filler, news, pools
 from memshift.world.calendar import CLINICS, appointment_fields, meeting_fields
 from memshift.world.cast import Person
 from memshift.world.emit import Emitter
@@ -158,8 +158,19 @@ def _meeting(ctx: ShiftContext, d: Definition, k: int, n: int) -> None:
         fields = meeting_fields(title, t, 60, cast.user, sorted([newcomer.full, colleague]))
         object_id = ctx.em.new_object_id("cal")
         ctx.em.insert(
-            t - timedelta(hours=3), object_id, "calendar", "meeting", f"meeting:{object_id}", fields
+            _scheduled(ctx, t), object_id, "calendar", "meeting", f"meeting:{object_id}", fields
         )
+
+
+def _scheduled(ctx: ShiftContext, start: datetime) -> datetime:
+    """When a meeting starting at `start` is put in the calendar: in the day before it, at least
+    an hour ahead, at office hours (waking hours over a weekend), so an early meeting is booked
+    the afternoon before and not at 03:00; never before the fork or the checkpoint before
+    `start`, so the meeting enters the calendar in the interval the shift placed it in."""
+    timeline = ctx.world.timeline
+    passed = [c for c in timeline.checkpoints if c < start]
+    lo = max(start - timedelta(days=1), timeline.fork, *passed)
+    return daytime.time_in(ctx.rng, lo, start - timedelta(hours=1), daytime.OFFICE)
 
 
 def _appointment(ctx: ShiftContext, d: Definition, k: int, n: int) -> None:

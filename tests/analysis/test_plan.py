@@ -96,3 +96,20 @@ def test_bad_numbers_are_refused_in_one_line(changes):
         Rates(**changes)
     message = str(caught.value)
     assert "\n" not in message and "--" in message
+
+
+def test_the_cacheable_share_is_the_prefix_hits_over_the_prompt_tokens_whatever_the_ratio():
+    calls = [
+        Call("cells", "reader", 100, 5, prompt_tokens=100, prefix_hit_tokens=64),
+        Call("cells", "reader", 60, 5, prompt_tokens=60, prefix_hit_tokens=16),
+        Call("audit", "auditor", 40, 5, prompt_tokens=40, prefix_hit_tokens=0),
+        Call("audit", "library", 0, 0),  # a native library's call: no prompt counted
+    ]
+    lines = estimate(calls, {}, model(1.5), Rates())
+    assert by(lines, "cells", "reader").cacheable == 80 / 160
+    assert by(lines, "audit", "auditor").cacheable == 0
+    assert by(lines, "audit", "library").cacheable is None
+    every = by(totals(lines, Rates()), ALL, ALL)
+    assert (every.prompt_tokens, every.prefix_hit_tokens) == (200, 80)
+    assert every.cacheable == 80 / 200
+    assert by(totals(lines, Rates()), "audit", ALL).cacheable == 0

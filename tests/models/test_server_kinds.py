@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from memshift import schemas
+from memshift.analysis.costs import call_costs
 from memshift.analysis.frame import open_study
 from memshift.artifacts import write_table
 from memshift.models import prompts
@@ -156,21 +157,29 @@ def test_call_logs_without_the_raw_column_load_beside_newer_ones(tmp_path: Path)
     context = CallContext(run="r", world=0, branch="src", system="bm25", checkpoint=1)
     failed = Reply("reader", None, "invalid_json", "not JSON", raw="{not json")
     log = CallLog()
-    log.add(context, failed, backend="openai", model="m")
+    messages = [{"role": "user", "content": "a b c"}]
+    log.add(context, failed, backend="openai", model="m", messages=messages)
     new = tmp_path / "calls-new.parquet"
     log.write(new)
-    older = pa.schema([f for f in schemas.CALLS if f.name != "raw"])
+    # a log from before `raw` and the prefix-cache columns
+    added = ("raw", "prompt_tokens", "prefix_hit_tokens")
+    older = pa.schema([f for f in schemas.CALLS if f.name not in added])
     old = tmp_path / "calls-old.parquet"
-    old_table = log.to_table().drop_columns(["raw"]).cast(older)
+    old_table = log.to_table().drop_columns(list(added)).cast(older)
     pq.write_table(old_table, old)
     scores = tmp_path / "scores.parquet"
     write_table(schemas.SCORES.empty_table(), schemas.SCORES, scores)
     con = open_study(scores, [old, new])
-    rows = con.execute("SELECT failure, raw FROM calls ORDER BY raw NULLS FIRST").fetchall()
-    assert rows == [("invalid_json", None), ("invalid_json", "{not json")]
+    rows = con.execute(
+        "SELECT failure, raw, prompt_tokens FROM calls ORDER BY raw NULLS FIRST"
+    ).fetchall()
+    assert rows == [("invalid_json", None, None), ("invalid_json", "{not json", 3)]
+    assert call_costs(con).select(["prompt_tokens", "prefix_hit_tokens"]).to_pylist() == [
+        {"prompt_tokens": 3, "prefix_hit_tokens": 0}
+    ]
     only_old = open_study(scores, [old])
     assert only_old.execute("SELECT count(*) FROM calls").fetchone() == (1,)
-    assert schemas.CALLS.names[-1] == "raw"
+    assert call_costs(only_old)["prompt_tokens"].to_pylist() == [0]
 
 
 def test_a_tool_call_beside_empty_content_is_read_from_the_call():

@@ -33,6 +33,8 @@ def calls(world: int, role: str, tokens: list[tuple[int, int, bool]]) -> pa.Tabl
             "failure": [None] * n,
             "detail": [None] * n,
             "raw": [""] * n,
+            "prompt_tokens": [i for i, _, _ in tokens],
+            "prefix_hit_tokens": [0] * n,
         },
         schema=schemas.CALLS,
     )

@@ -81,6 +81,58 @@ def test_a_pattern_decides_the_hours() -> None:
     assert all(t.weekday() < 5 and 7 <= t.hour < 10 for t in mornings)
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    start=st.integers(0, 60 * 24 * 7),
+    length=st.integers(2, 60 * 24 * 9),
+    pattern=st.sampled_from(sorted(daytime.PATTERNS)),
+)
+def test_a_time_at_some_hours_stays_inside_its_interval_at_the_first_hours_that_fit(
+    seed: int, start: int, length: int, pattern: str
+) -> None:
+    """`time_in` never leaves (lo, hi): it takes the pattern's hours, else waking hours, else
+    any minute, so a component drawing in a checkpoint interval stays in it."""
+    lo = FORK + start * MINUTE
+    hi = lo + length * MINUTE
+    chosen = daytime.PATTERNS[pattern]
+    t = daytime.time_in(_rng(seed), lo, hi, chosen)
+    assert lo < t < hi and t.second == 0
+    for hours in (chosen, daytime.ERRANDS):
+        if daytime.fits(hours, lo, hi):
+            assert hours.hours_of(t)[t.hour] > 0
+            return
+
+
+def test_the_hours_of_records_leave_the_small_hours_empty() -> None:
+    for pattern in (daytime.OFFICE, daytime.ERRANDS):
+        for hours in (pattern.weekday, pattern.weekend):
+            assert not any(hours[h] for h in range(0, 6))
+
+
+# Components whose records the person writes at office or waking hours (messages and stated
+# values follow their own patterns, which allow a few late ones).
+AT_HOURS = ("contacts", "contacts-churn", "series", "appointments", "meetings", "tasks", "notes")
+
+
+def _said_in_a_message(e: Event) -> bool:
+    """A message or a stated value: drawn from the hours of its kind of message, not of admin."""
+    return e.source in ("email", "chat") or bool(set(e.asserts) & set(phrasing.ATTRIBUTES))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_no_record_of_the_person_is_written_in_the_small_hours(seed: int) -> None:
+    w = world(seed)
+    events = [*w.events, *(e for b in BRANCHES[1:] for e in make_branch(w, b).shift_events)]
+    written = [
+        e
+        for e in events
+        if e.source != "memory" and (e.component in AT_HOURS or e.component.startswith("shift:"))
+    ]
+    small = [e for e in written if e.time.hour < 5 and not _said_in_a_message(e)]
+    assert not small, [(str(e.time), e.component, e.kind) for e in small[:5]]
+
+
 # --- keeping the day --------------------------------------------------------------------------
 
 

@@ -6,6 +6,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 import pytest
+from gold_free_text import CALENDAR_WORDS, CANONICAL_WORDS, CITY_NAMES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,16 +24,6 @@ from memshift.world.phrasing import (
     render,
 )
 
-MONTHS = (
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
-)  # fmt: skip
-CITY_NAMES = tuple(city for city, _ in pools.CITIES)
-CANONICAL_WORDS = re.compile(
-    r"\b(?:" + "|".join(re.escape(w) for w in (*pools.DIETS, *pools.COMMUTES)) + r")\b",
-    re.IGNORECASE,
-)
-CALENDAR_WORDS = re.compile(r"\b(?:" + "|".join((*MONTHS, *WEEKDAYS)) + r")\b", re.IGNORECASE)
 CLOCK_OR_DATE = re.compile(r"\d{1,2}:\d{2}|\b(?:19|20)\d{2}\b|\d{4}-\d{2}|\b\d{1,2}/\d{1,2}\b")
 SLOT = re.compile(r"\{(\w+)\}")
 

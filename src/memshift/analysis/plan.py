@@ -10,6 +10,8 @@ exactly. Replies are the rule-based backend's replies, counted the same way: a l
 replies differ in length, so the plan also gives the ceiling, every call at its role's reply
 limit (`decoding.max_tokens`). Prompts are the rule-based run's, built without the profile's
 context window: a stated window can only shorten evidence, so with one they are an upper bound.
+The same prompts, replayed per job through a simulated prefix cache (`models/prefix_cache.py`),
+give the share of the tokens in a server's prefix cache could serve (`cacheable`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from memshift.errors import ConfigError
+from memshift.models.prefix_cache import share
 from memshift.models.profiles import Profile
 
 # Assumptions, not measurements (no GPU where memshift is built): a 9B model in bf16 with vLLM on
@@ -44,6 +47,10 @@ PLAN = pa.schema(
         ("hours", pa.float64()),
         ("usd", pa.float64()),
         ("usd_limit", pa.float64()),
+        # memshift's count of the prompts, what a prefix cache serves of them, and the share
+        ("prompt_tokens", pa.int64()),
+        ("prefix_hit_tokens", pa.int64()),
+        ("cacheable", pa.float64()),
     ]
 )
 
@@ -91,6 +98,9 @@ class Call:
     role: str
     tokens_in: int
     tokens_out: int
+    # memshift's count of the prompt and what a prefix cache served of it (0: not logged)
+    prompt_tokens: int = 0
+    prefix_hit_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -107,6 +117,9 @@ class Line:
     hours: float
     usd: float | None
     usd_limit: float | None
+    prompt_tokens: int = 0
+    prefix_hit_tokens: int = 0
+    cacheable: float | None = None  # prefix_hit_tokens / prompt_tokens
 
 
 def stage_of(log: Path) -> str:
@@ -120,7 +133,16 @@ def on_profile(tokens: int, profile: Profile) -> int:
 
 
 def _line(
-    stage: str, role: str, profile: str, calls: int, tin: int, tout: int, limit: int, rates: Rates
+    stage: str,
+    role: str,
+    profile: str,
+    calls: int,
+    tin: int,
+    tout: int,
+    limit: int,
+    prompt: int,
+    hits: int,
+    rates: Rates,
 ) -> Line:
     return Line(
         stage,
@@ -133,6 +155,9 @@ def _line(
         rates.hours(tin, tout),
         rates.usd(tin, tout),
         rates.usd(tin, limit),
+        prompt,
+        hits,
+        share(hits, prompt),
     )
 
 
@@ -144,11 +169,13 @@ def estimate(
     sums: dict[tuple[str, str], list[int]] = {}
     for call in calls:
         profile = profiles.get(call.role, default)
-        found = sums.setdefault((call.stage, call.role), [0, 0, 0, 0])
+        found = sums.setdefault((call.stage, call.role), [0, 0, 0, 0, 0, 0])
         found[0] += 1
         found[1] += on_profile(call.tokens_in, profile)
         found[2] += on_profile(call.tokens_out, profile)
         found[3] += profile.reply_tokens(call.role)
+        found[4] += call.prompt_tokens
+        found[5] += call.prefix_hit_tokens
     return [
         _line(stage, role, profiles.get(role, default).name, *sums[stage, role], rates)
         for stage, role in sorted(sums)
@@ -168,6 +195,8 @@ def totals(lines: Sequence[Line], rates: Rates) -> list[Line]:
             sum(line.tokens_in for line in picked),
             sum(line.tokens_out for line in picked),
             sum(line.tokens_out_limit for line in picked),
+            sum(line.prompt_tokens for line in picked),
+            sum(line.prefix_hit_tokens for line in picked),
             rates,
         )
 

@@ -5,6 +5,10 @@ rerun by design, so run manifests list it without holding reruns to its bytes. I
 failed calls are counted (the report's `failures`): every call, failed or not, is one row, and a
 failed call's row names its failure reason. Its text is redacted and storable whatever a server
 sent, so writing it cannot fail.
+
+The log also replays the job's prompts, in the order the job logged its calls, through a
+simulated prefix cache (`prefix_cache.py`), one per backend and model (two servers share no
+cache): each row says how many of its prompt's tokens such a cache would have served.
 """
 
 from __future__ import annotations
@@ -16,17 +20,37 @@ import pyarrow as pa
 
 from memshift import schemas
 from memshift.artifacts import write_table
+from memshift.models.prefix_cache import PrefixCache, prompt_tokens
 from memshift.models.redaction import redact
 from memshift.models.replies import Reply
 from memshift.models.requests import CallContext
+
+Messages = list[dict[str, str]]
 
 
 class CallLog:
     def __init__(self) -> None:
         self._rows: list[dict[str, object]] = []
         self._lock = threading.Lock()
+        self._caches: dict[tuple[str, str], PrefixCache] = {}
 
-    def add(self, context: CallContext, reply: Reply, *, backend: str, model: str) -> None:
+    def _prefix(self, backend: str, model: str, messages: Messages) -> tuple[int, int]:
+        """(prompt tokens, tokens a prefix cache serves) of a prompt sent; the lock is held."""
+        tokens = prompt_tokens(messages)
+        cache = self._caches.setdefault((backend, model), PrefixCache())
+        return len(tokens), cache.serve(tokens)
+
+    def add(
+        self,
+        context: CallContext,
+        reply: Reply,
+        *,
+        backend: str,
+        model: str,
+        messages: Messages | None = None,
+    ) -> None:
+        """Log one call; `messages`, the prompt as built, when it was sent (or would have been:
+        a reply from the response cache counts as sent, as on a first run)."""
         row = {
             "run": context.run,
             "role": reply.role,
@@ -47,8 +71,14 @@ class CallLog:
             "failure": reply.failure,
             "detail": redact(reply.detail),
             "raw": redact(reply.raw),
+            "prompt_tokens": None,
+            "prefix_hit_tokens": None,
         }
         with self._lock:
+            if messages is not None:
+                row["prompt_tokens"], row["prefix_hit_tokens"] = self._prefix(
+                    backend, model, messages
+                )
             self._rows.append(row)
 
     def __len__(self) -> int:

@@ -252,9 +252,12 @@ class ModelClient:
             replies = await self._http_replies(requests, progress)
             name, model = self.profile.backend, self.profile.model
         progress.finish()
-        # Logged in request order, whatever order the calls finished in.
+        # Logged in request order, whatever order the calls finished in: the order in which a
+        # pool of workers taking them in turn sends them, which the prefix-cache replay needs.
         for request, reply in zip(requests, replies, strict=True):
-            self.log.add(request.context, reply, backend=name, model=model)
+            sent = reply.failure != "context_overflow"
+            messages = prompts.build(request) if sent else None
+            self.log.add(request.context, reply, backend=name, model=model, messages=messages)
         return replies
 
     async def _http_replies(

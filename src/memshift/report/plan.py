@@ -7,6 +7,7 @@ import textwrap
 from collections.abc import Sequence
 
 from memshift.analysis.plan import ALL, Line, Rates
+from memshift.models.prefix_cache import BLOCK_TOKENS, CAPACITY_TOKENS
 from memshift.report.markdown import table
 
 
@@ -29,6 +30,7 @@ def _row(line: Line) -> list[str]:
         f"{line.hours:,.2f}",
         _usd(line.usd),
         _usd(line.usd_limit),
+        "—" if line.cacheable is None else f"{100 * line.cacheable:.1f}%",
     ]
 
 
@@ -42,6 +44,7 @@ HEADER = [
     "hours",
     "USD",
     "USD, at the limit",
+    "cacheable",
 ]
 
 
@@ -60,7 +63,11 @@ def render(
         "the role's token_ratio, rounded up per call; with a context_length, evidence can only "
         "shrink, so an upper bound. Tokens out: the rule-based replies, counted the same way (a "
         "model's replies differ); at the limit: every reply at its role's max_tokens. Every "
-        "request counted as sent once: no cache hits, no retries. "
+        "request counted as sent once: no cache hits, no retries. Cacheable: the share of the "
+        "tokens in a server's prefix cache could serve, each job's prompts replayed in the "
+        f"order it sent them ({BLOCK_TOKENS}-token blocks, an LRU cache of {CAPACITY_TOKENS:,} "
+        "tokens; vLLM with prefix caching, the OpenAI and Anthropic prompt caches); the hours "
+        "charge every token in all the same. "
         f"Hours at {rates.throughput_in:,.0f} tokens/s in and {rates.throughput_out:,.0f} "
         "tokens/s out over all requests in flight (assumed; --throughput-in, --throughput-out); "
         f"{prices}."

@@ -71,12 +71,23 @@ def logged_calls(run: Path) -> list[Call]:
     logs = sorted(run.glob("w*/**/calls*.parquet"))
     if not logs:
         raise MemshiftError(f"{run} holds no call logs (w*/calls-*.parquet): run the study first")
-    columns = ["role", "tokens_in", "tokens_out"]
+    wanted = ["role", "tokens_in", "tokens_out", "prompt_tokens", "prefix_hit_tokens"]
     calls = []
     for log in logs:
         stage = stage_of(log)
+        # the last two are absent from call logs written before the prefix-cache replay
+        columns = [name for name in wanted if name in pq.read_schema(log).names]
         for row in pq.read_table(log, columns=columns).to_pylist():
-            calls.append(Call(stage, row["role"], row["tokens_in"] or 0, row["tokens_out"] or 0))
+            calls.append(
+                Call(
+                    stage,
+                    row["role"],
+                    row["tokens_in"] or 0,
+                    row["tokens_out"] or 0,
+                    row.get("prompt_tokens") or 0,
+                    row.get("prefix_hit_tokens") or 0,
+                )
+            )
     return calls
 
 

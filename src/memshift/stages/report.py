@@ -378,7 +378,9 @@ def run(
                 misses_text.section(misses.to_pylist(), forced.to_pylist()),
                 audit_text.section(metrics.to_pylist(), traps.to_pylist()),
                 costs_text.section(
-                    tables["costs"].to_pylist(), layout.history_of_worlds(worlds_dir)
+                    tables["costs"].to_pylist(),
+                    layout.history_of_worlds(worlds_dir),
+                    tables["calls"].to_pylist(),
                 ),
             )
             if text

@@ -35,9 +35,11 @@ from memshift.tokens import count_tokens
 from memshift.world import pools
 from memshift.world.records import Event, Record, canonical_json
 from memshift.world.render import render
+from memshift.world.working_hours import RANGE
 
 # Part of every content key: a change to what is protected or checked must not reuse old rewrites.
-REWRITE_VERSION = "1"
+# 2: a working-hours range said in words protects both its ends
+REWRITE_VERSION = "2"
 
 ACCEPTED = "accepted"
 RETRIED = "retried"
@@ -161,8 +163,9 @@ def _strings(value: Any) -> list[str]:
 def protected_facts(record: Event | Record) -> tuple[str, ...]:
     """The strings a rewrite must keep verbatim: every asserted value (free-text facts and
     conflict assertions), and every typed field value that occurs in the template body (such as
-    the hours of a working-hours note). An asserted value found only in the header is left out:
-    the header is never rewritten, and asking a body to add it would fail every rewrite."""
+    the hours of a working-hours note, or both its ends where it says them in words). An asserted
+    value found only in the header is left out: the header is never rewritten, and asking a body
+    to add it would fail every rewrite."""
     body = body_of(record)
     if body is None:
         return ()
@@ -175,6 +178,9 @@ def protected_facts(record: Event | Record) -> tuple[str, ...]:
     for value in _strings(list(record.fields.values())):
         if value and value in body:
             found[value] = None
+        # a working-hours range said in words ("in by 08:30 ... off at 17:00") keeps both ends
+        elif RANGE.fullmatch(value):
+            found.update(dict.fromkeys(end for end in value.split("-") if end in body))
     return tuple(found)
 
 

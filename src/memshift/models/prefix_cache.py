@@ -1,0 +1,108 @@
+"""How much of a job's prompt tokens a server's prefix cache could serve, simulated offline.
+
+vLLM's automatic prefix caching (and, in coarser units, the prompt caches of the OpenAI and
+Anthropic APIs) keeps the key/value blocks of prompts it has processed. A prompt's block is
+served from the cache when the same block with the same blocks before it was processed earlier
+and has not been evicted. This module replays a job's prompts in the order the job sent them
+through such a cache and counts the tokens it would serve:
+
+- a block is `BLOCK_TOKENS` (16, vLLM's default) tokens; only full blocks are cached;
+- a block's identity is a hash chained over every block before it (as vLLM hashes a block
+  with its parent's hash), so a block hits only when the whole prefix up to it is the same;
+- the hits of a prompt are its leading run of cached blocks; as in vLLM, at least the
+  prompt's last token is computed, so a prompt found whole in the cache is served all but its
+  last block;
+- the cache holds `capacity_tokens` (default 2^20 = 1,048,576 tokens, 65,536 blocks: a few GB
+  of key/value memory for a 9B model, what one 80 GB GPU leaves it) and evicts the least
+  recently used block first, the tail of a prompt before its head (vLLM frees a request's
+  blocks in reverse order for that reason: a head block evicted would strand its tail).
+
+Tokens are memshift's own (`memshift.tokens`: a run of word characters or one other visible
+character), so a share is the share of the call log's `tokens_in` of the rule-based backend.
+A model's tokenizer cuts text differently, so the share is a property of the prompts' layout
+and order, not a measured hit rate: requests in flight at once, other jobs on the same server
+and the server's own memory are not simulated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+
+BLOCK_TOKENS = 16
+CAPACITY_TOKENS = 2**20
+
+# The pattern of `memshift.tokens`: `count_tokens(text) == len(split(text))` (tested), so the
+# simulated prompts have the call log's token counts.
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def split(text: str) -> list[str]:
+    """`text` as memshift's tokens."""
+    return _TOKEN.findall(text)
+
+
+def prompt_tokens(messages: Iterable[Mapping[str, str]]) -> list[str]:
+    """A chat prompt as one token sequence, its messages' contents in order: the sequence whose
+    length the call log's `tokens_in` is. (A chat template adds the same role markers to every
+    prompt of a role, so leaving them out moves no block boundary between two prompts.)"""
+    tokens: list[str] = []
+    for message in messages:
+        tokens.extend(split(message["content"]))
+    return tokens
+
+
+class PrefixCache:
+    """A block-level prefix cache with least-recently-used eviction."""
+
+    def __init__(
+        self, capacity_tokens: int = CAPACITY_TOKENS, block_tokens: int = BLOCK_TOKENS
+    ) -> None:
+        if block_tokens < 1 or capacity_tokens < 0:
+            raise ValueError("a block holds at least one token and a capacity is not negative")
+        self.block_tokens = block_tokens
+        self.capacity_blocks = capacity_tokens // block_tokens
+        # chained block hash -> None, least recently used first
+        self._blocks: OrderedDict[int, None] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._blocks)
+
+    def serve(self, tokens: Sequence[Hashable]) -> int:
+        """The number of `tokens` served from the cache; the prompt's full blocks are then held
+        (most recently used: its head, then its tail)."""
+        size = self.block_tokens
+        chain: list[int] = []
+        parent = 0
+        for start in range(0, len(tokens) - size + 1, size):
+            # Python's hash of a tuple of str: 64 bits, salted per process, so the same within
+            # a job; a collision among a job's blocks is as likely as among vLLM's.
+            parent = hash((parent, tuple(tokens[start : start + size])))
+            chain.append(parent)
+        # At least the last token is computed: blocks wholly before it may hit.
+        hittable = (len(tokens) - 1) // size if tokens else 0
+        hits = 0
+        while hits < hittable and chain[hits] in self._blocks:
+            hits += 1
+        for block in reversed(chain):
+            self._blocks[block] = None
+            self._blocks.move_to_end(block)
+        while len(self._blocks) > self.capacity_blocks:
+            self._blocks.popitem(last=False)
+        return hits * size
+
+
+def cached_tokens(
+    prompts: Iterable[Sequence[Hashable]],
+    capacity_tokens: int = CAPACITY_TOKENS,
+    block_tokens: int = BLOCK_TOKENS,
+) -> list[int]:
+    """The tokens a fresh prefix cache serves of each prompt, sent in the order given."""
+    cache = PrefixCache(capacity_tokens, block_tokens)
+    return [cache.serve(tokens) for tokens in prompts]
+
+
+def share(cached: int, total: int) -> float | None:
+    """Cached tokens over input tokens; None when there were none."""
+    return cached / total if total else None
