@@ -170,6 +170,11 @@ def time_in(rng: np.random.Generator, lo: datetime, hi: datetime, pattern: Patte
     for hours in (pattern, ERRANDS):
         if fits(hours, lo, hi):
             return draw_time(rng, lo, hi, hours)
+    return any_minute(rng, lo, hi)
+
+
+def any_minute(rng: np.random.Generator, lo: datetime, hi: datetime) -> datetime:
+    """One minute strictly inside (lo, hi), every one as likely."""
     span = int((hi - lo).total_seconds() // 60)
     if span < 2:
         raise ValueError(f"no minute strictly between {lo} and {hi}")

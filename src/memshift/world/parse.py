@@ -21,9 +21,6 @@ from memshift.world.records import Record
 _HEADER = re.compile(
     r"^\[(?P<id>[\w.:-]+) r(?P<rev>\d+) \| (?P<time>\d{4}-\d{2}-\d{2} \d{2}:\d{2})\] "
 )
-_CLOCK = re.compile(r"\b(?:[01]\d|2[0-3]):[0-5]\d\b")
-# The titles of working-hours notes: a title is in the header, which no rewrite touches.
-_HOURS_TITLES = frozenset(title for title, _ in working_hours.NOTES)
 
 
 def record_header(record: Record) -> str:
@@ -165,7 +162,7 @@ def parse_text(text: str) -> tuple[str, str, dict[str, Any]] | None:
         )
     if first.startswith("Note: "):
         body = text.split("\n\n", 1)[1] if "\n\n" in text else ""
-        hours = note_hours(first[6:], body)
+        hours = working_hours.note_hours(first[6:], body)
         fields: dict[str, Any] = {"title": first[6:], "topic": "note"}
         if hours:
             fields.update(topic="working_hours", hours=hours)
@@ -186,18 +183,6 @@ def parse_text(text: str) -> tuple[str, str, dict[str, Any]] | None:
             },
         )
     return None
-
-
-def note_hours(title: str, body: str) -> str | None:
-    """The working hours ("HH:MM-HH:MM") a note states: by one of the generator's phrasings or
-    as a range. A rewritten body ("I'm in by" for "I am in by") matches no phrasing, so a note
-    under a working-hours title whose body still holds exactly two clock times states those,
-    earlier first: a working day starts before it ends, whatever order the words take."""
-    stated = working_hours.stated_hours(body)
-    if stated is not None or title not in _HOURS_TITLES:
-        return stated
-    clocks = sorted(set(_CLOCK.findall(body)))
-    return f"{clocks[0]}-{clocks[1]}" if len(clocks) == 2 else None
 
 
 def prose_body(source: str, text: str) -> str:

@@ -83,7 +83,4 @@ class Timeline:
         `daytime.time_in`), else any minute."""
         if hours is not None:
             return daytime.time_in(rng, lo, hi, hours)
-        span = int((hi - lo).total_seconds() // 60)
-        if span < 2:
-            raise ValueError(f"no minute strictly between {lo} and {hi}")
-        return lo + timedelta(minutes=int(rng.integers(1, span)))
+        return daytime.any_minute(rng, lo, hi)

@@ -11,6 +11,7 @@ import re
 
 CLOCK = r"\d{2}:\d{2}"
 RANGE = re.compile(rf"\b({CLOCK}-{CLOCK})\b")
+_VALID_CLOCK = re.compile(r"\b(?:[01]\d|2[0-3]):[0-5]\d\b")
 
 # (title, body): "{hours}" is the range, "{start}" and "{end}" its two ends.
 NOTES: tuple[tuple[str, str], ...] = (
@@ -92,3 +93,19 @@ def stated_at(text: str, surface: str) -> tuple[int, int] | None:
         if found and _hours(found) == surface:
             return found.span()
     return None
+
+
+# The titles of working-hours notes: a title is in the header, which no rewrite touches.
+_HOURS_TITLES = frozenset(title for title, _ in NOTES)
+
+
+def note_hours(title: str, body: str) -> str | None:
+    """The working hours ("HH:MM-HH:MM") a note states: by one of the generator's phrasings or
+    as a range. A rewritten body ("I'm in by" for "I am in by") matches no phrasing, so a note
+    under a working-hours title whose body still holds exactly two clock times states those,
+    earlier first: a working day starts before it ends, whatever order the words take."""
+    stated = stated_hours(body)
+    if stated is not None or title not in _HOURS_TITLES:
+        return stated
+    clocks = sorted(set(_VALID_CLOCK.findall(body)))
+    return f"{clocks[0]}-{clocks[1]}" if len(clocks) == 2 else None
