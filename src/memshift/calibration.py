@@ -45,8 +45,11 @@ class WorldStats:
 
 
 def world_stats(seed: int, history_months: int = 9) -> WorldStats:
+    """A world's calibration figures, and how it reads (`memshift stats`)."""
     world = generate_world(seed, Timeline(history_months))
-    return stats_of(world, world_data(world, BRANCHES))
+    stats = stats_of(world, world_data(world, BRANCHES))
+    stats.realism = realism.measure(world.events)
+    return stats
 
 
 def stats_of(world: World, results: Mapping[str, BranchData]) -> WorldStats:
@@ -55,7 +58,6 @@ def stats_of(world: World, results: Mapping[str, BranchData]) -> WorldStats:
     checkpoints = world.timeline.checkpoints
     none_events = results["none"].branch.events
     stats = WorldStats(seed, len(none_events), sum(e.tokens for e in none_events), {}, {})
-    stats.realism = realism.measure(world.events)
     for name, result in results.items():
         counts: Counter[str] = Counter()
         for p in result.gold.points:

@@ -60,3 +60,17 @@ def test_skeletons_mask_names_and_figures_only() -> None:
     two = realism.skeleton("Shares in Borealis rose 12% after talks with Kite in New Haven.")
     assert one == two
     assert one != realism.skeleton("Shares in Borealis fell 12% after talks with Kite in Oslo.")
+
+
+def test_memshift_stats_reports_every_measure_beside_its_target() -> None:
+    """`memshift stats` prints each measure at its worst world, its target and how many worlds
+    meet it; a world that misses one is counted as missing it."""
+    from memshift.calibration import WorldStats, render_realism
+
+    good = realism.measure(world(1000).events)
+    bad = dataclasses.replace(good, top_line_count=9)
+    stats = [WorldStats(s, 0, 0, {}, {}, realism=r) for s, r in ((1000, good), (1, bad))]
+    lines = render_realism(stats)
+    assert len(lines) == 1 + len(realism.TARGETS)
+    line = next(text for text in lines if "top_line_count" in text)
+    assert " 9 " in line and "target <= 3" in line and "1 of 2 worlds meet it" in line
