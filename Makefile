@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(BIN)):$(PATH)
 CORES ?= all
 
-.PHONY: run test test-docs test-native test-cluster test-real-model lint bench bench-study bench-cluster install compile clean-results horizons heldout rewritten \
+.PHONY: run test test-docs docs-runs test-native test-cluster test-real-model lint bench bench-study bench-cluster install compile clean-results horizons heldout rewritten \
 	failure-modes sync
 
 install: $(STAMP)
@@ -60,6 +60,21 @@ test: lint compile
 test-docs: compile
 	$(BIN)/snakemake --cores $(CORES)
 	$(BIN)/memshift docs-tables --check
+
+# The validation study and the validation grid run (about an hour on 2 cores), their reports
+# kept under docs/runs/ with their figures, and every page that quotes them written anew
+# (docs/report.md, Numbers in the documentation)
+KEPT_RUNS := validation validation-grid
+docs-runs: compile
+	$(BIN)/memshift validate --cores $(CORES)
+	$(BIN)/memshift validate-grid --cores $(CORES)
+	for run in $(KEPT_RUNS); do \
+		rm -rf docs/runs/$$run && mkdir -p docs/runs/$$run && \
+		cp results/$$run/report.md docs/runs/$$run/ && \
+		if [ -d results/$$run/figures ]; then cp -r results/$$run/figures docs/runs/$$run/; fi \
+		|| exit 1; \
+	done
+	$(BIN)/memshift docs-tables
 
 # The real memory libraries at full size (tests/native, docs/native.md): about ten minutes
 test-native: compile

@@ -71,6 +71,8 @@ rule report:
             for world in SEEDS
             for system in EXPORTS
         ],
+        # what `memshift plan` priced the run at, once it has been asked
+        plan=[str(L.plan)] if L.plan.exists() else [],
     output:
         **SWITCH_FIGURES,
         html=report(
@@ -141,6 +143,7 @@ rule report:
         sample=SAMPLE_ARG,
         switch=lambda wc, input: flags("--switch-scores", input.switch_scores),
         sync=lambda wc, input: flags("--sync-scores", input.sync_scores),
+        plan=lambda wc, input: flags("--plan", input.plan),
         bundles=lambda wc, input: flags(
             "--bundle", [str(Path(manifest).parent) for manifest in input.bundles]
         ),
@@ -159,7 +162,7 @@ rule report:
         " --models-file {params.models:q} --study {params.study:q}"
         " --draws {params.draws:q} --seed {params.seed:q} {params.switch:q} {params.pools:q}"
         " {params.bundles:q} {params.sync:q} {params.sample:q} --processes {threads:q}"
-        " --max-failure-share {params.max_failure_share:q} 2> {log:q}"
+        " --max-failure-share {params.max_failure_share:q} {params.plan:q} 2> {log:q}"
 
 
 # The study's last job: it fails the run (after the report and the manifest are written, which a

@@ -1,15 +1,20 @@
 from __future__ import annotations
 
+import os
+import pickle
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from memshift.dataset import BranchData, world_data
 from memshift.vocabulary import BRANCHES
-from memshift.world.generate import World, generate_world
+from memshift.world.generate import GENERATOR_VERSION, World, generate_world
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -23,9 +28,41 @@ def _minutes(item: pytest.Item) -> float:
     return float(marker.kwargs.get("minutes", 0)) if marker is not None else 0.0
 
 
+SHARED_WORLDS = "MEMSHIFT_TEST_WORLDS"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A folder the run's workers share (`pytest -n` starts them with this process's
+    environment): a world one worker built, another reads back (a second in generating, a few
+    hundredths in reading) instead of building it again."""
+    if not hasattr(config, "workerinput") and SHARED_WORLDS not in os.environ:
+        os.environ[SHARED_WORLDS] = tempfile.mkdtemp(prefix="memshift-test-worlds-")
+        config.stash[_OWNED] = os.environ[SHARED_WORLDS]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    owned = config.stash.get(_OWNED, None)
+    if owned is not None:
+        shutil.rmtree(owned, ignore_errors=True)
+        os.environ.pop(SHARED_WORLDS, None)
+
+
+_OWNED = pytest.StashKey[str]()
+
+
 @cache
 def world(seed: int) -> World:
-    return generate_world(seed)
+    shared = os.environ.get(SHARED_WORLDS)
+    if shared is None:
+        return generate_world(seed)
+    path = Path(shared) / f"w{seed}-{GENERATOR_VERSION}.pickle"
+    if path.exists():
+        return pickle.loads(path.read_bytes())
+    built = generate_world(seed)
+    partial = path.with_name(f"{path.name}.{os.getpid()}")
+    partial.write_bytes(pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL))
+    os.replace(partial, path)  # whole or absent: a worker never reads half a world
+    return built
 
 
 _BUILT: dict[int, dict[str, BranchData]] = {}

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import data, world
-from memshift.calibration import MEASURES, PAPER, render, stats_of, totals
+from memshift.calibration import MEASURES, PAPER, render, stats_of, sum_spread, totals
 from memshift.config import SPLITS
 from memshift_tools.bench.simulated import CHANGED_PER_WORLD
 
@@ -67,3 +67,15 @@ def test_test_split_matches_the_paper(test_split):
     assert covered / cells >= 0.99
     report = render(test_split)
     assert "src" in report and "(1168)" in report
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_spread_of_a_twenty_world_sum_follows_the_per_world_counts(seed):
+    assert sum_spread([3] * 40) == (60.0, 0.0)
+    mean, sd = sum_spread([0, 2] * 20)
+    assert mean == 20.0 and abs(sd - (20 * 40 / 39) ** 0.5) < 1e-12
+    # lumpy per-world counts, as clock-alone ones are (an item-time counted at every later
+    # checkpoint): three times a Poisson(1) draw, whose 20-world sum has mean 60, sd 3·√20
+    counts = (np.random.default_rng(seed).poisson(1.0, 20_000) * 3).tolist()
+    mean, sd = sum_spread(counts)
+    assert abs(mean - 60) < 0.03 * 60 and abs(sd - 3 * 20**0.5) < 0.03 * 3 * 20**0.5

@@ -169,12 +169,30 @@ def render(all_stats: list[WorldStats]) -> str:
         f"({100 * covered / cells:.2f}%)"
     )
     lines.append(f"gold facts checked for fidelity: {sum(s.facts for s in all_stats):,}, all found")
+    lines.append(
+        f"clock alone in {PAPER_WORLDS} worlds, mean ± sd of a sum over that many (from the "
+        "per-world counts): "
+        + ", ".join(
+            f"{branch} {mean:.1f} ± {sd:.1f}"
+            for branch in PAPER
+            for mean, sd in [sum_spread([s.counts[branch]["clock_alone"] for s in all_stats])]
+        )
+    )
     per_world = "  ".join(
         f"w{s.seed}:{'/'.join(str(s.counts[b]['changed']) for b in ('src', 'def', 'del'))}"
         for s in all_stats
     )
     lines += ["", "changed item-times per world (src/def/del):", per_world]
     return "\n".join([*lines, "", *render_realism(all_stats)])
+
+
+def sum_spread(per_world: list[int], worlds: int = PAPER_WORLDS) -> tuple[float, float]:
+    """The mean and standard deviation of a count summed over `worlds` worlds drawn like these:
+    how far a set of that many worlds may fall from another by chance alone."""
+    n = len(per_world)
+    mean = sum(per_world) / n
+    variance = sum((c - mean) ** 2 for c in per_world) / max(n - 1, 1)
+    return worlds * mean, (worlds * variance) ** 0.5
 
 
 def _worst(values: list[float], share: bool) -> str:

@@ -1280,6 +1280,12 @@ def _pools(specs: tuple[str, ...]) -> dict[str, list[str]]:
     help="A system more of whose calls failed than this share is reported not measured "
     "(report.max_failure_share).",
 )
+@click.option(
+    "--plan",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="The run's plan.parquet (`memshift plan`), set beside what the run spent.",
+)
 def report(
     scores: Path,
     logs: tuple[Path, ...],
@@ -1298,6 +1304,7 @@ def report(
     processes: int,
     sample: ProbeSample | None,
     max_failure_share: float,
+    plan: Path | None,
 ) -> None:
     """Measures, contrasts and diagnostic tests of a run, with world-bootstrap intervals.
 
@@ -1325,6 +1332,7 @@ def report(
         processes,
         sample,
         max_failure_share,
+        plan,
     )
     click.echo(f"report -> {path}", err=True)
 

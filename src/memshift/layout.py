@@ -385,6 +385,16 @@ class Study:
     def scores(self) -> Path:
         return self.runs / "scores.parquet"
 
+    @property
+    def plan(self) -> Path:
+        """What `memshift plan` priced the run at, by stage and role; the report sets it beside
+        what the run spent."""
+        return self.runs / "plan.parquet"
+
+    @property
+    def plan_summary(self) -> Path:
+        return self.runs / "plan.json"
+
     def world_scores(self, world: int | str) -> Path:
         """One world's scored answers (score stage); `scores` joins every world's."""
         return self.run_world(world) / "scores.parquet"

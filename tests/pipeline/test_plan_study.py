@@ -14,7 +14,14 @@ import pytest
 
 from memshift.analysis.plan import ALL, stage_of
 from memshift.models.profiles import load_profile
-from pipeline.test_snakemake import memshift_command, run_of, workflow_copy
+from memshift.report.doc_sources import markdown_tables
+from pipeline.test_snakemake import (
+    memshift_command,
+    run_of,
+    snakemake,
+    workflow_copy,
+)
+from pipeline.test_snakemake import planned as dry_run_jobs
 
 STUDY = {
     "study": "tiny",
@@ -90,6 +97,26 @@ def test_on_another_profile_tokens_follow_its_token_ratio_and_reply_limit(planne
     expected = (total["tokens_in"] * 0.2 + total["tokens_out"] * 0.6) / 1e6
     assert total["usd"] == pytest.approx(expected)
     assert (where / run_of(STUDY, TARGET) / "plan.json").exists()
+
+
+def test_the_report_sets_the_plan_beside_the_spend_once_there_is_a_plan(planned):
+    where, _ = planned
+    # the plan ran the study before it was written; the next run redoes the report alone
+    assert set(dry_run_jobs(where)) <= {"report", "run_manifest", "failures_gate", "all"}
+    done = snakemake(where)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = (where / run_of(STUDY) / "report" / "report.md").read_text()
+    (table,) = [
+        t for t in markdown_tables(report) if t[0][:3] == ["role", "calls planned", "calls made"]
+    ]
+    header, *rows = table
+    by_role = {row[0]: dict(zip(header, row, strict=True)) for row in rows}
+    calls = logged(where / run_of(STUDY))
+    # on the rules profile the plan is the run's own calls: nothing off the plan
+    assert by_role[ALL]["calls made"] == by_role[ALL]["calls planned"] == f"{len(calls):,}"
+    for role in {c["role"] for c in calls}:
+        assert by_role[role]["in, off the plan"] == "+0.0%", role
+        assert by_role[role]["out, off the plan"] == "+0.0%", role
 
 
 @pytest.mark.parametrize(

@@ -209,6 +209,74 @@ def test_a_quote_of_a_benchmarks_table_follows_the_table(where, monkeypatch, cap
     assert "-->2.10 s<!-- /value -->" in page.read_text()
 
 
+REPORT_PAGE = """# memshift validation grid
+
+**226 of 240** values lie within their intervals.
+
+## B×D: predicted against measured
+
+| writer | src |
+|---|---|
+| grid-01 | -0.1 / -1.5 |
+
+![grid_interaction](figures/grid_interaction.png)
+
+### The identity's terms
+
+| term | value |
+|---|---|
+| r | 1.0 |
+
+## Writers
+
+| writer | kind |
+|---|---|
+"""
+
+
+def test_a_quoted_report_section_follows_the_report_with_its_links_working(
+    where, monkeypatch, capsys
+):
+    kept = where / "docs" / "runs" / "validation-grid" / "report.md"
+    kept.parent.mkdir(parents=True)
+    kept.write_text(REPORT_PAGE)
+    page = where / "docs" / "validation.md"
+    page.write_text(
+        "# Validation\n\n"
+        '<!-- generated: section page=docs/runs/validation-grid/report.md heading="B×D: '
+        'predicted against measured" -->\n<!-- end generated -->\n\nOur reading.\n'
+    )
+
+    def check() -> tuple[int, str, str]:
+        return memshift(monkeypatch, capsys, "docs-tables", "--check", "docs/validation.md")
+
+    code, out, _ = check()
+    assert code == 1 and out.startswith("docs/validation.md:4: section block")
+    assert memshift(monkeypatch, capsys, "docs-tables", "docs/validation.md")[0] == 0
+    text = page.read_text()
+    # the section down to the next heading of its level, its sub-sections with it
+    assert "| grid-01 | -0.1 / -1.5 |" in text and "| r | 1.0 |" in text
+    assert "## Writers" not in text and "226 of 240" not in text
+    assert "](runs/validation-grid/figures/grid_interaction.png)" in text
+    assert text.endswith("<!-- end generated -->\n\nOur reading.\n")
+    assert check()[:2] == (0, "")
+
+    kept.write_text(REPORT_PAGE.replace("-1.5", "-2.5"))
+    code, out, _ = check()
+    assert code == 1
+    assert (
+        "row 'grid-01', column 'src' reads '-0.1 / -1.5', "
+        "docs/runs/validation-grid/report.md gives '-0.1 / -2.5'"
+    ) in out
+
+    kept.write_text(REPORT_PAGE.replace("## B×D", "## B x D"))
+    code, _, err = check()
+    assert code == 2
+    (line,) = err.splitlines()
+    assert "quotes the section 'B×D: predicted against measured'" in line
+    assert "which has no headings of that text" in line
+
+
 def test_a_missing_run_is_one_line_naming_the_command_that_builds_it(where, monkeypatch, capsys):
     (where / "page.md").write_text(
         f"<!-- generated: update-table run={RUN} -->\n| stale |\n<!-- end generated -->\n"

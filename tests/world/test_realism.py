@@ -4,8 +4,11 @@ background text, no message line said four times, records written at the hours p
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import data, world
 from memshift.config import SPLITS
@@ -74,3 +77,27 @@ def test_memshift_stats_reports_every_measure_beside_its_target() -> None:
     assert len(lines) == 1 + len(realism.TARGETS)
     line = next(text for text in lines if "top_line_count" in text)
     assert " 9 " in line and "target <= 3" in line and "1 of 2 worlds meet it" in line
+
+
+# The measures as first written, one regular expression each: the faster forms in realism.py
+# must mask and split every text as these do.
+NAME_RUN = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*")
+CLAUSE_BREAK = re.compile(r"[,;:]\s+|\s+(?:and|but|while|although|because|as|after|which)\s+")
+PIECES = st.sampled_from(
+    [" ", "  ", "\t", ".", "!", "?", ",", ";", ":", "'", "&", "-", "7", "3.5%", "Ana", "B", "x",
+     "ok", "é", "É", " and ", "and", " but ", " as ", "which", "Meanwhile", "The", "of", "\u00a0"]
+)  # fmt: skip
+TEXTS = st.lists(PIECES, max_size=40).map("".join)
+
+
+@given(TEXTS)
+def test_the_skeleton_masks_names_as_the_plain_expression_does(text: str) -> None:
+    assert realism.skeleton(text) == NAME_RUN.sub("N", realism._NUMBER.sub("#", text))
+
+
+@given(TEXTS)
+def test_clauses_split_as_the_plain_expression_splits(text: str) -> None:
+    expected = [
+        c.strip() for c in CLAUSE_BREAK.split(text) if len(c.split()) >= realism.CLAUSE_MIN_WORDS
+    ]
+    assert realism.clauses(text) == expected

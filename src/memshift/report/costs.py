@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memshift.analysis.cost_model import NO_STORE, PARTS, RATIO, STORED, TOTAL
+from memshift.analysis.plan import ALL
 from memshift.models.prefix_cache import BLOCK_TOKENS, CAPACITY_TOKENS
 from memshift.report.markdown import beside, interval, table
 
@@ -60,10 +61,94 @@ def prefix_cache(calls: Sequence[Row]) -> list[str]:
     ]
 
 
+def _change(planned: int, made: int) -> str:
+    return "—" if not planned else f"{100 * (made - planned) / planned:+.1f}%"
+
+
+def plan_beside_spend(plan: Sequence[Row], calls: Sequence[Row]) -> list[str]:
+    """What `memshift plan` priced the run at beside what its calls took, per role and over
+    all: calls and tokens of the requests made (sent to the model or served by the response
+    cache), and of those what was sent."""
+    if not plan:
+        return []
+    planned = {r["role"]: r for r in plan if r["stage"] == ALL}
+    made: dict[str, list[int]] = {}
+    for row in calls:
+        found = made.setdefault(row["role"], [0, 0, 0, 0, 0])
+        found[0] += row["calls"]
+        found[1] += row["tokens_in_spent"] + row["tokens_in_cached"]
+        found[2] += row["tokens_out_spent"] + row["tokens_out_cached"]
+        found[3] += row["tokens_in_spent"]
+        found[4] += row["tokens_out_spent"]
+    roles = sorted({*planned, *made} - {ALL})
+    made[ALL] = [sum(made.get(role, [0] * 5)[k] for role in roles) for k in range(5)]
+    body = []
+    for role in [*roles, ALL]:
+        p = planned.get(role)
+        calls_made, tokens_in, tokens_out, sent_in, sent_out = made.get(role, [0] * 5)
+        if p is None:
+            body.append(
+                [
+                    role,
+                    "—",
+                    f"{calls_made:,}",
+                    "—",
+                    tokens(tokens_in),
+                    "—",
+                    "—",
+                    tokens(tokens_out),
+                    "—",
+                    f"{sent_in:,} / {sent_out:,}",
+                ]
+            )
+            continue
+        body.append(
+            [
+                role,
+                f"{p['calls']:,}",
+                f"{calls_made:,}",
+                tokens(p["tokens_in"]),
+                tokens(tokens_in),
+                _change(p["tokens_in"], tokens_in),
+                f"{tokens(p['tokens_out'])} (at most {tokens(p['tokens_out_limit'])})",
+                tokens(tokens_out),
+                _change(p["tokens_out"], tokens_out),
+                f"{sent_in:,} / {sent_out:,}",
+            ]
+        )
+    return [
+        "The plan (`memshift plan`, plan.parquet in the run's folder) beside what the run's "
+        "calls took: the requests made, whether sent to the model or served by the response "
+        "cache, and of those the tokens sent. Planned tokens in are the rule-based run's prompts "
+        "on the profile's token ratio; planned tokens out are the rule-based replies, with every "
+        "call at its reply limit as the ceiling.",
+        "",
+        table(
+            [
+                "role",
+                "calls planned",
+                "calls made",
+                "tokens in planned",
+                "tokens in made",
+                "in, off the plan",
+                "tokens out planned",
+                "tokens out made",
+                "out, off the plan",
+                "sent in / out",
+            ],
+            body,
+        ),
+        "",
+    ]
+
+
 def section(
-    rows: Sequence[Row], horizon_months: int | None = None, calls: Sequence[Row] = ()
+    rows: Sequence[Row],
+    horizon_months: int | None = None,
+    calls: Sequence[Row] = (),
+    plan: Sequence[Row] = (),
 ) -> str:
-    cacheable = prefix_cache(calls)
+    cacheable = [*prefix_cache(calls), *plan_beside_spend(plan, calls)]
     if not rows:
         return "\n".join(["## What each answer costs", "", *cacheable]) if cacheable else ""
     index = {(r["system"], r["part"]): r for r in rows}

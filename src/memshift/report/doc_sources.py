@@ -1,8 +1,10 @@
-"""Where the documentation's generated numbers come from: a run's report tables, and the
-Markdown tables of a benchmarks page (`memshift docs-tables`)."""
+"""Where the documentation's generated numbers come from: a run's report tables, the Markdown
+tables of a benchmarks page, and the sections of a run's report kept under docs/runs/
+(`memshift docs-tables`)."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,6 +17,9 @@ from memshift.report.markdown import FailureIndex, Index, Row
 
 BUILD_HINT = "`make run` builds the default study's run, `snakemake --configfile STUDY` another's"
 CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
+HEADING = re.compile(r"^(?P<level>#{1,6}) (?P<text>.*?)\s*$")
+# a relative link or image target: not a URL, an anchor or a path from the root
+RELATIVE_LINK = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:|#|/)(?P<target>[^)\s]+)\)")
 
 
 @dataclass(frozen=True)
@@ -111,3 +116,43 @@ def table_cell(page: Path, row: str, column: str, named_by: str) -> str:
             f"{row!r} has the columns {', '.join(repr(h) for h in header)}"
         )
     return found[header.index(column)]
+
+
+def section(page: Path, heading: str, into: Path, named_by: str) -> tuple[str, ...]:
+    """The lines of `page`'s section headed `heading` (any level), up to the next heading of
+    its level or above, without blank lines at either end; its relative links made relative to
+    the folder of the page `into` that quotes it."""
+    if not page.exists():
+        raise MemshiftError(f"{named_by} quotes {page}, which does not exist")
+    lines = page.read_text().splitlines()
+    starts = [
+        (number, len(found["level"]))
+        for number, line in enumerate(lines)
+        if (found := HEADING.match(line)) is not None and found["text"] == heading
+    ]
+    if len(starts) != 1:
+        count = "no" if not starts else str(len(starts))
+        raise MemshiftError(
+            f"{named_by} quotes the section {heading!r} of {page}, which has {count} headings "
+            "of that text"
+        )
+    start, level = starts[0]
+    end = next(
+        (
+            number
+            for number in range(start + 1, len(lines))
+            if (found := HEADING.match(lines[number])) is not None and len(found["level"]) <= level
+        ),
+        len(lines),
+    )
+    body = lines[start + 1 : end]
+    while body and not body[0].strip():
+        body.pop(0)
+    while body and not body[-1].strip():
+        body.pop()
+    base = Path(os.path.relpath(page.parent, into.parent))
+
+    def rebased(match: re.Match[str]) -> str:
+        return f"]({(base / match['target']).as_posix()})"
+
+    return tuple(RELATIVE_LINK.sub(rebased, line) for line in body)

@@ -4,8 +4,10 @@ says (docs/report.md, Numbers in the documentation).
 
 Block kinds: `update-table run=RUN` is the README's table of Update per system and branch with
 the lowest Stability beside it, from RUN's report tables; `values [run=RUN]` leaves its lines
-as they are but for the values marked in them (`doc_values`). Paths are relative to `root`,
-the folder the command runs in."""
+as they are but for the values marked in them (`doc_values`); `section page=PAGE
+heading=HEADING` is PAGE's section of that heading as it stands (a run's report kept under
+docs/runs/, its links made to work from the quoting page). Paths are relative to `root`, the
+folder the command runs in."""
 
 from __future__ import annotations
 
@@ -17,11 +19,11 @@ from pathlib import Path
 from memshift.errors import MemshiftError
 from memshift.report import doc_values
 from memshift.report.doc_markers import Block, blocks, rewritten, values, with_values
-from memshift.report.doc_sources import RunTables, cells, load_run
+from memshift.report.doc_sources import RunTables, cells, load_run, section
 from memshift.report.markdown import measured, pct, shown, table
 from memshift.vocabulary import BRANCH_NAMES
 
-KIND_OPTIONS = {"update-table": ("run",), "values": ("run",)}
+KIND_OPTIONS = {"update-table": ("run",), "values": ("run",), "section": ("page", "heading")}
 LOWEST_STABILITY = "Stability, lowest"
 
 
@@ -71,7 +73,7 @@ class Runs:
         return self.read[run]
 
 
-def rendered(block: Block, runs: Runs) -> tuple[str, ...]:
+def rendered(block: Block, runs: Runs, page: Path) -> tuple[str, ...]:
     """The block's body as its source gives it now."""
     if block.kind not in KIND_OPTIONS:
         raise MemshiftError(
@@ -84,6 +86,12 @@ def rendered(block: Block, runs: Runs) -> tuple[str, ...]:
         )
     if block.kind == "update-table":
         return update_table(runs.of(block))
+    if block.kind == "section":
+        missing = [name for name in KIND_OPTIONS["section"] if name not in block.options]
+        if missing:
+            raise MemshiftError(f"{block.where()}: section block names no {missing[0]}=")
+        source = runs.root / block.options["page"]
+        return section(source, block.options["heading"], page, block.where())
     texts = [
         doc_values.run_value(value.key, runs.of(block), block.where(value.line))
         if doc_values.needs_run(value.key)
@@ -103,7 +111,7 @@ class Difference:
         return f"{self.where}: {self.block}: {self.what}"
 
 
-def _row_difference(block: Block, offset: int, now: Sequence[str]) -> str:
+def _row_difference(block: Block, offset: int, now: Sequence[str], source: str) -> str:
     """The first differing row: its first differing cell where both are rows of the table."""
     here = block.body[offset] if offset < len(block.body) else None
     there = now[offset] if offset < len(now) else None
@@ -113,9 +121,9 @@ def _row_difference(block: Block, offset: int, now: Sequence[str]) -> str:
             column = next(n for n, (a, b) in enumerate(zip(old, new, strict=True)) if a != b)
             return (
                 f"row {old[0]!r}, column {header[column]!r} reads {old[column]!r}, "
-                f"the run gives {new[column]!r}"
+                f"{source} gives {new[column]!r}"
             )
-    return f"reads {here or '(nothing)'!r}, the run gives {there or '(nothing)'!r}"
+    return f"reads {here or '(nothing)'!r}, {source} gives {there or '(nothing)'!r}"
 
 
 def difference(block: Block, now: Sequence[str]) -> Difference | None:
@@ -137,7 +145,10 @@ def difference(block: Block, now: Sequence[str]) -> Difference | None:
     offset = next(
         n for n in range(max(len(block.body), len(now))) if block.body[n : n + 1] != now[n : n + 1]
     )
-    return Difference(block.where(offset + 1), block.label(), _row_difference(block, offset, now))
+    source = block.options["page"] if block.kind == "section" else "the run"
+    return Difference(
+        block.where(offset + 1), block.label(), _row_difference(block, offset, now, source)
+    )
 
 
 @dataclass(frozen=True)
@@ -155,7 +166,7 @@ def examined(path: Path, runs: Runs) -> Page:
     name = str(path.relative_to(runs.root)) if path.is_relative_to(runs.root) else str(path)
     bodies, differences = {}, []
     for block in blocks(text, name):
-        now = rendered(block, runs)
+        now = rendered(block, runs, path)
         found = difference(block, now)
         if found is not None:
             bodies[block.start] = now

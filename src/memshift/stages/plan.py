@@ -106,10 +106,11 @@ def plan(
     if build:
         run_rules_study(study, configfile, cores)
     lines = estimate(logged_calls(source), profiles, profiles["writer"], rates)
-    out = study_layout(study).runs
+    where = study_layout(study)
+    out = where.runs
     result = Plan(lines, totals(lines, rates), source, out)
-    write_table(plan_table([*result.lines, *result.totals]), PLAN, out / "plan.parquet")
-    write_json(summary(result, study, profiles, rates), out / "plan.json")
+    write_table(plan_table([*result.lines, *result.totals]), PLAN, where.plan)
+    write_json(summary(result, study, profiles, rates), where.plan_summary)
     return result
 
 

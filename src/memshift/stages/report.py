@@ -47,6 +47,7 @@ from memshift.analysis.failure_modes import failure_modes_table
 from memshift.analysis.failures import MAX_FAILURE_SHARE, counted, failures_table, verdict_line
 from memshift.analysis.frame import log_sources, open_study
 from memshift.analysis.inference import inferred_table
+from memshift.analysis.plan import PLAN
 from memshift.analysis.sqlfiles import path_list
 from memshift.analysis.sync import sync_table
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
@@ -280,10 +281,12 @@ def run(
     processes: int = 1,
     sample: ProbeSample | None = None,
     max_failure_share: float = MAX_FAILURE_SHARE,
+    plan: Path | None = None,
 ) -> Path:
     """The report of a run of profile `llm` whose roles used `profiles` (role -> profile);
     `sample`: the slice of the worlds the study asked (`probes.sample`), None for all of them;
-    a system more of whose calls failed than `max_failure_share` is reported not measured.
+    a system more of whose calls failed than `max_failure_share` is reported not measured;
+    `plan`: what `memshift plan` priced the run at, set beside what it spent.
 
     With two `processes`, a second one runs the trap suite and draws the figures while this one
     computes the tables (the same files either way)."""
@@ -381,6 +384,7 @@ def run(
                     tables["costs"].to_pylist(),
                     layout.history_of_worlds(worlds_dir),
                     tables["calls"].to_pylist(),
+                    [] if plan is None else read_table(plan, PLAN).to_pylist(),
                 ),
             )
             if text

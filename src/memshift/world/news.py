@@ -93,23 +93,33 @@ class _Seq:
                 out.append(text)
                 tokens += n
             else:
-                tokens += part.render(out, draw, bound)  # type: ignore[union-attr]
+                # a choice, drawn here rather than through its own render: most parts of a
+                # sentence are choices among plain strings, and a call per part is most of the
+                # time a world takes to generate
+                i = int(draw() * part.size)  # type: ignore[union-attr]
+                strings = part.strings  # type: ignore[union-attr]
+                if strings is not None:
+                    out.append(strings[i])
+                    tokens += part.counts[i]  # type: ignore[union-attr]
+                else:
+                    tokens += part.alternatives[i].render(out, draw, bound)  # type: ignore[union-attr]
         return tokens
 
 
 class _Choice:
     """One of several alternatives, drawn at each use; plain strings take a shortcut."""
 
-    __slots__ = ("alternatives", "counts", "strings")
+    __slots__ = ("alternatives", "counts", "size", "strings")
 
     def __init__(self, alternatives: tuple[_Seq, ...]) -> None:
         self.alternatives = alternatives
+        self.size = len(alternatives)
         plain = all(all(type(p) is str for p in a.parts) for a in alternatives)
         self.strings = tuple("".join(a.parts) for a in alternatives) if plain else None  # type: ignore[arg-type]
         self.counts = tuple(a.tokens for a in alternatives)
 
     def render(self, out: list[str], draw: Draw, bound: Bound) -> int:
-        i = int(draw() * len(self.alternatives))
+        i = int(draw() * self.size)
         if self.strings is not None:
             out.append(self.strings[i])
             return self.counts[i]
@@ -259,11 +269,12 @@ _CONNECTORS: tuple[tuple[str, int], ...] = tuple(
 def _uniforms(rng: np.random.Generator, block: int) -> Draw:
     """A stream of uniforms in [0, 1), drawn from `rng` a block at a time as it runs out."""
 
-    def blocks() -> Iterator[float]:
+    def blocks() -> Iterator[list[float]]:
         while True:
-            yield from rng.random(block).tolist()
+            yield rng.random(block).tolist()
 
-    return blocks().__next__
+    # chained in C: a draw resumes the generator only when a block runs out
+    return itertools.chain.from_iterable(blocks()).__next__
 
 
 def _distinct(draw: Draw, n: int, k: int) -> list[int]:
