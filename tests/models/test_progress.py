@@ -9,9 +9,16 @@ import pytest
 from batchwork import openai_profile, reader_batch
 
 from memshift.errors import ConfigError
+from memshift.models import progress
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
-from memshift.models.progress import Progress, batch_progress, duration, progress_every
+from memshift.models.progress import (
+    JobTally,
+    Progress,
+    batch_progress,
+    duration,
+    progress_every,
+)
 from memshift_tools.book import RequestBook
 from memshift_tools.localserver import LocalServer
 
@@ -77,6 +84,63 @@ def test_a_batch_shorter_than_the_interval_says_nothing():
         progress.advance(10, 1)
     progress.finish()
     assert lines == []
+
+
+TALLY = re.compile(
+    r"memshift: (?P<label>.+): (?P<calls>[\d,]+) calls in (?P<batches>[\d,]+) batches so far "
+    r"in this job, (?P<rate_in>[\d,]+) tokens/s in, (?P<rate_out>[\d,]+) out$"
+)
+
+
+def test_a_job_of_one_call_batches_is_tallied_every_few_seconds():
+    lines: list[str] = []
+    clock = Stopped()
+    tally = JobTally("writer calls to qwen", 10.0, clock=clock, emit=lines.append)
+    for second in range(1, 46):  # a one-call batch ends each second: 500 tokens in, 40 out
+        clock.now = float(second - 1)
+        batch = Progress(
+            "writer calls to qwen", 1, 10.0, clock=clock, emit=lines.append, tally=tally
+        )
+        clock.now = float(second)
+        batch.advance(500, 40)
+        batch.finish()
+    parsed = [TALLY.match(line) for line in lines]
+    assert lines and all(parsed), lines
+    # the first batch began at 0 s: a line at 10, 20, 30 and 40 s, with the calls so far
+    assert [int(m["calls"]) for m in parsed] == [10, 20, 30, 40]
+    assert [int(m["batches"]) for m in parsed] == [10, 20, 30, 40]
+    assert {int(m["rate_in"]) for m in parsed} == {500} and {
+        int(m["rate_out"]) for m in parsed
+    } == {40}
+
+
+def test_batches_that_speak_for_themselves_add_no_tally_line():
+    lines: list[str] = []
+    clock = Stopped()
+    tally = JobTally("reader calls", 5.0, clock=clock, emit=lines.append)
+    for _ in range(3):
+        batch = Progress("reader calls", 20, 5.0, clock=clock, emit=lines.append, tally=tally)
+        for _call in range(20):
+            clock.now += 1.0
+            batch.advance(100, 10)
+        batch.finish()
+    assert lines and all(LINE.match(line) for line in lines), lines
+    assert tally.calls == 60 and tally.batches == 3
+    # a step with nothing to ask is not a batch
+    Progress("reader calls", 0, 5.0, clock=clock, emit=lines.append, tally=tally).finish()
+    assert tally.batches == 3
+
+
+def test_the_client_tallies_a_job_of_one_call_batches_from_the_environment(monkeypatch, capsys):
+    monkeypatch.setenv("MEMSHIFT_PROGRESS", "0.000001")
+    monkeypatch.setattr(progress, "_TALLIES", {})  # this job's, not an earlier test's
+    client = ModelClient(Profile("rules", "rules"))
+    for request in reader_batch(5):
+        client.generate([request])
+    said = [line for line in capsys.readouterr().err.splitlines() if "batches so far" in line]
+    parsed = [TALLY.match(line) for line in said]
+    assert said and all(parsed), said
+    assert int(parsed[-1]["calls"]) == int(parsed[-1]["batches"]) == 5
 
 
 @pytest.mark.parametrize("value", ["", "0", "  "])

@@ -1,5 +1,7 @@
 """How far a batch of model calls has got: calls done of total, tokens per second and an ETA at
-the steady rate so far, one line to stderr every few seconds while the batch runs.
+the steady rate so far, one line to stderr every few seconds while the batch runs. A job whose
+batches are too short to speak (a writer's few calls at each event, an auditor's one) is tallied
+over all of them instead: its calls so far and tokens per second, every few seconds.
 
 Asked for with `MEMSHIFT_PROGRESS=SECONDS` in the environment (`memshift serve-study` sets it
 unless `--quiet`); Snakemake's jobs inherit it and write their stderr to their logs. Progress
@@ -76,9 +78,54 @@ class Pace:
         return f"{head}, {rate_in:,.0f} tokens/s in, {rate_out:,.0f} out, {eta}"
 
 
+class JobTally:
+    """The calls of every batch of one label in this process (a job is one process): a line
+    every `every` seconds of the batches that said nothing themselves. The job's total is not
+    known to the client, so the line has no ETA."""
+
+    def __init__(
+        self, label: str, every: float, *, clock: Clock = time.monotonic, emit: Emit = to_stderr
+    ) -> None:
+        self.label, self.every, self.clock, self.emit = label, every, clock, emit
+        self.start: float | None = None
+        self.last = 0.0
+        self.calls = self.batches = self.tokens_in = self.tokens_out = 0
+
+    def begin(self) -> None:
+        if self.start is None:
+            self.start = self.last = self.clock()
+
+    def add(self, batch: Progress) -> None:
+        if not batch.done:  # a step with nothing to ask
+            return
+        self.begin()
+        self.calls += batch.done
+        self.batches += 1
+        self.tokens_in += batch.tokens_in
+        self.tokens_out += batch.tokens_out
+        now = self.clock()
+        if batch.lines:  # the batch spoke for itself
+            self.last = now
+        elif now - self.last >= self.every:
+            self.last = now
+            self.emit(self.line(now))
+
+    def line(self, now: float) -> str:
+        head = (
+            f"memshift: {self.label}: {self.calls:,} calls in {self.batches:,} batches so far "
+            "in this job"
+        )
+        elapsed = now - (self.start if self.start is not None else now)
+        if elapsed <= 0:
+            return head
+        rate_in, rate_out = self.tokens_in / elapsed, self.tokens_out / elapsed
+        return f"{head}, {rate_in:,.0f} tokens/s in, {rate_out:,.0f} out"
+
+
 class Progress:
     """Counts the calls of one batch as they end and emits a line whenever `every` seconds have
-    passed since the last (or since the start), and one at the end if it emitted any."""
+    passed since the last (or since the start), and one at the end if it emitted any; then adds
+    the batch to its job's `tally`, if it has one."""
 
     def __init__(
         self,
@@ -88,12 +135,15 @@ class Progress:
         *,
         clock: Clock = time.monotonic,
         emit: Emit = to_stderr,
+        tally: JobTally | None = None,
     ) -> None:
         self.label, self.total, self.every = label, total, every
-        self.clock, self.emit = clock, emit
+        self.clock, self.emit, self.tally = clock, emit, tally
         self.start = self.last = clock()
         self.done = self.tokens_in = self.tokens_out = 0
         self.lines = 0
+        if tally is not None:
+            tally.begin()
 
     def pace(self) -> Pace:
         elapsed = self.clock() - self.start
@@ -116,13 +166,23 @@ class Progress:
     def finish(self) -> None:
         if self.lines:
             self._say()
+        if self.tally is not None:
+            self.tally.add(self)
 
     def _say(self) -> None:
         self.lines += 1
         self.emit(self.pace().line())
 
 
+# This process's tallies by label: a job's batches of one role and profile add up here.
+_TALLIES: dict[str, JobTally] = {}
+
+
 def batch_progress(label: str, total: int, environ: Mapping[str, str] = os.environ) -> Progress:
-    """The progress of a batch as the environment asks for it; one that never speaks if not."""
+    """The progress of a batch as the environment asks for it, tallied with the job's other
+    batches of its label; one that never speaks if not asked."""
     every = progress_every(environ)
-    return Progress(label, total, every if every is not None else float("inf"))
+    if every is None:
+        return Progress(label, total, float("inf"))
+    tally = _TALLIES.setdefault(label, JobTally(label, every))
+    return Progress(label, total, every, tally=tally)
