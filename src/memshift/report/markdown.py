@@ -14,6 +14,9 @@ from memshift.vocabulary import BRANCH_NAMES, is_floor
 
 CLASSES = ("definition", "other", "free text")
 CAUSES = ("caused", "also without", "clock alone")
+# The heading of a report's summary: the README and docs quote the section under it
+# (`memshift docs-tables`, section blocks).
+IN_SHORT = "In short"
 
 Row = Mapping[str, Any]
 

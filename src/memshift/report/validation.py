@@ -13,7 +13,7 @@ from memshift.analysis.validation import (
     Check,
 )
 from memshift.models.profiles import Profile
-from memshift.report.markdown import interval, pct, points, table
+from memshift.report.markdown import IN_SHORT, interval, pct, points, table
 from memshift.vocabulary import BRANCH_NAMES, LEAKY_BLIND_SHARE
 
 
@@ -172,6 +172,8 @@ def render(profiles: Sequence[Profile], found: Sequence[Check], resampling: Resa
             ["writer", "injected errors", "description"],
             [[p.name, _errors(p), p.description or "—"] for p in profiles],
         ),
+        "",
+        f"## {IN_SHORT}",
         "",
         summary(found),
         "",

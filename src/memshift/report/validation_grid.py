@@ -14,7 +14,7 @@ from memshift.analysis.grid import INTERACTION, GridCheck
 from memshift.analysis.grid_design import GridWriter
 from memshift.analysis.grid_identity import IdentityTerm, interaction_from_terms
 from memshift.analysis.validation import MIN_ITEM_TIMES, SHIFTS
-from memshift.report.markdown import interval, pct, points, table
+from memshift.report.markdown import IN_SHORT, interval, pct, points, table
 from memshift.simulator.errors import ITEM_GROUPS
 from memshift.vocabulary import BRANCH_NAMES
 
@@ -257,6 +257,8 @@ def render(
         "against the run; every interval is a 95% studentized world bootstrap "
         f"({resampling.draws} draws, seed {resampling.seed}), paired with the prediction: "
         "measured minus predicted on the same worlds, added back to the prediction.",
+        "",
+        f"## {IN_SHORT}",
         "",
         summary(found, len(plan.drawn)),
         "",
