@@ -245,6 +245,9 @@ def test_a_quoted_report_section_follows_the_report_with_its_links_working(
         "# Validation\n\n"
         '<!-- generated: section page=docs/runs/validation-grid/report.md heading="B×D: '
         'predicted against measured" -->\n<!-- end generated -->\n\nOur reading.\n'
+        "<!-- generated: values -->\nThe term r is "
+        "<!-- value: cell docs/runs/validation-grid/report.md r value "
+        'section="The identity\'s terms" -->1.0<!-- /value -->.\n<!-- end generated -->\n'
     )
 
     def check() -> tuple[int, str, str]:
@@ -258,7 +261,7 @@ def test_a_quoted_report_section_follows_the_report_with_its_links_working(
     assert "| grid-01 | -0.1 / -1.5 |" in text and "| r | 1.0 |" in text
     assert "## Writers" not in text and "226 of 240" not in text
     assert "](runs/validation-grid/figures/grid_interaction.png)" in text
-    assert text.endswith("<!-- end generated -->\n\nOur reading.\n")
+    assert "<!-- end generated -->\n\nOur reading.\n" in text
     assert check()[:2] == (0, "")
 
     kept.write_text(REPORT_PAGE.replace("-1.5", "-2.5"))
@@ -268,6 +271,11 @@ def test_a_quoted_report_section_follows_the_report_with_its_links_working(
         "row 'grid-01', column 'src' reads '-0.1 / -1.5', "
         "docs/runs/validation-grid/report.md gives '-0.1 / -2.5'"
     ) in out
+
+    # a cell quoted from one section follows that section's table
+    kept.write_text(REPORT_PAGE.replace("| r | 1.0 |", "| r | 2.0 |"))
+    code, out, _ = check()
+    assert code == 1 and "docs/runs/validation-grid/report.md gives '2.0'" in out
 
     kept.write_text(REPORT_PAGE.replace("## B×D", "## B x D"))
     code, _, err = check()

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from memshift import layout, schemas
 from memshift.artifacts import read_table
@@ -16,6 +17,7 @@ from memshift.errors import MemshiftError
 from memshift.report.markdown import FailureIndex, Index, Row
 
 BUILD_HINT = "`make run` builds the default study's run, `snakemake --configfile STUDY` another's"
+T = TypeVar("T")
 CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
 HEADING = re.compile(r"^(?P<level>#{1,6}) (?P<text>.*?)\s*$")
 # a relative link or image target: not a URL, an anchor or a path from the root
@@ -92,27 +94,35 @@ def markdown_tables(text: str) -> list[list[list[str]]]:
     return found
 
 
-def table_cell(page: Path, row: str, column: str, named_by: str) -> str:
+def _exactly_one(found: Sequence[T], quote: str, things: str) -> T:
+    """The one thing a quote names; none or several is one line saying how many."""
+    if len(found) != 1:
+        count = "no" if not found else str(len(found))
+        raise MemshiftError(f"{quote}, which has {count} {things}")
+    return found[0]
+
+
+def table_cell(page: Path, row: str, column: str, named_by: str, heading: str | None = None) -> str:
     """The cell of `page`'s one table row whose first cell is `row`, in the column headed
-    `column`."""
+    `column`; with `heading`, of the tables of that section only."""
     if not page.exists():
         raise MemshiftError(f"{named_by} quotes {page}, which does not exist")
+    text = (
+        page.read_text() if heading is None else "\n".join(section(page, heading, page, named_by))
+    )
+    where = str(page) if heading is None else f"the section {heading!r} of {page}"
     matches = [
         (header, found)
-        for header, *rows in markdown_tables(page.read_text())
+        for header, *rows in markdown_tables(text)
         for found in rows
         if found[0] == row
     ]
-    if len(matches) != 1:
-        count = "no" if not matches else str(len(matches))
-        raise MemshiftError(
-            f"{named_by} quotes the row {row!r} of {page}, which has {count} table rows of "
-            "that name"
-        )
-    header, found = matches[0]
+    header, found = _exactly_one(
+        matches, f"{named_by} quotes the row {row!r} of {where}", "table rows of that name"
+    )
     if column not in header:
         raise MemshiftError(
-            f"{named_by} quotes the column {column!r} of {page}, whose table with the row "
+            f"{named_by} quotes the column {column!r} of {where}, whose table with the row "
             f"{row!r} has the columns {', '.join(repr(h) for h in header)}"
         )
     return found[header.index(column)]
@@ -130,13 +140,9 @@ def section(page: Path, heading: str, into: Path, named_by: str) -> tuple[str, .
         for number, line in enumerate(lines)
         if (found := HEADING.match(line)) is not None and found["text"] == heading
     ]
-    if len(starts) != 1:
-        count = "no" if not starts else str(len(starts))
-        raise MemshiftError(
-            f"{named_by} quotes the section {heading!r} of {page}, which has {count} headings "
-            "of that text"
-        )
-    start, level = starts[0]
+    start, level = _exactly_one(
+        starts, f"{named_by} quotes the section {heading!r} of {page}", "headings of that text"
+    )
     end = next(
         (
             number

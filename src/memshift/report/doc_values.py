@@ -9,7 +9,8 @@ the documentation).
     range MEASURE SYSTEMS                            glob such as holdmem-*), and lowest-highest
     audit QUANTITY[,QUANTITY...] SYSTEM [interval]   the audit's own metrics (— where the
                                                      report shows none)
-    cell PAGE ROW COLUMN [part=N]                    a table cell of PAGE (its N-th `;` part)
+    cell PAGE ROW COLUMN [part=N] [section=HEADING]  a table cell of PAGE (its N-th `;` part),
+                                                     of the section HEADING's tables only
 
 Several branches (or quantities) give their values joined by " / "."""
 
@@ -26,7 +27,7 @@ from memshift.report.audit_metrics import AMOUNTS
 from memshift.report.doc_sources import RunTables, table_cell
 from memshift.report.markdown import Row, interval, pct, signed
 
-OPTIONS = ("class", "cause", "measure", "part")
+OPTIONS = ("class", "cause", "measure", "part", "section")
 FLAGS = ("interval",)
 
 
@@ -182,11 +183,11 @@ def needs_run(words: Sequence[str]) -> bool:
 
 
 def cell(words: Sequence[str], root: Path, where: str) -> str:
-    """A cell of a benchmarks page's table (`cell PAGE ROW COLUMN [part=N]`), its page relative
-    to `root`."""
+    """A cell of a benchmarks page's or a kept report's table (`cell PAGE ROW COLUMN [part=N]
+    [section=HEADING]`), its page relative to `root`."""
     key = parsed(words)
     _, page, row, column = _arity(key, 4, "cell PAGE ROW COLUMN", where)
-    text = table_cell(root / page, row, column, where)
+    text = table_cell(root / page, row, column, where, key.options.get("section"))
     if "part" not in key.options:
         return text
     parts = text.split("; ")
