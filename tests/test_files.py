@@ -81,7 +81,7 @@ def test_a_replaced_artifact_gets_the_mode_too(tmp_path, umask):
 
 def test_embedding_vectors_get_the_mode_open_would_give_them(tmp_path, umask):
     cache = EmbeddingCache(tmp_path, Tiny())
-    cache.embed_many([("r1", 1)], ["text"])
+    cache.embed_many(["text"])
     [written] = list(tmp_path.glob("*.npz"))
     assert mode(written) == as_open_would(umask)
 

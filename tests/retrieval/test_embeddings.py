@@ -148,24 +148,51 @@ def test_vector_index_ranks_by_cosine_with_later_rows_first_on_ties() -> None:
         VectorIndex(["a"], vectors)
 
 
-def test_memory_cache_embeds_only_missing_versions() -> None:
+def test_memory_cache_embeds_only_texts_it_has_not_seen() -> None:
     embedder = TinyEmbedder()
     cache = EmbeddingCache(None, embedder)
-    first = cache.embed_many([("r1", 1), ("r2", 1)], ["alpha beta", "gamma"])
-    second = cache.embed_many([("r2", 1), ("r1", 2), ("r1", 1)], ["gamma", "alpha new", "x"])
+    first = cache.embed_many(["alpha beta", "gamma"])
+    second = cache.embed_many(["gamma", "alpha new", "alpha beta", "alpha new"])
     assert embedder.calls == [["alpha beta", "gamma"], ["alpha new"]]
     assert np.array_equal(second[0], first[1]) and np.array_equal(second[2], first[0])
-    assert cache.get_many([("r9", 1)]) == [None]
+    assert np.array_equal(second[1], second[3])
+    assert cache.get_many(["never seen"]) == [None]
+
+
+def test_a_record_that_comes_back_with_other_text_is_embedded_anew(tmp_path: Path) -> None:
+    """The same record id and revision in a world of another generator, or a rewritten world,
+    holds other text: its vector is that text's, never the cached one of the old text."""
+    embedder = TinyEmbedder()
+    old = EmbeddingCache(tmp_path, embedder).embed_many(["the newsletter as it was"])
+    new = EmbeddingCache(tmp_path, embedder).embed_many(["the newsletter as it reads now"])
+    assert not np.array_equal(old[0], new[0])
+    assert np.array_equal(new[0], embedder.embed(["the newsletter as it reads now"])[0])
+
+
+def test_a_cache_file_of_the_first_layout_is_embedded_anew(tmp_path: Path) -> None:
+    embedder = TinyEmbedder()
+    np.savez(
+        tmp_path / cache_file_name(embedder.name),
+        embedder=np.array(embedder.name),
+        object_ids=np.array(["email-1"]),
+        revisions=np.array([1]),
+        vectors=np.ones((1, 16), np.float32),
+    )
+    cache = EmbeddingCache(tmp_path, embedder)
+    assert len(cache) == 0
+    vector = cache.embed_many(["first text"])[0]
+    assert np.array_equal(vector, embedder.embed(["first text"])[0])
+    assert len(EmbeddingCache(tmp_path, TinyEmbedder())) == 1
 
 
 def test_disk_cache_round_trip(tmp_path: Path) -> None:
     embedder = TinyEmbedder()
-    keys = [("email-1", 1), ("chat-7", 3)]
-    vectors = embedder.embed(["first text", "second text"])
-    EmbeddingCache(tmp_path, embedder).put_many(keys, vectors)
+    texts = ["first text", "second text"]
+    vectors = embedder.embed(texts)
+    EmbeddingCache(tmp_path, embedder).put_many(texts, vectors)
 
     reopened = EmbeddingCache(tmp_path, TinyEmbedder())
-    found = reopened.get_many([*keys, ("email-1", 2)])
+    found = reopened.get_many([*texts, "third text"])
     assert np.array_equal(found[0], vectors[0]) and np.array_equal(found[1], vectors[1])
     assert found[2] is None
     assert len(list(tmp_path.glob("tiny-hash-16-*.npz"))) == 1
@@ -173,8 +200,8 @@ def test_disk_cache_round_trip(tmp_path: Path) -> None:
 
 def test_disk_cache_merges_writers_and_checks_the_embedder(tmp_path: Path) -> None:
     one, two = EmbeddingCache(tmp_path, TinyEmbedder()), EmbeddingCache(tmp_path, TinyEmbedder())
-    one.put_many([("a", 1)], np.ones((1, 16), np.float32))
-    two.put_many([("b", 1)], np.zeros((1, 16), np.float32))
+    one.put_many(["a"], np.ones((1, 16), np.float32))
+    two.put_many(["b"], np.zeros((1, 16), np.float32))
     assert len(EmbeddingCache(tmp_path, TinyEmbedder())) == 2
 
     other = TinyEmbedder()

