@@ -257,9 +257,9 @@ def test_a_quoted_report_section_follows_the_report_with_its_links_working(
     assert code == 1 and out.startswith("docs/validation.md:4: section block")
     assert memshift(monkeypatch, capsys, "docs-tables", "docs/validation.md")[0] == 0
     text = page.read_text()
-    # the section down to the next heading of its level, its sub-sections with it
-    assert "| grid-01 | -0.1 / -1.5 |" in text and "| r | 1.0 |" in text
-    assert "## Writers" not in text and "226 of 240" not in text
+    # the section down to the next heading: a sub-section is a section of its own
+    assert "| grid-01 | -0.1 / -1.5 |" in text and "| r | 1.0 |" not in text
+    assert "Writers" not in text and "226 of 240" not in text
     assert "](runs/validation-grid/figures/grid_interaction.png)" in text
     assert "<!-- end generated -->\n\nOur reading.\n" in text
     assert check()[:2] == (0, "")

@@ -19,7 +19,7 @@ from memshift.report.markdown import FailureIndex, Index, Row
 BUILD_HINT = "`make run` builds the default study's run, `snakemake --configfile STUDY` another's"
 T = TypeVar("T")
 CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
-HEADING = re.compile(r"^(?P<level>#{1,6}) (?P<text>.*?)\s*$")
+HEADING = re.compile(r"^#{1,6} (?P<text>.*?)\s*$")
 # a relative link or image target: not a URL, an anchor or a path from the root
 RELATIVE_LINK = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:|#|/)(?P<target>[^)\s]+)\)")
 
@@ -129,26 +129,22 @@ def table_cell(page: Path, row: str, column: str, named_by: str, heading: str | 
 
 
 def section(page: Path, heading: str, into: Path, named_by: str) -> tuple[str, ...]:
-    """The lines of `page`'s section headed `heading` (any level), up to the next heading of
-    its level or above, without blank lines at either end; its relative links made relative to
-    the folder of the page `into` that quotes it."""
+    """The lines of `page`'s section headed `heading` (any level), down to the next heading
+    (its sub-sections are sections of their own), without blank lines at either end; its
+    relative links made relative to the folder of the page `into` that quotes it."""
     if not page.exists():
         raise MemshiftError(f"{named_by} quotes {page}, which does not exist")
     lines = page.read_text().splitlines()
     starts = [
-        (number, len(found["level"]))
+        number
         for number, line in enumerate(lines)
         if (found := HEADING.match(line)) is not None and found["text"] == heading
     ]
-    start, level = _exactly_one(
+    start = _exactly_one(
         starts, f"{named_by} quotes the section {heading!r} of {page}", "headings of that text"
     )
     end = next(
-        (
-            number
-            for number in range(start + 1, len(lines))
-            if (found := HEADING.match(lines[number])) is not None and len(found["level"]) <= level
-        ),
+        (n for n in range(start + 1, len(lines)) if HEADING.match(lines[n]) is not None),
         len(lines),
     )
     body = lines[start + 1 : end]

@@ -211,6 +211,7 @@ def terms_of_identity(terms: Sequence[IdentityTerm]) -> str:
 
 
 OVERLOOKS = (0.0, 0.25, 0.5, 0.75, 1.0)
+OVER_THE_RATES = "B×D over the two rates"
 
 
 def interaction_lines(terms: Sequence[IdentityTerm]) -> str:
@@ -294,6 +295,8 @@ def render(
         "of (1 − q)·((1 − e)·reference + e·wrong) + q·((1 − e)·blind + e·both).",
         "",
         terms_of_identity(terms),
+        "",
+        f"### {OVER_THE_RATES}",
         "",
         "For a writer with one error rate e and one overlook rate o on every class, B×D is "
         "linear in e at each o; its two ends from the terms above:",
