@@ -81,7 +81,9 @@ def plan_beside_spend(plan: Sequence[Row], calls: Sequence[Row]) -> list[str]:
         found[3] += row["tokens_in_spent"]
         found[4] += row["tokens_out_spent"]
     roles = sorted({*planned, *made} - {ALL})
-    made[ALL] = [sum(made.get(role, [0] * 5)[k] for role in roles) for k in range(5)]
+    # over all: the roles the plan prices (a native library's own calls it cannot)
+    priced = [role for role in roles if role in planned]
+    made[ALL] = [sum(made.get(role, [0] * 5)[k] for role in priced) for k in range(5)]
     body = []
     for role in [*roles, ALL]:
         p = planned.get(role)
