@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from memshift.analysis.plan import ALL
 from memshift.models.profiles import load_profile
 from memshift.models.replies import FAILURES
 from pipeline.test_snakemake import job_env, run_of, workflow_copy
@@ -59,6 +60,13 @@ def served(
     where = workflow_copy(tmp_path_factory.mktemp("real") / "study", study())
     # the preset's command names the server under the working directory ({root})
     (where / ".venv-llama").symlink_to(SERVER_VENV)
+    # as a user would: the plan first (the study's rule-based run, then its requests priced on
+    # the model's profile), so the run's report sets it beside the spend
+    planned = subprocess.run(
+        [str(MEMSHIFT), "plan", "--configfile", "study.yaml", "--cores", "2"],
+        cwd=where, capture_output=True, text=True, timeout=900, env=job_env(),
+    )  # fmt: skip
+    assert planned.returncode == 0, planned.stderr[-4000:]
     began = time.monotonic()
     done = subprocess.run(
         [
@@ -116,6 +124,25 @@ def test_every_call_is_a_reply_or_a_counted_failure_and_the_report_counts_them(s
     ]  # fmt: skip
     assert stored, "the stored values were not scored"
 
+    plan = {
+        r["role"]: r for r in pq.read_table(run / "plan.parquet").to_pylist() if r["stage"] == ALL
+    }
+    assert "| role | calls planned | calls made |" in (run / "report" / "report.md").read_text()
+    against_plan = {
+        role: {
+            "calls": [plan[role]["calls"], sum(1 for r in rows if r["role"] == role)],
+            "tokens_in": [
+                plan[role]["tokens_in"],
+                sum(r["tokens_in"] for r in rows if r["role"] == role),
+            ],
+            "tokens_out": [
+                plan[role]["tokens_out"],
+                sum(r["tokens_out"] for r in rows if r["role"] == role),
+            ],
+        }
+        for role in plan
+        if role != ALL
+    }
     FIGURES.parent.mkdir(parents=True, exist_ok=True)
     headline = {
         (r["system"], r["branch"], r["measure"]): r
@@ -130,6 +157,7 @@ def test_every_call_is_a_reply_or_a_counted_failure_and_the_report_counts_them(s
                 "failures_by_reason": dict(sorted(failed.items())),
                 "tokens_in": sum(r["tokens_in"] for r in spent),
                 "tokens_out": sum(r["tokens_out"] for r in spent),
+                "planned_against_made": against_plan,
                 "measures": {
                     f"{s} {b} {m}": [row["estimate"], row["numerator"], row["n"]]
                     for (s, b, m), row in sorted(headline.items())

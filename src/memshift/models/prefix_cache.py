@@ -26,6 +26,7 @@ and the server's own memory are not simulated.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
@@ -38,9 +39,18 @@ CAPACITY_TOKENS = 2**20
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _line_split(line: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(line))
+
+
 def split(text: str) -> list[str]:
-    """`text` as memshift's tokens."""
-    return _TOKEN.findall(text)
+    """`text` as memshift's tokens, line by line: no token spans a line break, and a job's
+    prompts repeat the lines of the same records many times, so each line is split once."""
+    tokens: list[str] = []
+    for line in text.split("\n"):
+        tokens.extend(_line_split(line))
+    return tokens
 
 
 def prompt_tokens(messages: Iterable[Mapping[str, str]]) -> list[str]:
@@ -75,10 +85,12 @@ class PrefixCache:
         size = self.block_tokens
         chain: list[int] = []
         parent = 0
-        for start in range(0, len(tokens) - size + 1, size):
+        # the full blocks, each a tuple built in C (one iterator taken `size` times at once)
+        tokens_left = iter(tokens)
+        for block in zip(*[tokens_left] * size, strict=False):
             # Python's hash of a tuple of str: 64 bits, salted per process, so the same within
             # a job; a collision among a job's blocks is as likely as among vLLM's.
-            parent = hash((parent, tuple(tokens[start : start + size])))
+            parent = hash((parent, block))
             chain.append(parent)
         # At least the last token is computed: blocks wholly before it may hit.
         hittable = (len(tokens) - 1) // size if tokens else 0
