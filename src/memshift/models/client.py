@@ -245,8 +245,13 @@ class ModelClient:
 
     async def agenerate(self, requests: Sequence[ModelRequest]) -> list[Reply]:
         progress = self.progress(batch_label(self.profile, requests), len(requests))
+        built: list[Messages] | None = None
         if self.direct is not None:
-            replies = [progress.ended(self._direct_reply(self.direct, r)) for r in requests]
+            built = [prompts.build(r) for r in requests]
+            replies = [
+                progress.ended(self._direct_reply(self.direct, r, m))
+                for r, m in zip(requests, built, strict=True)
+            ]
             name, model = self.direct.name, self.direct.name
         else:
             replies = await self._http_replies(requests, progress)
@@ -254,9 +259,10 @@ class ModelClient:
         progress.finish()
         # Logged in request order, whatever order the calls finished in: the order in which a
         # pool of workers taking them in turn sends them, which the prefix-cache replay needs.
-        for request, reply in zip(requests, replies, strict=True):
-            sent = reply.failure != "context_overflow"
-            messages = prompts.build(request) if sent else None
+        for index, (request, reply) in enumerate(zip(requests, replies, strict=True)):
+            messages = None
+            if reply.failure != "context_overflow":
+                messages = built[index] if built is not None else prompts.build(request)
             self.log.add(request.context, reply, backend=name, model=model, messages=messages)
         return replies
 
@@ -283,10 +289,12 @@ class ModelClient:
             await backend.aclose()
         return [r for r in replies if r is not None]
 
-    def _direct_reply(self, backend: DirectBackend, request: ModelRequest) -> Reply:
+    def _direct_reply(
+        self, backend: DirectBackend, request: ModelRequest, messages: Messages
+    ) -> Reply:
         start = time.perf_counter()
         content = json.dumps(backend.answer(request))
-        tokens_in = sum(count_tokens(m["content"]) for m in prompts.build(request))
+        tokens_in = sum(count_tokens(m["content"]) for m in messages)
         usage = Usage(tokens_in, count_tokens(content))
         return _Call(request, "", start).checked(content, "stop", usage, 1, False)
 

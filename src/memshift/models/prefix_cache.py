@@ -79,21 +79,30 @@ class PrefixCache:
     def __len__(self) -> int:
         return len(self._blocks)
 
-    def serve(self, tokens: Sequence[Hashable]) -> int:
-        """The number of `tokens` served from the cache; the prompt's full blocks are then held
-        (most recently used: its head, then its tail)."""
-        size = self.block_tokens
+    def chain(self, tokens: Sequence[Hashable]) -> list[int]:
+        """The identities of the prompt's full blocks, each hashed with the one before it."""
         chain: list[int] = []
         parent = 0
         # the full blocks, each a tuple built in C (one iterator taken `size` times at once)
         tokens_left = iter(tokens)
-        for block in zip(*[tokens_left] * size, strict=False):
+        for block in zip(*[tokens_left] * self.block_tokens, strict=False):
             # Python's hash of a tuple of str: 64 bits, salted per process, so the same within
             # a job; a collision among a job's blocks is as likely as among vLLM's.
             parent = hash((parent, block))
             chain.append(parent)
+        return chain
+
+    def serve(self, tokens: Sequence[Hashable]) -> int:
+        """The number of `tokens` served from the cache; the prompt's full blocks are then held
+        (most recently used: its head, then its tail)."""
+        return self.serve_chain(self.chain(tokens), len(tokens))
+
+    def serve_chain(self, chain: Sequence[int], length: int) -> int:
+        """`serve` for a prompt of `length` tokens whose `chain` is already known (a prompt the
+        job sent before)."""
+        size = self.block_tokens
         # At least the last token is computed: blocks wholly before it may hit.
-        hittable = (len(tokens) - 1) // size if tokens else 0
+        hittable = (length - 1) // size if length else 0
         hits = 0
         while hits < hittable and chain[hits] in self._blocks:
             hits += 1
