@@ -3,6 +3,8 @@ least-recently-used eviction tail first, and properties of the share over any pr
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -135,3 +137,30 @@ TEXT = st.text(st.characters(codec="utf-8"), max_size=400) | st.text(
 def test_prompts_are_split_into_the_tokens_memshift_counts(text):
     assert len(split(text)) == count_tokens(text)
     assert len(prompt_tokens([{"role": "user", "content": text}] * 2)) == 2 * count_tokens(text)
+
+
+WORDS = st.lists(st.sampled_from(["alpha", "b", "c1", ",", ".", "\n", "dd ee"]), max_size=60)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(WORDS, WORDS), min_size=1, max_size=10), st.lists(st.integers(0, 9)))
+def test_the_call_log_serves_repeated_prompts_as_a_fresh_replay_does(pairs, order):
+    """The log cuts a prompt it has seen once (and splits each line once): its hits are those
+    of a plain replay of the same prompts, tokenized by the plain expression."""
+    prompts = [pairs[i % len(pairs)] for i in order] or [pairs[0]]
+    messages = [
+        [{"role": "system", "content": " ".join(s)}, {"role": "user", "content": " ".join(u)}]
+        for s, u in prompts
+    ]
+    context = CallContext(run="r", world=0, branch="src", system="s")
+    reply = Reply("reader", {"status": "abstain", "value": None}, None)
+    log = CallLog()
+    for m in messages:
+        log.add(context, reply, backend="openai", model="m", messages=m)
+    plain = [
+        [t for part in m for t in re.findall(r"\w+|[^\w\s]", part["content"])] for m in messages
+    ]
+    expected = list(zip(map(len, plain), cached_tokens(plain), strict=True))
+    assert [
+        (r["prompt_tokens"], r["prefix_hit_tokens"]) for r in log.to_table().to_pylist()
+    ] == expected

@@ -26,8 +26,9 @@ from memshift.models.replies import Reply
 from memshift.models.requests import CallContext
 
 Messages = list[dict[str, str]]
-# Prompts whose blocks a log remembers, the oldest forgotten first: a batch's worth and more.
-KNOWN_PROMPTS = 4096
+# Prompts whose blocks a log remembers, the oldest forgotten first: more than a batch's worth
+# (an audited system's answers of a branch), a few tens of megabytes at most.
+KNOWN_PROMPTS = 2048
 
 
 class CallLog:
@@ -35,14 +36,16 @@ class CallLog:
         self._rows: list[dict[str, object]] = []
         self._lock = threading.Lock()
         self._caches: dict[tuple[str, str], PrefixCache] = {}
-        self._chains: dict[tuple[str, ...], tuple[int, list[int]]] = {}
+        self._chains: dict[int, tuple[int, list[int]]] = {}
 
     def _prefix(self, backend: str, model: str, messages: Messages) -> tuple[int, int]:
         """(prompt tokens, tokens a prefix cache serves) of a prompt sent; the lock is held."""
         cache = self._caches.setdefault((backend, model), PrefixCache())
         # A job sends many prompts twice (two audited systems asking the same audit, detections
         # re-deriving the same item at the same checkpoint): their blocks are cut once.
-        sent = tuple(message["content"] for message in messages)
+        # (keyed by the prompt's hash, not its text, so no prompt is kept alive: a collision is
+        # as likely as one between two blocks)
+        sent = hash(tuple(message["content"] for message in messages))
         known = self._chains.get(sent)
         if known is None:
             tokens = prompt_tokens(messages)
