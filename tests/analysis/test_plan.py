@@ -49,6 +49,21 @@ def test_a_token_ratio_scales_each_call_rounded_up_and_the_limit_bounds_the_repl
     assert every.tokens_out_limit == 300 * len(CALLS)
 
 
+def test_a_prompt_longer_than_the_window_leaves_room_for_is_planned_at_that_room():
+    # a 2,048-token window with 256 for the reply leaves (2048 - 256) / 1.5 = 1,194 of
+    # memshift's tokens for a prompt: the evidence budgets cut the longer prompts to that
+    windowed = Profile(
+        "small", "openai", token_ratio=1.5, context_length=2048, decoding={"max_tokens": 256}
+    )
+    lines = estimate(CALLS, {}, windowed, Rates())
+    room = windowed.prompt_room("writer")
+    assert room == 1194
+    writer = by(lines, "prefork", "writer")
+    assert writer.tokens_in == math.ceil(1194 * 1.5) + math.ceil(999 * 1.5)
+    assert by(lines, "audit", "auditor").tokens_in == math.ceil(1194 * 1.5)
+    assert by(lines, "cells", "reader").tokens_in == math.ceil(333 * 1.5)
+
+
 def test_each_role_is_priced_on_its_own_profile():
     reader = model(2.0)
     lines = estimate(CALLS, {"reader": reader}, RULES, Rates())

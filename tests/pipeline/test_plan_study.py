@@ -92,7 +92,12 @@ def test_on_another_profile_tokens_follow_its_token_ratio_and_reply_limit(planne
     calls = logged(where / run_of(STUDY))
     total = plan_rows(where, TARGET)[ALL, ALL]
     assert total["calls"] == len(calls)
-    assert total["tokens_in"] == sum(math.ceil(c["tokens_in"] * profile.token_ratio) for c in calls)
+    # each prompt capped at the room the profile's window leaves it, then on its token ratio
+    room = {c["role"]: profile.prompt_room(c["role"]) for c in calls}
+    assert total["tokens_in"] == sum(
+        math.ceil(min(c["tokens_in"], room[c["role"]] or c["tokens_in"]) * profile.token_ratio)
+        for c in calls
+    )
     assert total["tokens_out_limit"] == sum(profile.reply_tokens(c["role"]) for c in calls)
     expected = (total["tokens_in"] * 0.2 + total["tokens_out"] * 0.6) / 1e6
     assert total["usd"] == pytest.approx(expected)

@@ -4,14 +4,16 @@ dollars at stated prices per million tokens.
 
 The rule-based backend answers every request of the study offline and logs each call with
 memshift's token count of its prompt and reply. A call's tokens on the target profile are that
-count times the profile's `token_ratio`, rounded up per call as the context-window check rounds
-a prompt (`client.prompt_estimate`); with the rules profile itself they are the logged counts
-exactly. Replies are the rule-based backend's replies, counted the same way: a language model's
-replies differ in length, so the plan also gives the ceiling, every call at its role's reply
-limit (`decoding.max_tokens`). Prompts are the rule-based run's, built without the profile's
-context window: a stated window can only shorten evidence, so with one they are an upper bound.
-The same prompts, replayed per job through a simulated prefix cache (`models/prefix_cache.py`),
-give the share of the tokens in a server's prefix cache could serve (`cacheable`).
+count, each prompt first capped at the room the profile's context window leaves it
+(`Profile.prompt_room`, to which the evidence budgets cut a prompt), times the profile's
+`token_ratio`, rounded up per call as the context-window check rounds a prompt
+(`client.prompt_estimate`); with the rules profile itself they are the logged counts exactly.
+What the budgets cut comes out of the evidence, so with a window the prompts are an upper bound.
+Replies are the rule-based backend's replies, counted the same way: a language model's replies
+differ in length, so the plan also gives the ceiling, every call at its role's reply limit
+(`decoding.max_tokens`). The same prompts, replayed per job through a simulated prefix cache
+(`models/prefix_cache.py`), give the share of the tokens in a server's prefix cache could serve
+(`cacheable`).
 """
 
 from __future__ import annotations
@@ -132,6 +134,13 @@ def on_profile(tokens: int, profile: Profile) -> int:
     return math.ceil(tokens * profile.token_ratio)
 
 
+def prompt_on(call: Call, profile: Profile) -> int:
+    """The call's prompt in memshift's tokens as the profile would be sent it: no longer than
+    the room its context window leaves the prompt, to which the evidence budgets cut it."""
+    room = profile.prompt_room(call.role)
+    return call.tokens_in if room is None else min(call.tokens_in, room)
+
+
 def _line(
     stage: str,
     role: str,
@@ -171,7 +180,7 @@ def estimate(
         profile = profiles.get(call.role, default)
         found = sums.setdefault((call.stage, call.role), [0, 0, 0, 0, 0, 0])
         found[0] += 1
-        found[1] += on_profile(call.tokens_in, profile)
+        found[1] += on_profile(prompt_on(call, profile), profile)
         found[2] += on_profile(call.tokens_out, profile)
         found[3] += profile.reply_tokens(call.role)
         found[4] += call.prompt_tokens
