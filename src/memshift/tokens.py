@@ -12,11 +12,12 @@ import re
 
 import numpy as np
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
+# the token: a run of word characters or one other visible character
+TOKEN = re.compile(r"\w+|[^\w\s]")
 
 # Every process counts its world's records again (megabytes of text, each new to the process),
 # so a long ASCII text is counted over its bytes: a token starts at each word byte after a byte
-# that is not one, and at each other visible byte. The byte classes come from `_TOKEN`'s.
+# that is not one, and at each other visible byte. The byte classes come from `TOKEN`'s.
 _WORD_FLAG = bytes(re.fullmatch(r"\w", chr(code)) is not None for code in range(256))
 _NOT_OTHER = bytes(code for code in range(256) if not re.fullmatch(r"[^\w\s]", chr(code)))
 # below this length the regular expression over the (cached) lines is the faster of the two
@@ -32,7 +33,7 @@ def _ascii_tokens(text: str) -> int:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _line_tokens(line: str) -> int:
-    return len(_TOKEN.findall(line))
+    return len(TOKEN.findall(line))
 
 
 def count_tokens(text: str) -> int:

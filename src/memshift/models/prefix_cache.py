@@ -27,26 +27,24 @@ and the server's own memory are not simulated.
 from __future__ import annotations
 
 import functools
-import re
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+
+from memshift.tokens import TOKEN
 
 BLOCK_TOKENS = 16
 CAPACITY_TOKENS = 2**20
 
-# The pattern of `memshift.tokens`: `count_tokens(text) == len(split(text))` (tested), so the
-# simulated prompts have the call log's token counts.
-_TOKEN = re.compile(r"\w+|[^\w\s]")
-
 
 @functools.lru_cache(maxsize=1 << 16)
 def _line_split(line: str) -> tuple[str, ...]:
-    return tuple(_TOKEN.findall(line))
+    return tuple(TOKEN.findall(line))
 
 
 def split(text: str) -> list[str]:
-    """`text` as memshift's tokens, line by line: no token spans a line break, and a job's
-    prompts repeat the lines of the same records many times, so each line is split once."""
+    """`text` as memshift's tokens (`count_tokens(text) == len(split(text))`, tested), line
+    by line: no token spans a line break, and a job's prompts repeat the lines of the same records
+    many times, so each line is split once."""
     tokens: list[str] = []
     for line in text.split("\n"):
         tokens.extend(_line_split(line))

