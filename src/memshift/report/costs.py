@@ -3,6 +3,7 @@ retrieval, with the paper's figure beside ours (MemShift §6.4, F.6)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -72,50 +73,43 @@ def plan_beside_spend(plan: Sequence[Row], calls: Sequence[Row]) -> list[str]:
     if not plan:
         return []
     planned = {r["role"]: r for r in plan if r["stage"] == ALL}
-    made: dict[str, list[int]] = {}
+    made: dict[str, Counter[str]] = {}
     for row in calls:
-        found = made.setdefault(row["role"], [0, 0, 0, 0, 0])
-        found[0] += row["calls"]
-        found[1] += row["tokens_in_spent"] + row["tokens_in_cached"]
-        found[2] += row["tokens_out_spent"] + row["tokens_out_cached"]
-        found[3] += row["tokens_in_spent"]
-        found[4] += row["tokens_out_spent"]
+        found = made.setdefault(row["role"], Counter())
+        found["calls"] += row["calls"]
+        for way in ("in", "out"):
+            found[way] += row[f"tokens_{way}_spent"] + row[f"tokens_{way}_cached"]
+            found[f"sent {way}"] += row[f"tokens_{way}_spent"]
     roles = sorted({*planned, *made} - {ALL})
     # over all: the roles the plan prices (a native library's own calls it cannot)
-    priced = [role for role in roles if role in planned]
-    made[ALL] = [sum(made.get(role, [0] * 5)[k] for role in priced) for k in range(5)]
+    made[ALL] = sum((made.get(role, Counter()) for role in roles if role in planned), Counter())
     body = []
     for role in [*roles, ALL]:
+        m = made.get(role, Counter())
         p = planned.get(role)
-        calls_made, tokens_in, tokens_out, sent_in, sent_out = made.get(role, [0] * 5)
-        if p is None:
-            body.append(
-                [
-                    role,
-                    "—",
-                    f"{calls_made:,}",
-                    "—",
-                    tokens(tokens_in),
-                    "—",
-                    "—",
-                    tokens(tokens_out),
-                    "—",
-                    f"{sent_in:,} / {sent_out:,}",
-                ]
-            )
-            continue
+        against = (
+            ["—"] * 5
+            if p is None
+            else [
+                f"{p['calls']:,}",
+                tokens(p["tokens_in"]),
+                _change(p["tokens_in"], m["in"]),
+                f"{tokens(p['tokens_out'])} (at most {tokens(p['tokens_out_limit'])})",
+                _change(p["tokens_out"], m["out"]),
+            ]
+        )
         body.append(
             [
                 role,
-                f"{p['calls']:,}",
-                f"{calls_made:,}",
-                tokens(p["tokens_in"]),
-                tokens(tokens_in),
-                _change(p["tokens_in"], tokens_in),
-                f"{tokens(p['tokens_out'])} (at most {tokens(p['tokens_out_limit'])})",
-                tokens(tokens_out),
-                _change(p["tokens_out"], tokens_out),
-                f"{sent_in:,} / {sent_out:,}",
+                against[0],
+                f"{m['calls']:,}",
+                against[1],
+                tokens(m["in"]),
+                against[2],
+                against[3],
+                tokens(m["out"]),
+                against[4],
+                f"{m['sent in']:,} / {m['sent out']:,}",
             ]
         )
     return [
