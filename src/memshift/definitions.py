@@ -425,6 +425,14 @@ def announcement(name: str, version: int, text: str) -> str:
     return f"Definition {name} is now version {version}: {text}"
 
 
+_ANNOUNCED = re.compile(r"Definition .+? is now version \d+:")
+
+
+def is_announcement(text: str) -> bool:
+    """Whether `text` announces a definition's new version (`announcement`)."""
+    return _ANNOUNCED.search(text) is not None
+
+
 def announced_versions(name: str, texts: Iterable[str]) -> list[int]:
     """The versions of definition `name` that `texts` announce, in order."""
     pattern = re.compile(rf"Definition {re.escape(name)} is now version (\d+):")

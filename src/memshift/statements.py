@@ -42,6 +42,14 @@ def render(
     return f"As of {as_of:%Y-%m-%d}, {label}{under} {verb}: {value_text(value)}."
 
 
+def is_statement(text: str) -> bool:
+    """Whether `text` holds a statement in this grammar about any item, or a stored item's JSON
+    record."""
+    if text.startswith("{"):
+        return '"as_of"' in text and '"item"' in text
+    return _STATEMENT.search(text) is not None or _NO_VALUE.search(text) is not None
+
+
 def parse_record(text: str, label: str, *, is_set: bool) -> list[tuple[date, Value]]:
     """The JSON record of a stored item (the JSON arm's evidence) about `label`, as (as-of date,
     value); empty for any other text."""

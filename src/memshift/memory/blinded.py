@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from memshift.memory.interface import MemorySystem, Question
 from memshift.memory.reading import answer, drive, names_version, questions
-from memshift.memory.under_test import UnderTest
+from memshift.memory.under_test import UnderTest, legible_to_rules
 from memshift.models.client import ModelClient
 from memshift.public_probes import PublicProbe, public_of
 from memshift.world.items import Item
@@ -63,8 +63,13 @@ def answer_blinded(
 ) -> pa.Table:
     """`memory` follows the branch and is asked `shown`; the reader answers `probes` (the
     counted ones, each among `shown`), as `reading.answer_branch` would."""
+    legible = legible_to_rules if reader.profile.backend == "rules" else None
     followed = drive(
-        UnderTest(memory), events, checkpoints, asked_questions(shown, items), reader.profile
+        UnderTest(memory, system, legible),
+        events,
+        checkpoints,
+        asked_questions(shown, items),
+        reader.profile,
     )
     by_id = {a.question.probe_id: a for a in followed}
     twin = public_of(list(shown))

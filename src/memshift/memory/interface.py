@@ -20,6 +20,7 @@ from memshift.definitions import announcement
 from memshift.errors import MemshiftError
 from memshift.retrieval.selection import EVIDENCE_BUDGET
 from memshift.world.items import Item
+from memshift.world.parse import DELETED, evidence_header
 from memshift.world.records import PublicEvent
 
 
@@ -60,6 +61,24 @@ class Invalidation:
     item_id: str
     at: datetime
     reason: str = ""
+
+
+def evidence_line(event: PublicEvent) -> str:
+    """An event as one evidence item in the form the built-in rule-based reader reads: a record
+    as `[object_id rN | YYYY-MM-DD HH:MM] text`, a deletion as that header and "This record was
+    deleted.", a definition's new version as its announcement. The reader reads each record at
+    the newest revision among the items and drops a deleted one, so a memory may return the
+    lines of every event it kept (docs/memory.md, The evidence contract)."""
+    if event.op in ("insert", "update"):
+        return evidence_header(event.object_id, event.revision, event.time) + event.text
+    if event.op == "delete":
+        return evidence_header(event.object_id, event.revision, event.time) + DELETED
+    if event.op == "define":
+        return announcement(event.fields["name"], event.fields["version"], event.fields["text"])
+    if event.op == "consent":
+        change = "regained" if event.fields["allowed"] else "lost"
+        return f"{event.fields['agent']} {change} access to {event.fields['scope']}."
+    raise ValueError(f"an event of unknown op {event.op!r}")
 
 
 @dataclass(frozen=True)
@@ -173,9 +192,9 @@ class AddSearch(Protocol):
 
 class SearchAdapter:
     """Runs an add/search system through the interface: every event is added in time order
-    (a deletion or a new definition as a note), and a query returns what search retrieves,
-    best match last. Name a subclass in a study: its constructor takes no arguments and calls
-    `super().__init__(backend)`."""
+    (as its `evidence_line`: a deletion or a new definition as a line of its own), and a query
+    returns what search retrieves, best match last. Name a subclass in a study: its constructor
+    takes no arguments and calls `super().__init__(backend)`."""
 
     def __init__(self, backend: AddSearch, limit: int = 20) -> None:
         self.backend = backend
@@ -185,13 +204,12 @@ class SearchAdapter:
     def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         for e in events:
             if e.op in ("insert", "update"):
-                self.backend.add(e.text, {"object_id": e.object_id, "revision": str(e.revision)})
+                metadata = {"object_id": e.object_id, "revision": str(e.revision)}
+                self.backend.add(evidence_line(e), metadata)
             elif e.op == "delete":
-                self.backend.add(f"Record {e.object_id} was deleted.", {"object_id": e.object_id})
+                self.backend.add(evidence_line(e), {"object_id": e.object_id})
             elif e.op == "define":
-                self.backend.add(
-                    announcement(e.fields["name"], e.fields["version"], e.fields["text"]), {}
-                )
+                self.backend.add(evidence_line(e), {})
 
     def define(self, item_id: str, version: int, text: str) -> None:
         """Definitions reach an add/search system as text through `ingest`."""

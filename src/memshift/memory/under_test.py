@@ -6,7 +6,14 @@ text UTF-8 cannot hold (a lone surrogate: a string cut inside an emoji) or more 
 items or MAX_CHARACTERS characters fails that question alone (`QueryFailed`); the reader is not
 asked it and the answer is a counted failure. An `ingest`, `define` or `consent` that raises
 leaves the system in a state nothing can vouch for: it is not fed again, and every question from
-that checkpoint on fails naming the call. The answers of every question before stay."""
+that checkpoint on fails naming the call. The answers of every question before stay.
+
+Its first answer is held to the evidence contract before the rest of the branch runs: a first
+reply that is not a list of strings (or `Blocked`), or, for the rule-based reader, a first
+non-empty list of which the reader can read no item (no record as evidence, statement or
+announcement: plain text it would skip, scoring the system near zero), stops the job with
+`ContractBroken`, one line naming the method, the probe and the value. A system that fails
+later questions the same way has shown it can answer; those fail alone."""
 
 from __future__ import annotations
 
@@ -15,12 +22,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memshift.definitions import is_announcement
+from memshift.errors import MemshiftError
 from memshift.inputs import one_line
 from memshift.memory.interface import Blocked, Cost, MemorySystem, Question
 from memshift.models.calllog import CallLog
 from memshift.models.replies import Reply as CallReply
 from memshift.models.requests import CallContext
+from memshift.statements import is_statement
 from memshift.storable import storable_text, text_problem
+from memshift.world.parse import is_evidence_line
 from memshift.world.records import PublicEvent
 
 # Far beyond what the reader's evidence budget (4,096 tokens) can hold: these only stop a reply
@@ -46,13 +57,28 @@ class QueryFailed:
 Reply = list[str] | Blocked | QueryFailed
 
 
+# where a custom system's author reads what `query` must return
+CONTRACT = "docs/memory.md, The evidence contract"
+
+
+class ContractBroken(MemshiftError):
+    """A custom system's first answer breaks the evidence contract (the module's docstring)."""
+
+
 class UnderTest:
     """`system` with each failure kept to the questions it bears on (the module's docstring);
-    `query` returns `QueryFailed` for a failed question."""
+    `query` returns `QueryFailed` for a failed question. `legible`, when given, says which
+    evidence items the reader can read (the rule-based reader's `legible`)."""
 
-    def __init__(self, system: MemorySystem) -> None:
+    def __init__(
+        self, system: MemorySystem, name: str = "", legible: Callable[[str], bool] | None = None
+    ) -> None:
         self.system = system
+        self.name = name
+        self.legible = legible
         self.broken: str | None = None
+        self.typed = False  # a first reply of the right types was seen
+        self.read = legible is None  # a first non-empty reply was seen to be legible
 
     def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         self._feed("ingest", now, lambda: self.system.ingest(events, now))
@@ -77,9 +103,35 @@ class UnderTest:
             return QueryFailed(self.broken)
         try:
             reply = self.system.query(question)
-            return reply if isinstance(reply, Blocked) else evidence(reply)
+            given = reply if isinstance(reply, Blocked) else evidence(reply)
         except Exception as exc:  # the system's code, or its reply's own methods
             return QueryFailed(cut(f"query raised {described(exc)}"))
+        self._hold_to_contract(question, given)
+        return given
+
+    def _hold_to_contract(self, question: Question, given: Reply) -> None:
+        if isinstance(given, QueryFailed) and not self.typed:
+            raise self._broken(question, f"{given.reason}")
+        self.typed = True
+        if self.read or not isinstance(given, list) or not given:
+            return
+        self.read = True
+        if self.legible is not None and not any(self.legible(item) for item in given):
+            first = cut(storable_text(given[0][:80]))
+            raise self._broken(
+                question,
+                f"none of its {len(given)} evidence item(s) is a record, statement or "
+                f"announcement the rule-based reader reads (the first: {first!r}); it would skip "
+                "them all and abstain. Return records as "
+                "memshift.memory.interface.evidence_line(event)",
+            )
+
+    def _broken(self, question: Question, what: str) -> ContractBroken:
+        named = f"system {self.name}: " if self.name else ""
+        return ContractBroken(
+            f"{named}its first answer (query for probe {question.probe_id}) breaks the "
+            f"evidence contract: {one_line(what)} ({CONTRACT})"
+        )
 
     def set_writer(self, writer: object) -> None:
         self.system.set_writer(writer)
@@ -92,6 +144,13 @@ class UnderTest:
 
     def cost(self) -> Cost:
         return self.system.cost()
+
+
+def legible_to_rules(text: str) -> bool:
+    """Whether the rule-based reader (`simulator.reader`) can read `text` at all: a record as
+    evidence (`interface.evidence_line`), a statement in memshift's grammar or a definition's
+    announcement. Anything else it skips, as it would a line of no use."""
+    return is_evidence_line(text) or is_statement(text) or is_announcement(text)
 
 
 def evidence(reply: object) -> list[str] | QueryFailed:

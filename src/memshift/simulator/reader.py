@@ -11,7 +11,7 @@ beside it, and abstains if there are none.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from memshift import statements
@@ -21,7 +21,7 @@ from memshift.implicit import relation_of_question
 from memshift.models.profiles import Profile
 from memshift.models.requests import ReaderRequest
 from memshift.world import phrasing
-from memshift.world.parse import parse_evidence
+from memshift.world.parse import ParsedRecord, deletion, parse_evidence
 
 
 def _answer(value: Value) -> dict[str, Any]:
@@ -53,7 +53,7 @@ def _read_item(request: ReaderRequest) -> dict[str, Any]:
     ]
     if stated:
         return _answer(max(stated, key=lambda s: (s[0], s[1]))[2])
-    parsed = [p for p in map(parse_evidence, request.evidence) if p is not None]
+    parsed = live_records(request.evidence)
     if item.free_text:
         found = [
             ((p.updated, p.object_id, offset), value)
@@ -64,6 +64,24 @@ def _read_item(request: ReaderRequest) -> dict[str, Any]:
     version = request.version or version_in_evidence(request)
     gold = evaluate(item, [p.as_record() for p in parsed], request.as_of, version=version)
     return _answer(gold.value if gold.status == "answer" else None)
+
+
+def live_records(evidence: Sequence[str]) -> list[ParsedRecord]:
+    """The records in `evidence`, each at its newest revision there, none a later line says was
+    deleted (a memory may serve a record's old revisions and its deletion beside the new)."""
+    newest: dict[str, ParsedRecord] = {}
+    deleted: dict[str, int] = {}
+    for text in evidence:
+        gone = deletion(text)
+        if gone is not None:
+            deleted[gone[0]] = max(gone[1], deleted.get(gone[0], 0))
+            continue
+        parsed = parse_evidence(text)
+        if parsed is not None:
+            kept = newest.get(parsed.object_id)
+            if kept is None or parsed.revision > kept.revision:
+                newest[parsed.object_id] = parsed
+    return [p for p in newest.values() if p.revision > deleted.get(p.object_id, 0)]
 
 
 def version_in_evidence(request: ReaderRequest) -> int:

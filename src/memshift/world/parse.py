@@ -23,12 +23,33 @@ _HEADER = re.compile(
 )
 
 
+# The body of the evidence line of a deleted record (`memory.interface.evidence_line`)
+DELETED = "This record was deleted."
+
+
+def evidence_header(object_id: str, revision: int, updated: datetime) -> str:
+    return f"[{object_id} r{revision} | {fmt(updated)}] "
+
+
 def record_header(record: Record) -> str:
-    return f"[{record.object_id} r{record.revision} | {fmt(record.updated)}] "
+    return evidence_header(record.object_id, record.revision, record.updated)
 
 
 def record_evidence(record: Record) -> str:
     return record_header(record) + record.text
+
+
+def is_evidence_line(text: str) -> bool:
+    """Whether `text` starts with a record's evidence header."""
+    return _HEADER.match(text) is not None
+
+
+def deletion(text: str) -> tuple[str, int] | None:
+    """The record and revision an evidence line says were deleted, or None."""
+    header = _HEADER.match(text)
+    if header is None or text[header.end() :] != DELETED:
+        return None
+    return header.group("id"), int(header.group("rev"))
 
 
 @dataclass(frozen=True)
