@@ -12,14 +12,18 @@ from snakemake.utils import min_version, validate
 from memshift.config import (
     DEFAULT_CONFIG,
     check_config,
+    inherited,
+    merge,
     schema_path,
     study_config,
     study_layout,
+    typed_overrides,
 )
 from memshift.errors import ConfigError
 from memshift.fingerprint import remember_imports, save_remembered_imports
 from memshift.models.profiles import study_profile
 from memshift.output_lookup import index_outputs_by_suffix
+from memshift.report.failed_jobs import summary as failed_jobs_summary
 from memshift.report.where import report_hint
 from memshift.scheduler_passes import keep_one_pending_pass
 from memshift.staleness import clear_stale_locks
@@ -27,6 +31,11 @@ from memshift.vocabulary import BRANCHES as ALL_BRANCHES
 from memshift.vocabulary import choice
 
 min_version("9.0")
+# The jobs run `memshift` by name: the one installed beside this Snakemake comes first, so that
+# `.venv/bin/snakemake` runs a study without the virtual environment activated
+BESIDE = str(Path(sys.executable).parent)
+if os.environ.get("PATH", "").split(os.pathsep)[0] != BESIDE:
+    os.environ["PATH"] = os.pathsep.join([BESIDE, os.environ.get("PATH", "")])
 # one pending re-evaluation of the scheduler, not one more per job (memshift/scheduler_passes.py)
 keep_one_pending_pass()
 # the producers of a file looked up by their outputs' constant suffix too (memshift/output_lookup.py)
@@ -41,6 +50,10 @@ remember_imports(IMPORTS_MEMO)
 # STUDY is the checked study with every default of the config schema filled in; nothing below
 # reads `config` for a value.
 try:
+    # `--config report={draws: 1000}` as YAML types it (Snakemake leaves nested values text)
+    merge(config, typed_overrides(workflow.config_settings.config))
+    # what the study takes from the default study, said at the start of the run (below)
+    TAKEN = inherited(DEFAULT_CONFIG, workflow.overwrite_configfiles, config)
     config.update(study_config(DEFAULT_CONFIG, workflow.overwrite_configfiles, config))
     STUDY = check_config(config)
     PROFILE = study_profile(STUDY["llm"], Path(STUDY["models"]))
@@ -74,6 +87,13 @@ except ConfigError as exc:
 if not (workflow.remote_exec or workflow.subprocess_exec):
     # a run killed hard left its lock behind: removed when no other run is alive here
     clear_stale_locks()
+    # a study file names what it runs; what it takes from the default study is said here
+    if TAKEN:
+        print(
+            f"memshift: study {STUDY['study']!r} takes from {DEFAULT_CONFIG}, as it does not set"
+            f" them: {', '.join(TAKEN)}",
+            file=sys.stderr,
+        )
 validate(config, str(schema_path()))
 
 # where a job's conda environment installs memshift from (envs/memshift.post-deploy.sh)
@@ -130,3 +150,11 @@ onsuccess:
     )
     if hint and not (workflow.remote_exec or workflow.subprocess_exec):
         print(hint, file=sys.stderr)
+
+
+# Snakemake names only the failed jobs' logs; each job's own error line is printed here
+onerror:
+    if not (workflow.remote_exec or workflow.subprocess_exec):
+        # Snakemake 9 passes the run's log files, a list
+        for line in failed_jobs_summary([Path(f) for f in log]):
+            print(line, file=sys.stderr)

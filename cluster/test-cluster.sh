@@ -33,7 +33,7 @@ echo "[test-cluster] the smoke study through SLURM (the README's command)"
 start=$(date +%s)
 # Snakemake ignores SIGTERM while it waits on jobs: KILL follows 30 s later
 timeout -k 30 "$LIMIT" snakemake --workflow-profile profiles/slurm --configfile "$STUDY" \
-  --default-resources slurm_account=memshift slurm_partition=debug \
+  --default-resources mem_mb=2000 runtime=30 slurm_account=memshift slurm_partition=debug \
   --config results="$work/slurm" >"$work/slurm.log" 2>&1 ||
   { tail -40 "$work/slurm.log"; echo "make test-cluster: the SLURM run failed (log: $work/slurm.log)" >&2; exit 1; }
 echo "[test-cluster] through SLURM: $(( $(date +%s) - start )) s"

@@ -40,8 +40,13 @@ def test_bad_seed_ranges_name_the_problem(spec, message):
         parse_seeds(spec)
 
 
+# a study runs the systems it names (the schema names none)
+SYSTEMS = {"holdmem": {"detections": ["append", "source", "citation"]}, "baselines": ["bm25"]}
+
+
 def base_config():
-    return {"study": "t", "worlds": {"seeds": "1-2"}, "branches": ["none", "src"]}
+    return {"study": "t", "worlds": {"seeds": "1-2"}, "branches": ["none", "src"],
+            "systems": SYSTEMS}  # fmt: skip
 
 
 def test_the_shipped_configs_are_valid():
@@ -71,8 +76,8 @@ def test_every_preset_is_valid_as_snakemake_merges_it_over_the_default():
         (lambda c: c.pop("branches"), "'branches' is a required property"),
         (
             lambda c: c.update(systems={"baselines": ["bm25"], "answer_audit": ["rag"]}),
-            "systems.answer_audit: 'rag' is not a system of this study; choose from "
-            "holdmem-d0-append, holdmem-d1-append",
+            # the study's systems are its own: only bm25, no HoldMem cell from a default
+            "systems.answer_audit: 'rag' is not a system of this study; choose from bm25",
         ),
         (
             lambda c: c.update(systems={"unshifted_all_items": ["mine"]}),
@@ -80,7 +85,7 @@ def test_every_preset_is_valid_as_snakemake_merges_it_over_the_default():
         ),
         (
             lambda c: c.update(
-                branches=["src"], systems={"unshifted_all_items": ["holdmem-d1-append"]}
+                branches=["src"], systems={**SYSTEMS, "unshifted_all_items": ["holdmem-d1-append"]}
             ),
             "systems.unshifted_all_items needs the unshifted branch 'none' in branches",
         ),
@@ -154,7 +159,10 @@ def test_each_exported_cell_and_arm_is_an_imported_memory():
 
 
 def test_answer_audited_systems_are_planned():
-    config = {**base_config(), "systems": {"answer_audit": ["bm25", "holdmem-d1-source"]}}
+    config = {
+        **base_config(),
+        "systems": {**SYSTEMS, "answer_audit": ["bm25", "holdmem-d1-source"]},
+    }
     assert check_config(config)["system_plan"]["answer_audit"] == ["bm25", "holdmem-d1-source"]
     assert check_config(base_config())["system_plan"]["answer_audit"] == []
 

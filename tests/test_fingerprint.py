@@ -279,3 +279,16 @@ def test_the_probe_sample_reruns_the_memory_and_probe_jobs_and_no_world_job(pack
         "predictions",
         "score",
     }
+
+
+@pytest.mark.parametrize("role", ["writer", "reader", "program", "auditor"])
+def test_a_jobs_code_holds_the_prompts_of_its_roles_alone(role):
+    """Each role's prompt is a module of its own: a job counts the prompts of the roles it calls,
+    so an edit to one role's prompt reruns only that role's jobs."""
+    from memshift.registry import PROMPTS, module_of
+
+    for backend in ("rules", "openai"):
+        found = fingerprint.job_modules("probe", backend=backend, roles=(role,), system="bm25")
+        prompts = {m for m in found if m.startswith("memshift.models.prompts.")}
+        assert module_of(PROMPTS[role]) in prompts
+        assert {module_of(PROMPTS[other]) for other in PROMPTS if other != role} & prompts == set()

@@ -141,7 +141,49 @@ def _in_order(branch_list: tuple[str, ...]) -> list[str]:
     return [b for b in BRANCHES if b in branch_list]
 
 
-@click.group()
+# `memshift --help` lists what a user runs first, then the pipeline's stages apart: the commands
+# the workflow's jobs run, each for one world or study, with the inputs a rule passes it
+USER_COMMANDS = (
+    "plan", "explain", "export-dataset", "score-predictions", "export-bundle", "verify", "models",
+    "cache",
+    "stats", "validate", "validate-grid", "horizons", "heldout", "rewritten", "serve-study",
+    "validate-bundle", "docs-tables",
+)  # fmt: skip
+STAGE_COMMANDS = (
+    "world", "branches", "gold", "probes", "manifest", "build-world", "rewrite", "prefork",
+    "ingest", "audit-repair", "probe", "answer-audit", "import-predictions", "export",
+    "import-run", "switch", "calibrate-writer", "switch-score", "sync", "score", "join-scores",
+    "report", "failures-gate", "run-manifest", "validation-report", "validation-grid-report",
+    "horizons-report", "heldout-report", "rewritten-report",
+)  # fmt: skip
+SECTIONS = (
+    ("Commands", USER_COMMANDS),
+    ("Pipeline stages (run by the workflow's jobs; `memshift STAGE --help` for each)",
+     STAGE_COMMANDS),
+)  # fmt: skip
+
+
+class Sections(click.Group):
+    """A group whose help lists its commands by SECTIONS, each description whole."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        listed = [name for _, names in SECTIONS for name in names if name in self.commands]
+        return listed + sorted(set(self.commands) - set(listed))
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        unlisted = sorted(set(self.commands) - {n for _, names in SECTIONS for n in names})
+        for title, names in (*SECTIONS, ("Other commands", tuple(unlisted))):
+            rows = [
+                (name, self.commands[name].get_short_help_str(limit=1_000))
+                for name in names
+                if name in self.commands and not self.commands[name].hidden
+            ]
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+@click.group(cls=Sections)
 @click.version_option(package_name="memshift")
 def cli() -> None:
     """memshift: does a memory of facts derived about a person stay correct when its inputs
@@ -1065,6 +1107,71 @@ def export(
     )
 
 
+def _exportable(parts: tuple[str, str] | None) -> bool:
+    """Whether a cell of these (repair, detection) parts can be exported (`export`'s choices)."""
+    return parts is not None and parts[0] in REPAIRS and parts[1] in MOVABLE
+
+
+@cli.command("export-bundle")
+@click.option(
+    "--configfile",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="The study, as given to snakemake (default: config/config.yaml alone); it must have run.",
+)
+@click.option("--world", "seed", type=int, required=True, help="The world's seed.")
+@click.option(
+    "--cell",
+    required=True,
+    help="A HoldMem cell of the study, holdmem-d<repair>-<detection> (not the oracle key).",
+)
+@click.option(
+    "--arm",
+    default="ext",
+    show_default=True,
+    type=click.Choice(EXPORT_ARMS),
+    help="With the derivation extension (the keys) or without it.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="The bundle directory to write (conventionally NAME.mem).",
+)
+def export_bundle(configfile: Path | None, seed: int, cell: str, arm: str, out: Path) -> None:
+    """A HoldMem cell's store at the fork, from a study that has run, as a Portable Memory
+    bundle validated by the format's reference package (`export` with the study's paths)."""
+    from memshift.config import DEFAULT_CONFIG, check_config, study_config, study_layout
+    from memshift.stages import export as stage
+    from memshift.vocabulary import cell_parts
+
+    study = check_config(study_config(DEFAULT_CONFIG, [configfile] if configfile else []))
+    named = configfile or DEFAULT_CONFIG
+    if seed not in study["seed_list"]:
+        raise MemshiftError(f"--world {seed}: the study {named} has no such world")
+    parts = cell_parts(cell)
+    cells = study["system_plan"]["cells"]
+    if cell not in cells or not _exportable(parts):
+        movable = [c for c in cells if _exportable(cell_parts(c))]
+        raise MemshiftError(
+            f"--cell {cell!r}: not an exportable HoldMem cell of the study {named}; "
+            f"choose one of {', '.join(movable) or '(none)'}"
+        )
+    paths = study_layout(study)
+    run_world = paths.run_world(seed)
+    if not run_world.is_dir():
+        raise MemshiftError(
+            f"world {seed} of the study {named} has not run ({run_world} is missing): run "
+            f"snakemake --configfile {named} first"
+        )
+    llm = study["role_profiles"]["writer"]  # the writer of the run's pre-fork store
+    episodes, manifest = stage.run(
+        paths.world(seed), run_world, parts[1], parts[0], arm,
+        _profile(llm, Path(study["models"])), out,
+    )  # fmt: skip
+    click.echo(f"w{seed}: {episodes} episodes -> {out} (digest {manifest.bundle_digest})", err=True)
+
+
 @cli.command("import-run")
 @WORLD_DIR
 @RUN_DIR
@@ -1621,29 +1728,51 @@ def score_predictions(path: Path, configfile: Path, name: str, cores: str) -> No
     import json
     import subprocess
 
+    from memshift import layout
     from memshift.config import DEFAULT_CONFIG, check_config, study_config, study_layout
     from memshift.predictions import read_predictions
     from memshift.public_probes import not_given
 
     predictions = read_predictions(path)
     study = check_config(study_config(DEFAULT_CONFIG, [configfile]))
-    outside = sorted(predictions.worlds() - set(study["seed_list"]))
+    seeds = study["seed_list"]
+    outside = sorted(predictions.worlds() - set(seeds))
     if outside:
         raise MemshiftError(
             f"{path}: predictions for world {outside[0]}, which the study {configfile} does not "
             "hold"
         )
-    # with the worlds not yet built the study's `predictions` jobs refuse them instead
-    extra = not_given(
-        predictions.by_probe, study_layout(study).worlds, study["seed_list"], study["branches"]
-    )
+    unanswered = [seed for seed in seeds if seed not in predictions.worlds()]
+    if unanswered:
+        raise MemshiftError(
+            f"{path}: no prediction for {len(unanswered)} of the {len(seeds)} worlds of the study "
+            f"{configfile} (first: world {unanswered[0]}); is it the study you predicted? "
+            f"(predict the probes of memshift export-dataset --configfile {configfile})"
+        )
+    paths = study_layout(study)
+    if not_given((), paths.worlds, seeds, study["branches"]) is None:
+        # the probes are checked before the study runs: its worlds first, alone
+        click.echo(f"building the study's {len(seeds)} world(s) to check the predictions", err=True)
+        targets = [str(layout.manifest(paths.world(seed))) for seed in seeds]
+        built = subprocess.run(
+            # the targets before --quiet, whose values would swallow them
+            [sys.executable, "-m", "snakemake", *targets, "--configfile", str(configfile),
+             "--cores", cores, "--quiet", "rules"],
+            check=False,
+        )  # fmt: skip
+        if built.returncode != 0:
+            raise MemshiftError(
+                f"the worlds of the study {configfile} failed to build (snakemake exit "
+                f"{built.returncode})"
+            )
+    extra = not_given(predictions.by_probe, paths.worlds, seeds, study["branches"])
     if extra:
         raise MemshiftError(
             f"{path}: {len(extra)} prediction(s) for probes the study's dataset does not give, "
             f"first {extra[0]} (predict the probes of memshift export-dataset --configfile "
             f"{configfile})"
         )
-    overlay = study_layout(study).runs / "predictions" / f"{name}.yaml"
+    overlay = paths.runs / "predictions" / f"{name}.yaml"
     overlay.parent.mkdir(parents=True, exist_ok=True)
     overlay.write_text(
         f"systems:\n  predictions:\n    {json.dumps(name)}: {json.dumps(str(path.resolve()))}\n"
@@ -1756,8 +1885,12 @@ def models_list(models_file: Path) -> None:
     from memshift.models.redaction import shown_url
 
     for name, profile in load_profiles(models_file).items():
-        where = f" at {shown_url(profile.base_url)}" if profile.base_url else ""
-        click.echo(f"{name}: {profile.backend} {profile.model}{where}")
+        if profile.backend == "rules":
+            errors = ", with injected errors" if profile.error_model else ""
+            click.echo(f"{name}: the rule-based backend (offline{errors})")
+        else:
+            where = f" at {shown_url(profile.base_url)}" if profile.base_url else ""
+            click.echo(f"{name}: {profile.backend}, model {profile.model}{where}")
 
 
 @models.command("check")

@@ -255,17 +255,80 @@ def merge(base: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
     return base
 
 
+# The keys a study file takes whole or not at all: systems are run only where a study names
+# them, so a study that sets any of `systems` gets none of the default study's (a study naming
+# only the `append` detection does not inherit the default's extra cells)
+WHOLE_SECTIONS = ("systems",)
+
+
 def study_config(
     default: Path, files: Sequence[Path] = (), given: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """The study as Snakemake sees it: `default`, then each of `files`, then `given` (what
     Snakemake already read from the command line) merged over it; every file is read through
-    the safe loader, so one Snakemake read first is checked here too."""
+    the safe loader, so one Snakemake read first is checked here too. A section of
+    WHOLE_SECTIONS that a file sets is not taken from `default`."""
     config = read_config_file(default)
-    for path in files:
-        merge(config, read_config_file(Path(path)))
+    studies = [read_config_file(Path(path)) for path in files]
+    for section in WHOLE_SECTIONS:
+        if any(section in study for study in studies):
+            config.pop(section, None)
+    for study in studies:
+        merge(config, study)
     check_bounds(given or {})
     return merge(config, given or {})
+
+
+def typed_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The nested values of `snakemake --config` typed as YAML types them: Snakemake reads a
+    nested value (`report={draws: 1000}`) with YAML's base loader, which leaves every leaf a
+    string; a top-level one (`horizon=3`) it types itself."""
+    return {key: _typed(v) for key, v in overrides.items() if isinstance(v, dict | list)}
+
+
+# a leaf longer than this is text, not a number or a flag
+_TYPED_LENGTH = 64
+
+
+def _typed(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _typed(v) for key, v in value.items()}
+    if isinstance(value, list):
+        return [_typed(v) for v in value]
+    if isinstance(value, str) and len(value) <= _TYPED_LENGTH:
+        try:
+            scalar = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return value
+        if scalar is None or isinstance(scalar, bool | int | float):
+            return scalar
+    return value
+
+
+def inherited(
+    default: Path, files: Sequence[Path] = (), given: Mapping[str, Any] | None = None
+) -> list[str]:
+    """The settings (dotted paths of leaves) a study of `files` and `given` takes from
+    `default` because it does not set them; none when it is the default study itself."""
+    if not files:
+        return []
+    studies = [read_config_file(Path(path)) for path in files]
+    taken = study_config(default, (), {})
+    for section in WHOLE_SECTIONS:
+        if any(section in study for study in studies):
+            taken.pop(section, None)
+    return sorted(_leaves(taken) - set().union(*(_leaves(s) for s in [*studies, given or {}])))
+
+
+def _leaves(config: Mapping[str, Any], prefix: str = "") -> set[str]:
+    out: set[str] = set()
+    for key, value in config.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping) and value:
+            out |= _leaves(value, path + ".")
+        else:
+            out.add(path)
+    return out
 
 
 def load_config(path: Path) -> dict[str, Any]:
@@ -374,8 +437,7 @@ def listed_systems(key: str, listed: Sequence[str], known: Sequence[str]) -> lis
     if unknown:
         raise ConfigError(
             f"{key}: {unknown[0]!r} is not a system of this study; "
-            f"choose from {', '.join(known)} (a study file inherits the key from "
-            "config/config.yaml unless it sets it; [] names none)"
+            f"choose from {', '.join(known) or '(none: the study runs no such system)'}"
         )
     return list(listed)
 

@@ -22,6 +22,7 @@ from memshift.registry import (
     BACKENDS,
     DETECTION_STEPS,
     NATIVE_SYSTEMS,
+    PROMPTS,
     SIMULATED_ROLES,
     SYSTEMS,
     load,
@@ -214,6 +215,7 @@ def job_modules(
     entries = [f"{PACKAGE}.stages.{stage}"]
     if backend is not None and roles:
         entries.append(module_of(BACKENDS[backend]))
+        entries += [module_of(PROMPTS[role]) for role in roles]
         if getattr(load(BACKENDS[backend]), "direct", False):
             entries += [module_of(SIMULATED_ROLES[role]) for role in roles]
     if system is not None:

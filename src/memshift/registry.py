@@ -65,6 +65,16 @@ SIMULATED_ROLES: dict[str, str] = {
     "rewriter": "memshift.simulator.rewriter_role:simulated_rewriter",
 }
 
+# Each role's prompt builder, in a module of its own: a job's code counts the prompts of the roles
+# it calls, so an edit to one role's prompt reruns that role's jobs alone.
+PROMPTS: dict[str, str] = {
+    "writer": "memshift.models.prompts.writer:messages",
+    "reader": "memshift.models.prompts.reader:messages",
+    "program": "memshift.models.prompts.program:messages",
+    "auditor": "memshift.models.prompts.auditor:messages",
+    "rewriter": "memshift.models.prompts.rewriter:messages",
+}
+
 # Detection policies whose code goes beyond HoldMem's keys: loaded only by their own jobs.
 DETECTION_STEPS: dict[str, str] = {
     "audit": "memshift.memory.audited:AuditStep",

@@ -61,8 +61,17 @@ def _whole_pattern(
         return
     ends = pattern.endswith("$") and not pattern.endswith("\\$")
     if re.search(pattern[:-1] + r"\Z" if ends else pattern, instance) is None:
-        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+        # a pattern the schema explains in words (`x-expected`) is named by them, not by its regex
+        expected = schema.get(EXPECTED)
+        yield jsonschema.ValidationError(
+            f"{instance!r} is not {expected}"
+            if expected
+            else f"{instance!r} does not match {pattern!r}"
+        )
 
+
+# the schema's words for what a `pattern` asks, beside it
+EXPECTED = "x-expected"
 
 StrictValidator = jsonschema.validators.extend(
     jsonschema.Draft202012Validator,

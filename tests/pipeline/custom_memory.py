@@ -61,3 +61,11 @@ class NewestRecords:
 
 class NewestRecordsRenamed(NewestRecords):
     """The same system under another name: a study that switches to it changes one system."""
+
+
+class PlainText(NewestRecords):
+    """The same records as plain text, without the evidence header: what the rule-based reader
+    cannot read (docs/memory.md, The evidence contract)."""
+
+    def query(self, question: Question) -> list[str]:
+        return [line.split("] ", 1)[1] for line in super().query(question)]

@@ -20,7 +20,7 @@ from memshift import layout
 from memshift.analysis.cost_model import PARTS as COST_PARTS
 from memshift.probes import measured
 from memshift.report.markdown import interval
-from memshift.vocabulary import FLOORS, FROZEN_AT_FORK
+from memshift.vocabulary import BRANCHES, FLOORS, FROZEN_AT_FORK
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
@@ -92,6 +92,12 @@ STUDY = {
         "baselines": ["bm25", "rag", "oracle"],
         "custom": {"mine": "custom_memory:NewestRecords"},
         "answer_audit": ["holdmem-d0-source"],
+        "unshifted_all_items": [
+            "holdmem-d0-append",
+            "holdmem-d1-append",
+            "holdmem-d0-source",
+            "holdmem-d1-source",
+        ],
     },
     "report": {"draws": 200},
     "writer_switch": {
@@ -107,8 +113,7 @@ STUDY = {
 }
 RUN = run_of(STUDY)
 WORLDS = layout.worlds_dir(Path(STUDY["results"]), STUDY["worlds"]["history_months"])
-# config/config.yaml's systems.unshifted_all_items, which the study inherits
-UNSHIFTED_ALL = ("holdmem-d0-append", "holdmem-d1-append", "holdmem-d0-source", "holdmem-d1-source")
+UNSHIFTED_ALL = tuple(STUDY["systems"]["unshifted_all_items"])
 REPORT_FILES = (
     "report.md",
     "report.html",
@@ -229,6 +234,16 @@ def check_export(where: Path) -> None:
         assert [a["evidence_hash"] for a in imported] == [a["evidence_hash"] for a in original]
     bundle = runs / "export/pm-d1-source-ext.mem"
     assert json.loads((bundle / "manifest.json").read_text())["counts"]["episode"] == 48
+    # a user exports the same bundle by study, world and cell
+    done = memshift_command(where, None, "export-bundle", "--configfile", "study.yaml",
+                            "--world", "1000", "--cell", "holdmem-d1-source",
+                            "--out", "mine.mem")  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert sorted(p.name for p in (where / "mine.mem").rglob("*")) == sorted(
+        p.name for p in bundle.rglob("*")
+    )
+    for theirs in (p for p in bundle.rglob("*") if p.is_file()):
+        assert (where / "mine.mem" / theirs.relative_to(bundle)).read_bytes() == theirs.read_bytes()
     diagnostics = pq.read_table(where / RUN / "report/tables/diagnostics.parquet").to_pylist()
     leaving = {d["system"]: d for d in diagnostics if d["test"] == "leaving"}
     assert leaving["pm-d1-source-ext"]["estimate"] == 0.0
@@ -408,6 +423,28 @@ def check_predictions(where: Path, package: Path) -> None:
     assert "1 prediction(s) for probes the study's dataset does not give, first " \
         "w1000-0000000000000000" in refused.stderr.strip().splitlines()[-1]  # fmt: skip
     assert not (where / RUN / "w1000/none/forged").exists()
+    # against another study: one of more worlds is refused at once, nothing built; one whose
+    # worlds are not built yet has its worlds built alone, then the file is refused before the
+    # study runs
+    wider = {**STUDY, "results": "wider", "worlds": {**STUDY["worlds"], "seeds": "1000-1001"}}
+    elsewhere = {**STUDY, "results": "elsewhere"}
+    for name, study in (("wider", wider), ("elsewhere", elsewhere)):
+        (where / f"{name}.yaml").write_text(yaml.safe_dump(study))
+    refused = memshift_command(where, package, "score-predictions", "predictions.jsonl",
+                               "--configfile", "wider.yaml", "--name", "jq")  # fmt: skip
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr, refused.stderr[-3000:]
+    assert refused.stderr.strip().splitlines()[-1] == (
+        "memshift: error: predictions.jsonl: no prediction for 1 of the 2 worlds of the study "
+        "wider.yaml (first: world 1001); is it the study you predicted? (predict the probes of "
+        "memshift export-dataset --configfile wider.yaml)"
+    )
+    assert not (where / "wider").exists()
+    refused = memshift_command(where, package, "score-predictions", "forged.jsonl",
+                               "--configfile", "elsewhere.yaml", "--name", "forged")  # fmt: skip
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr, refused.stderr[-3000:]
+    assert "1 prediction(s) for probes the study's dataset does not give" in refused.stderr
+    assert (where / "elsewhere" / WORLDS.relative_to("results") / "w1000/manifest.json").exists()
+    assert not (where / "elsewhere/runs").exists()
     done = memshift_command(where, package, "score-predictions", "predictions.jsonl",
                             "--configfile", "study.yaml", "--name", "jq-abstain")  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
@@ -448,6 +485,17 @@ def check_code_reruns(where: Path, package: Path) -> None:
     jobs = rerun_by_edit(where, package, "custom_memory.py")
     assert set(jobs) == {"probe_reporting"} | AGGREGATES
     assert jobs["probe_reporting"] == ["world=1000, system=mine"]
+    # each role's prompt is its own module: an edit reruns the jobs that call that role alone
+    reading = {"probe_cell", "probe_baselines", "probe_reporting", "answer_audit", "import_pm"}
+    jobs = rerun_by_edit(where, package, "memshift/models/prompts/reader.py")
+    assert set(jobs) == reading | AGGREGATES | SWITCHING | SYNCING
+    jobs = rerun_by_edit(where, package, "memshift/models/prompts/writer.py")
+    assert {"prefork", "ingest"} <= set(jobs) and not {"probe_baselines", "probe_reporting"} & set(
+        jobs
+    )
+    jobs = rerun_by_edit(where, package, "memshift/models/prompts/auditor.py")
+    assert "answer_audit" in jobs
+    assert not {"prefork", "probe_baselines", "probe_reporting"} & set(jobs)
 
 
 def check_precise_reruns(where: Path, package: Path) -> None:
@@ -688,7 +736,8 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
     run = snakemake(first, package=package)
     assert run.returncode == 0, run.stderr[-3000:]
     manifest = json.loads((first / WORLDS / "w1000/manifest.json").read_text())
-    assert len(manifest["files"]) == 2 + 4 * len(STUDY["branches"])
+    # every branch, whatever the study's: worlds are shared by studies of other branches
+    assert len(manifest["files"]) == 2 + 4 * len(BRANCHES)
     runs = first / RUN / "w1000"
     for branch in STUDY["branches"]:
         for system in (

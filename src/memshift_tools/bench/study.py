@@ -270,7 +270,7 @@ def robustness_section(runs: int, scratch: Path, keep: Path) -> list[str]:
 
 SLURM_COMMAND = (
     "snakemake --workflow-profile profiles/slurm --configfile config/studies/smoke.yaml "
-    "--default-resources slurm_account=memshift slurm_partition=debug"
+    "--default-resources mem_mb=2000 runtime=30 slurm_account=memshift slurm_partition=debug"
 )
 
 

@@ -1,0 +1,57 @@
+"""The auditor's prompt: a stored value or a draft answer checked against timestamped records."""
+
+from __future__ import annotations
+
+from memshift.models.prompts import Messages
+from memshift.models.requests import AuditRequest
+from memshift.timeutil import fmt
+from memshift.world.parse import record_evidence
+
+AUDITOR_SYSTEM = (
+    "You audit what an assistant holds about a person, who is called 'the user', against "
+    "timestamped records. The records are the only evidence; the question and the statement "
+    "are not. Code checks every quote you give against the records."
+)
+
+_PREMISES = (
+    'Base audit, as premises about the user\'s state. Draft-anchored pass ("pass": '
+    '"draft"): the premises the statement states or presupposes. State-anchored pass '
+    '("pass": "state"): the timeline of the attribute the statement depends on, '
+    "whether or not it names it (current value, previous value, whether it changed), and "
+    "whether the statement agrees with the current value. For each premise give a verdict: "
+    "VALID if the most recent relevant record supports it, STALE if a later record changes or "
+    "invalidates it (give the current value, in the answer's format, or null if there is "
+    "none), UNKNOWN if the records neither confirm nor refute it; and material: whether the "
+    "answer to the question depends on it."
+)
+_TRANSITIONS = (
+    "Transitions: every old-to-new change of that state the records show: the dimension that "
+    "changed, the old and the new value (in the answer's format), a quote of the old evidence "
+    "and a quote of the new evidence (each copied exactly from one record), the causal path as "
+    "the ids of the records from the old evidence to the new, the pass that found it, and "
+    "whether it is material (it changes the answer)."
+)
+
+
+def messages(request: AuditRequest) -> Messages:
+    # The instructions (the same for every request of a variant), then the records, then what
+    # is audited: the item, the question, the value held and its statement.
+    passes = "" if request.state_pass else " Run only the draft-anchored pass."
+    transitions = _TRANSITIONS if request.proposes else "Return no transitions."
+    system = (
+        f"{AUDITOR_SYSTEM}\n\n"
+        "Task: audit the statement given after the records. "
+        f"{_PREMISES}{passes}\n{transitions}\n"
+        'Reply with JSON only: {"premises": [...], "transitions": [...]}.'
+    )
+    cited = "\n\n".join(record_evidence(r) for r in request.cited) or "(none)"
+    newer = "\n\n".join(record_evidence(r) for r in request.records) or "(none)"
+    question = f"Question: {request.question}\n" if request.question else ""
+    as_of = f"As of: {fmt(request.as_of)}\n" if request.as_of else ""
+    user = (
+        f"Other records:\n\n{newer}\n\nRecords the statement cites:\n\n{cited}\n\n"
+        f"Stored item: {request.item.label}\n{question}{as_of}"
+        f"Value held: {request.value!r}\n"
+        f"Written at: {fmt(request.written_at)}\nStatement: {request.statement}"
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
