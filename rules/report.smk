@@ -108,6 +108,12 @@ rule report:
             category="Figures",
             labels={"figure": "What happened to changed items"},
         ),
+        update_by_week=report(
+            str(layout.report_figures(L.report) / layout.UPDATE_BY_WEEK),
+            caption="../workflow/report/update_by_week.rst",
+            category="Figures",
+            labels={"figure": "Update over the weeks after the fork"},
+        ),
         contrasts=report(
             str(layout.report_figures(L.report) / layout.CONTRASTS_BY_CLASS),
             caption="../workflow/report/contrasts_by_class.rst",

@@ -248,6 +248,7 @@ def report_figures(report_dir: Path) -> Path:
 UPDATE_STABILITY = "update_stability.png"
 CHANGED_OUTCOMES = "changed_outcomes.png"
 CONTRASTS_BY_CLASS = "contrasts_by_class.png"
+UPDATE_BY_WEEK = "update_by_week.png"
 SWITCH_CALIBRATION = "switch_calibration.png"  # with a writer switch (report/switch.py)
 
 

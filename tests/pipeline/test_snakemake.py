@@ -123,6 +123,7 @@ REPORT_FILES = (
     "tables/calls.parquet",
     "tables/unshifted.parquet",
     "figures/update_stability.png",
+    "figures/update_by_week.png",
     "figures/changed_outcomes.png",
     "figures/contrasts_by_class.png",
     "tables/retention.parquet",

@@ -17,6 +17,7 @@ from memshift.report.figures import (
     CONTRASTS_BY_CLASS,
     DPI,
     EFFECTS,
+    FLOOR_ALPHA,
     GREEN,
     GREY,
     INCHES,
@@ -24,6 +25,7 @@ from memshift.report.figures import (
     OUTCOMES,
     PURPLE,
     SHARES,
+    UPDATE_BY_WEEK,
     UPDATE_STABILITY,
     VERMILLION,
     effect_points,
@@ -228,3 +230,41 @@ def test_systems_run_from_holdmem_cells_by_detection_to_baselines_then_custom():
         "oracle",
         "my-memory",
     ]
+
+
+def by_checkpoint(systems: list[str]) -> pa.Table:
+    """Update at every checkpoint of two shifts; the floor's is zero, as always-abstain's is
+    where no gold abstains."""
+    rows = [
+        {"system": system, "branch": branch, "checkpoint": k, "measure": "update",
+         "estimate": 0.0 if system == "always-abstain" else 0.2 + 0.1 * k, "low": None,
+         "high": None, "numerator": 1, "n": 2, "worlds": 1}
+        for system in systems for branch in ("src", "del") for k in range(5)
+    ]  # fmt: skip
+    return pa.Table.from_pylist(rows, schema=schemas.MEASURES_BY_CHECKPOINT)
+
+
+def test_update_over_the_weeks_draws_a_line_per_system_and_the_floor_at_zero(tmp_path):
+    systems = ["holdmem-d1-source", "bm25", "always-abstain"]
+    paths = write_figures(
+        synthetic_measures(), synthetic_contrasts(), tmp_path, BACKEND, by_checkpoint(systems)
+    )
+    assert [p.name for p in paths][-1] == UPDATE_BY_WEEK
+    weeks = paths[-1]
+    with Image.open(weeks) as image:
+        assert image.size == pixel_size(weeks)
+    # the systems' first two colors, and the floor's line (at 0%) in its own color
+    drawn = colors(weeks)
+    assert {ImageColor.getrgb(c) for c in (BLUE, ORANGE)} <= drawn
+    assert any(_near(c, ImageColor.getrgb(VERMILLION)) for c in drawn)
+    again = write_figures(
+        synthetic_measures(), synthetic_contrasts(), tmp_path / "again", BACKEND,
+        by_checkpoint(systems),
+    )  # fmt: skip
+    assert again[-1].read_bytes() == weeks.read_bytes()
+
+
+def _near(color: tuple[int, int, int], target: tuple[int, int, int]) -> bool:
+    """The floor's line color as drawn: its own at FLOOR_ALPHA over the white ground."""
+    over_white = [255 - FLOOR_ALPHA * (255 - t) for t in target]
+    return all(abs(c - w) <= 2 for c, w in zip(color, over_white, strict=True))

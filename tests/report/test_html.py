@@ -13,7 +13,7 @@ from memshift.report.where import report_command, report_hint
 from memshift_tools.bench.simulated import KEY
 from report.test_markdown import tables
 
-FIGURES = ("update_stability", "changed_outcomes", "contrasts_by_class")
+FIGURES = ("update_stability", "changed_outcomes", "contrasts_by_class", "update_by_week")
 PNG = b"\x89PNG\r\n\x1a\n not really an image"
 
 
@@ -85,15 +85,17 @@ def test_every_markdown_table_is_an_html_table_with_the_same_cells(tmp_path: Pat
     expected = markdown_tables(text)
     assert len(expected) >= 5  # Update, Stability, premise tables, decomposition, contrasts
     assert parsed.tables == expected
-    update = parsed.tables[0]
-    assert update[0][0] == "system" and any(row[0] == KEY for row in update[1:])
+    # the headline's table, the legend's, then Update
+    assert [t[0][0] for t in parsed.tables[:3]] == ["shift", "name", "system"]
+    update = parsed.tables[2]
+    assert any(row[0] == KEY for row in update[1:])
 
 
 def test_the_page_stands_alone_without_scripts(tmp_path: Path) -> None:
     html, parsed = page(simulated_report(2), tmp_path)
     assert parsed.scripts == 0
     expected = f"data:image/png;base64,{base64.b64encode(PNG).decode()}"
-    assert parsed.images == [expected] * 3
+    assert parsed.images == [expected] * 4
     assert "Warning: 2 worlds, fewer than 5." in html  # the block quote kept
     assert "rules &lt;backend&gt; &amp; co" in html and "<backend>" not in html
     assert '<a href="#update">Update</a>' in html and '<h2 id="update">Update</h2>' in html

@@ -68,14 +68,16 @@ def test_a_small_study_is_flagged_at_the_top_and_in_every_table() -> None:
     measure_lines = [line for line in table_lines(text) if not line.startswith("| utility")]
     cells = [cell for line in measure_lines for cell in line.strip("| ").split(" | ")]
     estimates = [cell for cell in cells if ESTIMATE.match(cell)]
-    assert estimates and all("(no interval: 2 worlds)" in cell for cell in estimates)
+    # said once, atop: no cell repeats that it has no interval
+    assert "every cell shows the estimate alone" in text.split("\n")[2]
+    assert estimates and not any("interval" in cell or "[" in cell for cell in estimates)
     # the Update contrasts (the family's table has the Holm and BH columns)
     contrast_rows = [
         line for line in table_lines(text) if line.startswith("| B |") and line.count("|") == 10
     ]
     assert contrast_rows and all(line.count("not meaningful") == 2 for line in contrast_rows)
     floor = next(line for line in table_lines(text) if line.startswith("| utility floor |"))
-    assert "-1.0 pp (no interval: < 5 worlds)" in floor
+    assert "| -1.0 pp |" in floor
     assert "| — | lower bound; no interval: fewer than 5 worlds |" in floor
 
 
@@ -117,3 +119,25 @@ def test_the_papers_table_18_stands_beside_the_plain_contrasts_only() -> None:
     assert "+22.9 pp [+22.9, +22.9] (paper +33.1)" in lines[0]
     assert "paper" not in lines[1]  # the check-only control has no Table 18 row
     assert "+100.0 pp [+100.0, +100.0] (paper +100.0)" in lines[2]
+
+
+def test_the_report_opens_with_a_headline_a_contents_list_and_a_legend() -> None:
+    from memshift.report.legend import anchor
+    from memshift.report.markdown import Index, interval
+
+    measure_table, _ = tables(MIN_WORLDS)
+    text = report(MIN_WORLDS)
+    sections = [line[3:] for line in text.splitlines() if line.startswith("## ")]
+    assert sections[:3] == ["In short", "Contents", "Legend"]
+    # every section is listed, linked by the anchor a Markdown viewer gives its heading
+    listed = text.split("## Contents\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert listed == [f"- [{title}](#{anchor(title)})" for title in sections if title != "Contents"]
+    assert anchor("Source revision (`src`)") == "source-revision-src"
+    # the headline's best system on the shift is the one of highest Update, as the table shows it
+    index = Index(measure_table.to_pylist())
+    best = max(index.systems, key=lambda s: index.get(s, "src", "update")["estimate"])
+    headline = next(line for line in table_lines(text) if line.startswith("| source revision |"))
+    assert f"`{best}` {interval(index.get(best, 'src', 'update'))}" in headline
+    # the legend names every system of the Update table
+    legend = text.split("## Legend\n\n", 1)[1].split("\n## ", 1)[0]
+    assert all(f"| `{system}` |" in legend for system in index.systems)

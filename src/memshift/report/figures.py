@@ -33,7 +33,12 @@ from matplotlib.ticker import PercentFormatter
 
 from memshift.analysis.bootstrap import MIN_WORLDS
 from memshift.artifacts import write_atomically
-from memshift.layout import CHANGED_OUTCOMES, CONTRASTS_BY_CLASS, UPDATE_STABILITY
+from memshift.layout import (
+    CHANGED_OUTCOMES,
+    CONTRASTS_BY_CLASS,
+    UPDATE_BY_WEEK,
+    UPDATE_STABILITY,
+)
 from memshift.report.order import in_order, ordered_branches, ordered_systems, shown
 from memshift.vocabulary import (
     ALWAYS_ABSTAIN,
@@ -47,12 +52,14 @@ from memshift.vocabulary import (
     cell_parts,
     is_floor,
 )
+from memshift.world.timeline import CHECKPOINT_WEEKS
 
 DPI = 150
 INCHES = {
     UPDATE_STABILITY: (12.0, 11.0),
     CHANGED_OUTCOMES: (12.0, 11.0),
     CONTRASTS_BY_CLASS: (13.0, 11.0),
+    UPDATE_BY_WEEK: (13.0, 6.5),
 }
 # Without a Software entry the PNG names no library version, so reruns match byte for byte.
 PNG_METADATA: dict[str, str | None] = {"Software": None}
@@ -646,6 +653,81 @@ def contrasts_figure(contrasts: pa.Table, backend: str) -> Figure:
     return figure
 
 
+# Lines of the weeks figure: one per system, in the order of the report; the floors dashed
+WEEK_COLORS = (BLUE, ORANGE, GREEN, VERMILLION, "#56B4E9", "#F0E442", "#000000", GREY)
+WEEK_STYLES = ("-", "--", "-.", ":")
+
+
+def update_by_week_figure(by_checkpoint: pa.Table, backend: str) -> Figure:
+    """Update at each checkpoint after the fork, one panel per shift, a line per system: how
+    fast each system's answers catch up with the changes (report/tables/
+    measures_by_checkpoint.parquet)."""
+    figure = new_figure(
+        UPDATE_BY_WEEK,
+        "Update over the weeks after the fork (all item classes and causes)",
+        backend,
+    )
+    rows = [
+        r
+        for r in by_checkpoint.to_pylist()
+        if r["measure"] == "update" and r["checkpoint"] > 0 and r["branch"] != "none"
+    ]
+    branches = ordered_branches({r["branch"] for r in rows})
+    systems = ordered_systems({r["system"] for r in rows})
+    if not branches:
+        note(figure, "no Update by checkpoint in this study")
+        return figure
+    axes = figure.subplots(1, len(branches), sharey=True, squeeze=False)[0]
+    found = {(r["system"], r["branch"], r["checkpoint"]): r for r in rows}
+    handles: dict[str, Artist] = {}
+    for ax, branch in zip(axes, branches, strict=True):
+        for n, system in enumerate(systems):
+            points = [
+                (CHECKPOINT_WEEKS[k], found[(system, branch, k)])
+                for k in range(1, len(CHECKPOINT_WEEKS))
+                if (system, branch, k) in found
+                and finite(found[(system, branch, k)]["estimate"]) is not None
+            ]
+            if not points:
+                continue
+            floor = is_floor(system)
+            color, style = (
+                FLOOR_LINES[system]
+                if floor
+                else (WEEK_COLORS[n % len(WEEK_COLORS)], WEEK_STYLES[n // len(WEEK_COLORS) % 4])
+            )
+            (line,) = ax.plot(
+                [w for w, _ in points],
+                [100 * p["estimate"] for _, p in points],
+                color=color,
+                linestyle=style,
+                marker="o",
+                markersize=3,
+                alpha=FLOOR_ALPHA if floor else 1.0,
+                label=shown(system),
+            )
+            handles.setdefault(system, line)
+        ax.set_title(branch_title(branch), fontsize=10)
+        ax.set_xticks(CHECKPOINT_WEEKS[1:])
+        ax.set_xlabel("weeks after the fork", fontsize=9)
+        ax.yaxis.set_major_formatter(PercentFormatter())
+        ax.set_ylim(0, 100)
+        ax.grid(axis="y", color=GRID)
+    figure.legend(
+        handles=list(handles.values()),
+        loc="outside right center",
+        frameon=False,
+        fontsize=8,
+    )
+    footnote(
+        figure,
+        "Update among the item-times changed by each checkpoint; points: estimates over the "
+        "worlds (intervals in report/tables/measures_by_checkpoint.parquet). Pale dashed and "
+        "dotted: the floors.",
+    )
+    return figure
+
+
 # --- writing ------------------------------------------------------------------------------------
 
 
@@ -657,12 +739,20 @@ def save(figure: Figure, path: Path) -> Path:
 
 
 def write_figures(
-    measures: pa.Table, contrasts: pa.Table, out_dir: Path, backend: str
+    measures: pa.Table,
+    contrasts: pa.Table,
+    out_dir: Path,
+    backend: str,
+    by_checkpoint: pa.Table | None = None,
 ) -> list[Path]:
-    """Draw the three figures into `out_dir` and return their paths."""
+    """Draw the figures into `out_dir` (the weeks figure with `by_checkpoint`) and return their
+    paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    return [
+    drawn = [
         save(update_stability_figure(measures, backend), out_dir / UPDATE_STABILITY),
         save(changed_outcomes_figure(measures, backend), out_dir / CHANGED_OUTCOMES),
         save(contrasts_figure(contrasts, backend), out_dir / CONTRASTS_BY_CLASS),
     ]
+    if by_checkpoint is not None:
+        drawn.append(save(update_by_week_figure(by_checkpoint, backend), out_dir / UPDATE_BY_WEEK))
+    return drawn

@@ -156,9 +156,18 @@ def contents(parsed: Sequence[Block]) -> str:
     return f"<nav><h2>Contents</h2><ol>{links}</ol></nav>"
 
 
+def without_contents(parsed: list[Block]) -> list[Block]:
+    """The Markdown's own contents list left out: the page has its `contents` navigation."""
+    for at, block in enumerate(parsed):
+        if is_section(block) and block.lines[0] == "## Contents":
+            end = at + 1 + (at + 1 < len(parsed) and parsed[at + 1].kind == "list")
+            return parsed[:at] + parsed[end:]
+    return parsed
+
+
 def standalone(markdown: str, base: Path) -> str:
     """The HTML page of a report's Markdown; figures are read relative to `base`."""
-    parsed = list(blocks(markdown))
+    parsed = without_contents(list(blocks(markdown)))
     title = HEADING.match(parsed[0].lines[0]) if parsed and parsed[0].kind == "heading" else None
     body = [block_html(b, base) for b in parsed]
     opening = next((i for i, b in enumerate(parsed) if is_section(b)), len(body))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 from memshift.analysis.bootstrap import MIN_WORLDS
 from memshift.analysis.failures import pooled_share, unmeasured
 from memshift.analysis.measures import decomposed
+from memshift.report.legend import contents, in_short, legend
 from memshift.report.order import ordered_branches, ordered_systems, shown, system_key
 from memshift.vocabulary import BRANCH_NAMES, is_floor
 
@@ -524,6 +526,12 @@ def floors_note(index: Index) -> list[str]:
     ]
 
 
+# where the contents list goes, filled in once the report's sections are known
+CONTENTS = "<!-- contents -->"
+# a cell's own note that it has no interval, said once for the whole report of too few worlds
+NO_INTERVAL_NOTE = re.compile(r" \(no interval: [^)]*\)")
+
+
 def few_worlds_warning(worlds: int) -> list[str]:
     if worlds >= MIN_WORLDS:
         return []
@@ -531,7 +539,7 @@ def few_worlds_warning(worlds: int) -> list[str]:
         f"> **Warning: {worlds_text(worlds)}, fewer than {MIN_WORLDS}.** This report gives no "
         "interval, no p-value and no Holm or Benjamini–Hochberg decision: a bootstrap over so "
         "few worlds says nothing about worlds in general. Its estimates describe these worlds "
-        "only.",
+        "only; every cell shows the estimate alone.",
         "",
     ]
 
@@ -564,6 +572,12 @@ def render(
     index = Index(measures)
     failed = FailureIndex(failures) if failures else None
     worlds = ", ".join(str(w) for w in header.worlds)
+
+    def headline(system: str, branch: str) -> str | None:
+        if index.get(system, branch, "update") is None:
+            return None
+        return measured(index, failed, system, branch, "update")
+
     parts = [
         f"# memshift report: study `{header.study}`, run `{header.run}`",
         "",
@@ -578,6 +592,9 @@ def render(
         f"- **Identity** Update = (1−m)·r + m·a verified on all {identity_checked} groups "
         "that report invalidations (every branch, item class and cause).",
         "",
+        *in_short(len(header.worlds), index.branches, index.systems, headline),
+        CONTENTS,
+        *legend(index.systems),
         "Update is the share of changed item-times answered correctly; Stability the share of "
         "sampled unchanged item-times. m: share of changed item-times not invalidated after the "
         "gold's last change (m from the fork: not invalidated at any checkpoint since the "
@@ -600,6 +617,8 @@ def render(
         overview(index, "stability", failed, hide=False),
         "",
         "![Update and Stability](figures/update_stability.png)",
+        "",
+        "![Update over the weeks after the fork](figures/update_by_week.png)",
         "",
         "## Premise probes",
         "",
@@ -685,4 +704,8 @@ def render(
         "",
         *failures_section(failures),
     ]
-    return "\n".join(parts)
+    text = "\n".join(parts)
+    if len(header.worlds) < MIN_WORLDS:
+        # the warning atop says once that no estimate has an interval
+        text = NO_INTERVAL_NOTE.sub("", text)
+    return text.replace(CONTENTS, "\n".join(contents(text)), 1)

@@ -311,8 +311,14 @@ def run(
         contrast_table = contrasts.compute(con, contrasts.declare(systems), resampling)
         _progress(f"{contrast_table.num_rows} contrast rows")
         label = roles_label(llm, profiles)
+        by_checkpoint = measures.by_checkpoint_table(con)
         figures_drawn = beside.start(
-            write_figures, measure_table, contrast_table, layout.report_figures(out), label
+            write_figures,
+            measure_table,
+            contrast_table,
+            layout.report_figures(out),
+            label,
+            by_checkpoint,
         )
         _load_world_tables(con, worlds_dir, sample)
         misses, forced = citation_misses.report_tables(
@@ -346,7 +352,7 @@ def run(
         ]
         tables: dict[str, pa.Table] = {
             "measures": measure_table,
-            "measures_by_checkpoint": measures.by_checkpoint_table(con),
+            "measures_by_checkpoint": by_checkpoint,
             "contrasts": contrast_table,
             "diagnostics": diagnostics.table(rows),
             "calls": call_costs(con),
