@@ -21,6 +21,7 @@ from memshift.config import (
 )
 from memshift.errors import ConfigError
 from memshift.fingerprint import remember_imports, save_remembered_imports
+from memshift.job_env import own_bin_first
 from memshift.models.profiles import study_profile
 from memshift.output_lookup import index_outputs_by_suffix
 from memshift.report.failed_jobs import summary as failed_jobs_summary
@@ -31,11 +32,8 @@ from memshift.vocabulary import BRANCHES as ALL_BRANCHES
 from memshift.vocabulary import choice
 
 min_version("9.0")
-# The jobs run `memshift` by name: the one installed beside this Snakemake comes first, so that
-# `.venv/bin/snakemake` runs a study without the virtual environment activated
-BESIDE = str(Path(sys.executable).parent)
-if os.environ.get("PATH", "").split(os.pathsep)[0] != BESIDE:
-    os.environ["PATH"] = os.pathsep.join([BESIDE, os.environ.get("PATH", "")])
+# the jobs run the `memshift` installed beside this Snakemake (memshift/job_env.py)
+own_bin_first()
 # one pending re-evaluation of the scheduler, not one more per job (memshift/scheduler_passes.py)
 keep_one_pending_pass()
 # the producers of a file looked up by their outputs' constant suffix too (memshift/output_lookup.py)

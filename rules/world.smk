@@ -9,7 +9,9 @@ rule world:
         events=built_file(layout.world_events),
         description=built_file(layout.world_description),
         branches=[
-            str(f) for branch in ALL_BRANCHES for f in layout.branch_files(BUILT, branch)
+            str(f)
+            for branch in ALL_BRANCHES
+            for f in layout.branch_files(BUILT, branch)
         ],
         manifest=built_file(layout.manifest),
     log:

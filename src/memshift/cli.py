@@ -324,6 +324,12 @@ RUN_DIR = click.option(
     help="This world's directory of the run (results/runs/<study>/h<N>/<profile>/w<seed>).",
 )
 LLM = click.option("--llm", default="rules", show_default=True, help="Model profile name.")
+BUNDLE_OUT = click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="The bundle directory to write (conventionally NAME.mem).",
+)
 MODELS = click.option(
     "--models-file",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -1078,12 +1084,7 @@ def switch_score(
 )
 @LLM
 @MODELS
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, file_okay=False),
-    required=True,
-    help="The bundle directory to write (conventionally NAME.mem).",
-)
+@BUNDLE_OUT
 def export(
     world_dir: Path,
     run_dir: Path,
@@ -1132,12 +1133,7 @@ def _exportable(parts: tuple[str, str] | None) -> bool:
     type=click.Choice(EXPORT_ARMS),
     help="With the derivation extension (the keys) or without it.",
 )
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, file_okay=False),
-    required=True,
-    help="The bundle directory to write (conventionally NAME.mem).",
-)
+@BUNDLE_OUT
 def export_bundle(configfile: Path | None, seed: int, cell: str, arm: str, out: Path) -> None:
     """A HoldMem cell's store at the fork, from a study that has run, as a Portable Memory
     bundle validated by the format's reference package (`export` with the study's paths)."""
@@ -1711,8 +1707,9 @@ def import_predictions(
 @click.option(
     "--configfile",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    required=True,
-    help="The study whose exported dataset the predictions answer.",
+    default=None,
+    help="The study whose exported dataset the predictions answer, as given to snakemake "
+    "(default: config/config.yaml alone); checked against the file before the study runs.",
 )
 @click.option(
     "--name",
@@ -1721,7 +1718,7 @@ def import_predictions(
     help="The system's name in the report (lower-case letters, digits, - and _; at most 64).",
 )
 @click.option("--cores", default="2", show_default=True, help="Snakemake's --cores.")
-def score_predictions(path: Path, configfile: Path, name: str, cores: str) -> None:
+def score_predictions(path: Path, configfile: Path | None, name: str, cores: str) -> None:
     """Score a predictions file into the study's report, beside its own systems: the study runs
     again with `systems.predictions` naming it (finished jobs are not repeated), so the file is
     checked, its answers scored and the report written with the system in every table."""
@@ -1733,6 +1730,9 @@ def score_predictions(path: Path, configfile: Path, name: str, cores: str) -> No
     from memshift.predictions import read_predictions
     from memshift.public_probes import not_given
 
+    configfile = configfile or DEFAULT_CONFIG
+    if not configfile.is_file():
+        raise MemshiftError(f"{configfile}: no such study file here; name one with --configfile")
     predictions = read_predictions(path)
     study = check_config(study_config(DEFAULT_CONFIG, [configfile]))
     seeds = study["seed_list"]
