@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(BIN)):$(PATH)
 CORES ?= all
 
-.PHONY: run test test-docs docs-runs test-native test-cluster test-real-model test-report lint bench bench-study bench-cluster install compile clean-results horizons heldout rewritten \
+.PHONY: run test test-docs docs-runs test-native test-cluster test-real-model test-newcomer lint bench bench-study bench-cluster install compile clean-results horizons heldout rewritten \
 	failure-modes sync
 
 install: $(STAMP)
@@ -90,11 +90,12 @@ test-real-model: compile
 	bash servers/llama-cpp/install.sh
 	$(BIN)/pytest -q -m real_model tests/realmodel
 
-# The smoke study's report.html laid out by a real browser at 1400 px (Debian's chromium,
-# installed as root when missing): no table wider than the page, and a screenshot of it
-test-report: compile
+# A new user's first paths as written: the README's quickstart line by line, and the smoke
+# study's report.html laid out by a real browser at 1400 px (Debian's chromium, installed as root
+# when missing): no table wider than the page, and a screenshot of it
+test-newcomer: compile
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium)
-	$(BIN)/pytest -q -m browser tests/report/test_browser.py
+	$(BIN)/pytest -q -m newcomer tests/test_quickstart.py tests/report/test_browser.py
 
 # A one-node SLURM cluster on this machine (as root), the smoke study through it and locally,
 # compared output for output; stops only what it started (cluster/, docs/running.md)

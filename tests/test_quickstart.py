@@ -25,7 +25,7 @@ def quickstart() -> list[str]:
     return [line for line in block[1].splitlines() if line.strip() and not line.startswith("#")]
 
 
-@pytest.mark.slow(minutes=1)
+@pytest.mark.newcomer
 def test_the_quickstart_runs_as_written(tmp_path: Path):
     where = tmp_path / "checkout"
     where.mkdir()

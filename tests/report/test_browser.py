@@ -1,5 +1,5 @@
 """The smoke study's report.html as a reader sees it: laid out by headless Chromium (Debian's
-`chromium`, which `make test-report` installs) in a 1400-pixel window. No table may be wider than
+`chromium`, which `make test-newcomer` installs) in a 1400-pixel window. No table may be wider than
 the page (a seven-branch table cut off at the right), the opening sections come first, and the
 screenshot is a real picture of the page."""
 
@@ -16,7 +16,7 @@ from PIL import Image
 
 from pipeline.test_snakemake import snakemake, workflow_copy
 
-pytestmark = pytest.mark.browser
+pytestmark = pytest.mark.newcomer
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDTH = 1400
@@ -40,7 +40,7 @@ window.addEventListener("load", () => {
 
 def chromium() -> str:
     found = shutil.which("chromium")
-    assert found, "chromium is not installed: run make test-report"
+    assert found, "chromium is not installed: run make test-newcomer"
     return found
 
 
