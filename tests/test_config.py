@@ -391,3 +391,38 @@ def test_an_embedder_that_is_not_an_embedder_class_fails_the_config_check(spec, 
 
 def test_an_embedder_class_of_the_users_passes_the_config_check(user_module):
     assert check_config({**base_config(), "embedder": f"{user_module}:Embedder"})
+
+
+def test_nested_config_values_are_typed_as_yaml_types_them():
+    from memshift.config import typed_overrides
+
+    given = {"report": {"draws": "1000", "allow_failures": "true", "note": "1000-1019"},
+             "worlds": {"seeds": ["1000", "x"]}, "llm": "rules"}  # fmt: skip
+    assert typed_overrides(given) == {
+        "report": {"draws": 1000, "allow_failures": True, "note": "1000-1019"},
+        "worlds": {"seeds": [1000, "x"]},
+    }
+    assert typed_overrides({"report": {"draws": "9" * 100}}) == {"report": {"draws": "9" * 100}}
+
+
+def test_a_study_that_sets_systems_takes_none_and_names_what_it_inherits(tmp_path):
+    from memshift.config import DEFAULT_CONFIG, inherited, study_config
+
+    study = tmp_path / "study.yaml"
+    study.write_text(
+        "study: mine\nworlds: {seeds: '1000'}\nbranches: [none, src]\n"
+        "systems: {holdmem: {detections: [append]}}\n"
+    )
+    default = ROOT / DEFAULT_CONFIG
+    merged = study_config(default, [study])
+    assert merged["systems"] == {"holdmem": {"detections": ["append"]}}
+    checked = check_config(merged)
+    assert checked["system_plan"]["cells"] == ["holdmem-d0-append", "holdmem-d1-append"]
+    assert (
+        checked["system_plan"]["answer_audit"] == [] and checked["system_plan"]["baselines"] == []
+    )
+    assert inherited(default, [study]) == ["llm", "results", "worlds.history_months"]
+    # a study that sets no systems runs the default's, and says so
+    study.write_text("study: mine\nworlds: {seeds: '1000'}\nbranches: [none, src]\n")
+    assert "systems.baselines" in inherited(default, [study])
+    assert inherited(default, []) == []

@@ -268,15 +268,21 @@ def study_config(
     Snakemake already read from the command line) merged over it; every file is read through
     the safe loader, so one Snakemake read first is checked here too. A section of
     WHOLE_SECTIONS that a file sets is not taken from `default`."""
-    config = read_config_file(default)
     studies = [read_config_file(Path(path)) for path in files]
-    for section in WHOLE_SECTIONS:
-        if any(section in study for study in studies):
-            config.pop(section, None)
+    config = _default_under(default, studies)
     for study in studies:
         merge(config, study)
     check_bounds(given or {})
     return merge(config, given or {})
+
+
+def _default_under(default: Path, studies: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """`default` as the base of `studies`: without a WHOLE_SECTIONS section any of them sets."""
+    config = read_config_file(default)
+    for section in WHOLE_SECTIONS:
+        if any(section in study for study in studies):
+            config.pop(section, None)
+    return config
 
 
 def typed_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -313,10 +319,7 @@ def inherited(
     if not files:
         return []
     studies = [read_config_file(Path(path)) for path in files]
-    taken = study_config(default, (), {})
-    for section in WHOLE_SECTIONS:
-        if any(section in study for study in studies):
-            taken.pop(section, None)
+    taken = _default_under(default, studies)
     return sorted(_leaves(taken) - set().union(*(_leaves(s) for s in [*studies, given or {}])))
 
 

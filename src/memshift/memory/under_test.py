@@ -68,7 +68,7 @@ class ContractBroken(MemshiftError):
 class UnderTest:
     """`system` with each failure kept to the questions it bears on (the module's docstring);
     `query` returns `QueryFailed` for a failed question. `legible`, when given, says which
-    evidence items the reader can read (the rule-based reader's `legible`)."""
+    evidence items the study's reader can read (`legible_to_rules` for the rule-based one)."""
 
     def __init__(
         self, system: MemorySystem, name: str = "", legible: Callable[[str], bool] | None = None
@@ -111,7 +111,7 @@ class UnderTest:
 
     def _hold_to_contract(self, question: Question, given: Reply) -> None:
         if isinstance(given, QueryFailed) and not self.typed:
-            raise self._broken(question, f"{given.reason}")
+            raise self._broken(question, given.reason)
         self.typed = True
         if self.read or not isinstance(given, list) or not given:
             return
