@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(BIN)):$(PATH)
 CORES ?= all
 
-.PHONY: run test test-docs docs-runs test-native test-cluster test-real-model test-newcomer lint bench bench-study bench-cluster install compile clean-results horizons heldout rewritten \
+.PHONY: run test test-docs docs-runs test-native test-cluster test-real-model test-newcomer test-studies lint bench bench-study bench-cluster install compile clean-results horizons heldout rewritten \
 	failure-modes sync
 
 install: $(STAMP)
@@ -91,6 +91,11 @@ test-native: compile
 test-real-model: compile
 	bash servers/llama-cpp/install.sh
 	$(BIN)/pytest -q -m real_model tests/realmodel
+
+# Whole studies of tens of seconds each, apart from make test: under every model-server fault, with
+# every call failing, killed and resumed, and the validation grid's seven writers (in CI)
+test-studies: compile
+	$(BIN)/pytest -n 2 --dist worksteal -q -m studies tests/pipeline
 
 # A new user's first paths as written: the README's quickstart line by line, and the smoke
 # study's report.html laid out by a real browser at 1400 px (Debian's chromium, installed as root

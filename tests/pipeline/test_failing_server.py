@@ -65,6 +65,7 @@ def check_report(where: Path) -> None:
         )
 
 
+@pytest.mark.studies
 @pytest.mark.slow(minutes=1)
 def test_a_study_whose_every_call_fails_is_reported_not_measured_and_fails(tmp_path):
     where = workflow_copy(tmp_path / "study", STUDY)

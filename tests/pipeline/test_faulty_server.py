@@ -65,6 +65,7 @@ def every_file_bytes(root: Path) -> bytes:
     return b"".join(path.read_bytes() for path in root.rglob("*") if path.is_file())
 
 
+@pytest.mark.studies
 @pytest.mark.slow(minutes=1)
 def test_a_study_under_every_fault_finishes_counts_them_and_reruns_only_them(tmp_path):
     # its faults fail more than report.max_failure_share of some systems' calls: the report

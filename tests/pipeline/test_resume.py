@@ -60,6 +60,7 @@ def write_local_profile(where: Path, url: str, **settings: object) -> None:
     (where / "models.yaml").write_text(yaml.safe_dump({"profiles": {"local": local}}))
 
 
+@pytest.mark.studies
 @pytest.mark.slow(minutes=1.2)
 def test_a_killed_study_resumes_without_repeating_a_completed_call(tmp_path):
     where = workflow_copy(tmp_path / "study", STUDY)
@@ -130,6 +131,7 @@ def partly_written(where: Path) -> list[str]:
     return found
 
 
+@pytest.mark.studies
 @pytest.mark.slow(minutes=0.6)
 def test_a_study_killed_mid_job_finishes_with_the_plain_command(tmp_path):
     """SIGKILL to Snakemake's process group while a job has written some of its outputs, then

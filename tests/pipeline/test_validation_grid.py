@@ -43,6 +43,7 @@ ARTIFACTS = (
 )
 
 
+@pytest.mark.studies
 @pytest.mark.slow(minutes=0.8)
 def test_a_small_grid_runs_every_writer_and_reports_prediction_against_measure(tmp_path):
     where = workflow_copy(tmp_path / "grid", GRID)
