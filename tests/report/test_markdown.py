@@ -135,9 +135,21 @@ def test_the_report_opens_with_a_headline_a_contents_list_and_a_legend() -> None
     assert anchor("Source revision (`src`)") == "source-revision-src"
     # the headline's best system on the shift is the one of highest Update, as the table shows it
     index = Index(measure_table.to_pylist())
-    best = max(index.systems, key=lambda s: index.get(s, "src", "update")["estimate"])
+    memories = [s for s in index.systems if s != "oracle"]  # the ceiling is not ranked
+    best = max(memories, key=lambda s: index.get(s, "src", "update")["estimate"])
     headline = next(line for line in table_lines(text) if line.startswith("| source revision |"))
     assert f"`{best}` {interval(index.get(best, 'src', 'update'))}" in headline
     # the legend names every system of the Update table
     legend = text.split("## Legend\n\n", 1)[1].split("\n## ", 1)[0]
     assert all(f"| `{system}` |" in legend for system in index.systems)
+
+
+def test_the_headlines_best_system_leaves_the_oracle_aside_and_names_the_floors() -> None:
+    from memshift.report.legend import in_short
+
+    shown = {"oracle": "100.0", "holdmem-d1-source": "91.2", "bm25": "60.3",
+             "always-abstain": "7.6", "frozen-at-fork": "0.8"}  # fmt: skip
+    lines = in_short(20, ["none", "src"], list(shown), lambda s, b: shown[s])
+    row = next(line for line in lines if line.startswith("| source revision |"))
+    assert row == "| source revision | `holdmem-d1-source` 91.2 | 91.2 | 7.6 | 0.8 |"
+    assert "20 worlds, 1 shift (src)" in lines[2] and "3 systems" in lines[2]

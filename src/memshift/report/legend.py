@@ -54,6 +54,7 @@ NAMES_WORDS = (
     "between two systems in percentage points."
 )
 REFERENCE_CELL = "holdmem-d1-source"
+ORACLE = "oracle"
 
 
 def system_words(name: str) -> str:
@@ -99,8 +100,9 @@ def in_short(
         f"{_count(worlds, 'world')}, {_count(len(shifts), 'shift')} "
         f"({', '.join(shifts) or 'none'}) beside the unshifted branch, "
         f"{_count(len(counted), 'system')} and the two floors. Update after each "
-        "shift: the best system, the reference cell where the study has it, and what never "
-        "answering and never updating score on the same item-times.",
+        "shift: the best system (the oracle, a ceiling, aside), the reference cell where the "
+        "study has it, and what never answering and never updating score on the same "
+        "item-times.",
         "",
     ]
     if not shifts:
@@ -110,8 +112,10 @@ def in_short(
     )
     header += f"`{ALWAYS_ABSTAIN}` | `{FROZEN_AT_FORK}` |"
     rows = [header, "|" + "---|" * (header.count("|") - 1)]
+    # the oracle reads exactly what gold depends on: a ceiling, not a memory to rank
+    memories = [s for s in counted if s != ORACLE]
     for branch in shifts:
-        scored = [(s, update(s, branch)) for s in counted]
+        scored = [(s, update(s, branch)) for s in memories]
         shown = [(s, v) for s, v in scored if v is not None]
         best = max(shown, key=lambda sv: _leading_number(sv[1]), default=None)
         cells = [BRANCH_NAMES.get(branch, branch), f"`{best[0]}` {best[1]}" if best else "—"]
