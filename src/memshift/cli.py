@@ -145,9 +145,8 @@ def _in_order(branch_list: tuple[str, ...]) -> list[str]:
 # the workflow's jobs run, each for one world or study, with the inputs a rule passes it
 USER_COMMANDS = (
     "plan", "explain", "export-dataset", "score-predictions", "export-bundle", "verify", "models",
-    "cache",
-    "stats", "validate", "validate-grid", "horizons", "heldout", "rewritten", "serve-study",
-    "validate-bundle", "docs-tables",
+    "cache", "stats", "validate", "validate-grid", "horizons", "heldout", "rewritten",
+    "serve-study", "validate-bundle", "docs-tables",
 )  # fmt: skip
 STAGE_COMMANDS = (
     "world", "branches", "gold", "probes", "manifest", "build-world", "rewrite", "prefork",
@@ -1108,6 +1107,14 @@ def export(
     )
 
 
+def _checked_study(configfile: Path | None, given: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The study a command's --configfile names (config/config.yaml alone without one), as the
+    Snakefile reads it, checked."""
+    from memshift.config import DEFAULT_CONFIG, check_config, study_config
+
+    return check_config(study_config(DEFAULT_CONFIG, [configfile] if configfile else [], given))
+
+
 def _exportable(parts: tuple[str, str] | None) -> bool:
     """Whether a cell of these (repair, detection) parts can be exported (`export`'s choices)."""
     return parts is not None and parts[0] in REPAIRS and parts[1] in MOVABLE
@@ -1137,11 +1144,11 @@ def _exportable(parts: tuple[str, str] | None) -> bool:
 def export_bundle(configfile: Path | None, seed: int, cell: str, arm: str, out: Path) -> None:
     """A HoldMem cell's store at the fork, from a study that has run, as a Portable Memory
     bundle validated by the format's reference package (`export` with the study's paths)."""
-    from memshift.config import DEFAULT_CONFIG, check_config, study_config, study_layout
+    from memshift.config import DEFAULT_CONFIG, study_layout
     from memshift.stages import export as stage
     from memshift.vocabulary import cell_parts
 
-    study = check_config(study_config(DEFAULT_CONFIG, [configfile] if configfile else []))
+    study = _checked_study(configfile)
     named = configfile or DEFAULT_CONFIG
     if seed not in study["seed_list"]:
         raise MemshiftError(f"--world {seed}: the study {named} has no such world")
@@ -1550,13 +1557,13 @@ def explain(
     maintained and repaired, the evidence the reader saw (recomputed and checked against the
     stored hash), the answer and its score. With --switch, one item through a writer switch:
     why it was invalidated, both writes, the repair check, and the answer before and after."""
-    from memshift.config import DEFAULT_CONFIG, check_config, study_config, study_layout
+    from memshift.config import study_layout
     from memshift.explain import Target, render
     from memshift.explain import explain as gather
     from memshift.explain.switch import explain_switch
 
     given = {"llm": llm} if llm else {}
-    study = check_config(study_config(DEFAULT_CONFIG, [configfile] if configfile else [], given))
+    study = _checked_study(configfile, given)
     if switch_name is not None:
         click.echo(explain_switch(study_layout(study), world, switch_name, system, item), nl=False)
         return
@@ -1622,7 +1629,6 @@ def plan(
     study on a profile, by stage and role, from the requests of the study's rule-based run (run
     first if needed). Writes plan.parquet and plan.json into the profile's run folder."""
     from memshift.analysis.plan import THROUGHPUT_IN, THROUGHPUT_OUT, Rates
-    from memshift.config import DEFAULT_CONFIG, check_config, study_config
     from memshift.report.plan import render
     from memshift.stages import plan as stage
 
@@ -1633,7 +1639,7 @@ def plan(
         price_out,
     )
     given = {"llm": llm} if llm else {}
-    study = check_config(study_config(DEFAULT_CONFIG, [configfile] if configfile else [], given))
+    study = _checked_study(configfile, given)
     names = ", ".join(f"{r} {p.name}" for r, p in stage.profiles_of(study).items())
     result = stage.plan(study, rates, configfile, cores, build=not no_run)
     click.echo(render(result.lines, result.totals, rates, names, str(result.source)))
@@ -1657,10 +1663,10 @@ def plan(
 def export_dataset(configfile: Path | None, out: Path) -> None:
     """A study's worlds as a dataset for a system in any language: each branch's public record
     stream, the probes (no gold), the items and the timelines (docs/dataset.md)."""
-    from memshift.config import DEFAULT_CONFIG, check_config, study_config, study_layout
+    from memshift.config import study_layout
     from memshift.export.dataset import export_dataset as write
 
-    study = check_config(study_config(DEFAULT_CONFIG, [configfile] if configfile else []))
+    study = _checked_study(configfile)
     counts = write(
         study_layout(study).worlds, study["seed_list"], study["branches"], out, study["study"]
     )
@@ -1726,15 +1732,15 @@ def score_predictions(path: Path, configfile: Path | None, name: str, cores: str
     import subprocess
 
     from memshift import layout
-    from memshift.config import DEFAULT_CONFIG, check_config, study_config, study_layout
+    from memshift.config import DEFAULT_CONFIG, study_layout
     from memshift.predictions import read_predictions
-    from memshift.public_probes import not_given
+    from memshift.public_probes import not_given, unbuilt
 
     configfile = configfile or DEFAULT_CONFIG
     if not configfile.is_file():
         raise MemshiftError(f"{configfile}: no such study file here; name one with --configfile")
     predictions = read_predictions(path)
-    study = check_config(study_config(DEFAULT_CONFIG, [configfile]))
+    study = _checked_study(configfile)
     seeds = study["seed_list"]
     outside = sorted(predictions.worlds() - set(seeds))
     if outside:
@@ -1750,7 +1756,7 @@ def score_predictions(path: Path, configfile: Path | None, name: str, cores: str
             f"(predict the probes of memshift export-dataset --configfile {configfile})"
         )
     paths = study_layout(study)
-    if not_given((), paths.worlds, seeds, study["branches"]) is None:
+    if unbuilt(paths.worlds, seeds, study["branches"]):
         # the probes are checked before the study runs: its worlds first, alone
         click.echo(f"building the study's {len(seeds)} world(s) to check the predictions", err=True)
         targets = [str(layout.manifest(paths.world(seed))) for seed in seeds]
@@ -2115,11 +2121,10 @@ def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> N
     """Run a validation study: the study once per writer (snakemake --config llm=WRITER), then
     the known-against-recovered report in <results>/validation/. Extra arguments go to
     snakemake (e.g. --workflow-profile)."""
-    from memshift.config import DEFAULT_CONFIG, check_config, study_config
     from memshift.layout import runs_of_study
     from memshift.stages import validation as stage
 
-    config = check_config(study_config(DEFAULT_CONFIG, [configfile]))
+    config = _checked_study(configfile)
     if "validation" not in config:
         raise ConfigError(f"{configfile}: a validation study needs `validation.writers`")
     writers = config["validation"]["writers"]
@@ -2223,9 +2228,8 @@ def _horizon_list(text: str) -> list[int]:
 def horizons_report(configfile: Path, horizons: str) -> None:
     """The horizons report of a study already run at each horizon, in
     <results>/runs/<study>/horizons/<run>/."""
-    from memshift.config import DEFAULT_CONFIG, check_config, study_config
 
-    config = check_config(study_config(DEFAULT_CONFIG, [configfile]))
+    config = _checked_study(configfile)
     _report_horizons(config, _horizon_list(horizons))
 
 
@@ -2287,9 +2291,8 @@ def _run_each(
 
 
 def _study_with(configfile: Path, key: str) -> dict[str, Any]:
-    from memshift.config import DEFAULT_CONFIG, check_config, study_config
 
-    config = check_config(study_config(DEFAULT_CONFIG, [configfile]))
+    config = _checked_study(configfile)
     if key not in config:
         raise ConfigError(f"{configfile}: this command needs a `{key}` list in the study")
     return config
@@ -2359,9 +2362,8 @@ def rewritten_report(configfile: Path) -> None:
 
 
 def _study_with_rewriter(configfile: Path) -> dict[str, Any]:
-    from memshift.config import DEFAULT_CONFIG, check_config, study_config
 
-    config = check_config(study_config(DEFAULT_CONFIG, [configfile]))
+    config = _checked_study(configfile)
     if not config["worlds"].get("rewriter"):
         raise ConfigError(f"{configfile}: this command needs `worlds.rewriter` (a profile)")
     return config

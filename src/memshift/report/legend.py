@@ -97,9 +97,9 @@ def in_short(
     lines = [
         "## In short",
         "",
-        f"{_count(worlds, 'world')}, {_count(len(shifts), 'shift')} "
+        f"{counted_noun(worlds, 'world')}, {counted_noun(len(shifts), 'shift')} "
         f"({', '.join(shifts) or 'none'}) beside the unshifted branch, "
-        f"{_count(len(counted), 'system')} and the two floors. Update after each "
+        f"{counted_noun(len(counted), 'system')} and the two floors. Update after each "
         "shift: the best system (the oracle, a ceiling, aside), the reference cell where the "
         "study has it, and what never answering and never updating score on the same "
         "item-times.",
@@ -126,7 +126,8 @@ def in_short(
     return [*lines, *rows, ""]
 
 
-def _count(n: int, noun: str) -> str:
+def counted_noun(n: int, noun: str) -> str:
+    """`n` and the noun, plural unless one: "1 world", "2 worlds"."""
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from memshift.analysis.bootstrap import MIN_WORLDS
 from memshift.analysis.failures import pooled_share, unmeasured
 from memshift.analysis.measures import decomposed
-from memshift.report.legend import contents, in_short, legend
+from memshift.report.legend import contents, counted_noun, in_short, legend
 from memshift.report.order import ordered_branches, ordered_systems, shown, system_key
 from memshift.vocabulary import BRANCH_NAMES, is_floor
 
@@ -40,7 +40,7 @@ def pct(value: float | None) -> str:
 
 
 def worlds_text(count: int) -> str:
-    return f"{count} world" if count == 1 else f"{count} worlds"
+    return counted_noun(count, "world")
 
 
 def no_interval(row: Row) -> str:
