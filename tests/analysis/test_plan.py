@@ -128,3 +128,18 @@ def test_the_cacheable_share_is_the_prefix_hits_over_the_prompt_tokens_whatever_
     assert (every.prompt_tokens, every.prefix_hit_tokens) == (200, 80)
     assert every.cacheable == 80 / 200
     assert by(totals(lines, Rates()), "audit", ALL).cacheable == 0
+
+
+def test_a_repeat_is_made_but_not_sent_and_hours_and_dollars_are_of_what_is_sent():
+    repeat = Call("audit", "auditor", 2048, 15, repeat=True)
+    rates = Rates(price_in=1.0, price_out=2.0)
+    lines = estimate([*CALLS, repeat], {}, model(1.0, limit=100), rates)
+    every = by(totals(lines, rates), ALL, ALL)
+    auditor = by(lines, "audit", "auditor")
+    assert (auditor.calls, auditor.calls_sent) == (2, 1)
+    assert (auditor.tokens_in, auditor.tokens_in_sent) == (4096, 2048)
+    assert every.calls_sent == len(CALLS) and every.tokens_in_sent == sum(c.tokens_in for c in CALLS)
+    sent_in, sent_out = every.tokens_in_sent, every.tokens_out_sent
+    assert every.usd == pytest.approx((sent_in * 1.0 + sent_out * 2.0) / 1e6)
+    assert every.usd_limit == pytest.approx((sent_in * 1.0 + 100 * len(CALLS) * 2.0) / 1e6)
+    assert every.hours == pytest.approx(rates.hours(sent_in, sent_out))

@@ -46,7 +46,7 @@ def logged(run: Path) -> list[dict]:
     return [
         {**row, "stage": stage_of(log)}
         for log in logs
-        for row in pq.read_table(log, columns=["role", "tokens_in", "tokens_out"]).to_pylist()
+        for row in pq.read_table(log, columns=["role", "tokens_in", "tokens_out", "cache_hit"]).to_pylist()
     ]
 
 
@@ -74,11 +74,17 @@ def test_the_plan_counts_what_the_rules_run_then_logged(planned):
         mine = [c for c in calls if (c["stage"], c["role"]) == key]
         assert rows[key]["tokens_in"] == sum(c["tokens_in"] for c in mine), key
         assert rows[key]["tokens_out"] == sum(c["tokens_out"] for c in mine), key
+        sent = [c for c in mine if not c["cache_hit"]]
+        assert rows[key]["calls_sent"] == len(sent), key
+        assert rows[key]["tokens_in_sent"] == sum(c["tokens_in"] for c in sent), key
+    # the study's jobs repeat requests (two audited systems, the branches' pre-fork questions)
+    assert 0 < rows[ALL, ALL]["calls_sent"] < rows[ALL, ALL]["calls"]
     for role in {c["role"] for c in calls}:
         assert rows[ALL, role]["calls"] == sum(n for (_, r), n in per_line.items() if r == role)
     assert rows[ALL, ALL]["calls"] == len(calls)
     # the table on stdout, its total line with the same count
-    assert f"| all | all | {len(calls):,} |" in done.stdout
+    sent = sum(not c["cache_hit"] for c in calls)
+    assert f"| all | all | {len(calls):,} | {sent:,} |" in done.stdout
 
 
 def test_on_another_profile_tokens_follow_its_token_ratio_and_reply_limit(planned):
@@ -99,7 +105,13 @@ def test_on_another_profile_tokens_follow_its_token_ratio_and_reply_limit(planne
         for c in calls
     )
     assert total["tokens_out_limit"] == sum(profile.reply_tokens(c["role"]) for c in calls)
-    expected = (total["tokens_in"] * 0.2 + total["tokens_out"] * 0.6) / 1e6
+    # the dollars are of what a first run sends: every request but the jobs' repeats
+    sent = [c for c in calls if not c["cache_hit"]]
+    assert total["tokens_in_sent"] == sum(
+        math.ceil(min(c["tokens_in"], room[c["role"]] or c["tokens_in"]) * profile.token_ratio)
+        for c in sent
+    )
+    expected = (total["tokens_in_sent"] * 0.2 + total["tokens_out_sent"] * 0.6) / 1e6
     assert total["usd"] == pytest.approx(expected)
     assert (where / run_of(STUDY, TARGET) / "plan.json").exists()
 

@@ -13,7 +13,9 @@ Replies are the rule-based backend's replies, counted the same way: a language m
 differ in length, so the plan also gives the ceiling, every call at its role's reply limit
 (`decoding.max_tokens`). The same prompts, replayed per job through a simulated prefix cache
 (`models/prefix_cache.py`), give the share of the tokens in a server's prefix cache could serve
-(`cacheable`).
+(`cacheable`). A request a job makes again is served by the job's first reply to it
+(`CallLog.earlier`), so it is made but not sent: hours and dollars are those of the requests
+sent (`calls_sent`, `tokens_in_sent`, `tokens_out_sent`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,11 @@ PLAN = pa.schema(
         ("prompt_tokens", pa.int64()),
         ("prefix_hit_tokens", pa.int64()),
         ("cacheable", pa.float64()),
+        # the requests a first run sends: every one made but the job's repeats
+        ("calls_sent", pa.int64()),
+        ("tokens_in_sent", pa.int64()),
+        ("tokens_out_sent", pa.int64()),
+        ("tokens_out_limit_sent", pa.int64()),
     ]
 )
 
@@ -103,6 +110,8 @@ class Call:
     # memshift's count of the prompt and what a prefix cache served of it (0: not logged)
     prompt_tokens: int = 0
     prefix_hit_tokens: int = 0
+    # the same request as one its job had made before, served from that reply (a cache hit)
+    repeat: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,6 +131,10 @@ class Line:
     prompt_tokens: int = 0
     prefix_hit_tokens: int = 0
     cacheable: float | None = None  # prefix_hit_tokens / prompt_tokens
+    calls_sent: int = 0
+    tokens_in_sent: int = 0
+    tokens_out_sent: int = 0
+    tokens_out_limit_sent: int = 0
 
 
 def stage_of(log: Path) -> str:
@@ -151,8 +164,12 @@ def _line(
     limit: int,
     prompt: int,
     hits: int,
+    sent: tuple[int, int, int, int],
     rates: Rates,
 ) -> Line:
+    """A plan line; `sent` is (calls, tokens in, tokens out, reply limit) of the requests sent,
+    which the hours and dollars are of."""
+    calls_sent, tin_sent, tout_sent, limit_sent = sent
     return Line(
         stage,
         role,
@@ -161,12 +178,16 @@ def _line(
         tin,
         tout,
         limit,
-        rates.hours(tin, tout),
-        rates.usd(tin, tout),
-        rates.usd(tin, limit),
+        rates.hours(tin_sent, tout_sent),
+        rates.usd(tin_sent, tout_sent),
+        rates.usd(tin_sent, limit_sent),
         prompt,
         hits,
         share(hits, prompt),
+        calls_sent,
+        tin_sent,
+        tout_sent,
+        limit_sent,
     )
 
 
@@ -178,17 +199,29 @@ def estimate(
     sums: dict[tuple[str, str], list[int]] = {}
     for call in calls:
         profile = profiles.get(call.role, default)
-        found = sums.setdefault((call.stage, call.role), [0, 0, 0, 0, 0, 0])
-        found[0] += 1
-        found[1] += on_profile(prompt_on(call, profile), profile)
-        found[2] += on_profile(call.tokens_out, profile)
-        found[3] += profile.reply_tokens(call.role)
+        found = sums.setdefault((call.stage, call.role), [0] * 10)
+        made = (
+            1,
+            on_profile(prompt_on(call, profile), profile),
+            on_profile(call.tokens_out, profile),
+            profile.reply_tokens(call.role),
+        )
+        for k, amount in enumerate(made):
+            found[k] += amount
+            if not call.repeat:
+                found[6 + k] += amount
         found[4] += call.prompt_tokens
         found[5] += call.prefix_hit_tokens
     return [
-        _line(stage, role, profiles.get(role, default).name, *sums[stage, role], rates)
+        _line(stage, role, profiles.get(role, default).name, *_parts(sums[stage, role]), rates)
         for stage, role in sorted(sums)
     ]
+
+
+def _parts(sums: Sequence[int]) -> tuple[int, int, int, int, int, int, tuple[int, int, int, int]]:
+    """The sums of `estimate` as `_line` takes them: the requests made, then those sent."""
+    calls, tin, tout, limit, prompt, hits, *sent = sums
+    return calls, tin, tout, limit, prompt, hits, (sent[0], sent[1], sent[2], sent[3])
 
 
 def totals(lines: Sequence[Line], rates: Rates) -> list[Line]:
@@ -206,6 +239,12 @@ def totals(lines: Sequence[Line], rates: Rates) -> list[Line]:
             sum(line.tokens_out_limit for line in picked),
             sum(line.prompt_tokens for line in picked),
             sum(line.prefix_hit_tokens for line in picked),
+            (
+                sum(line.calls_sent for line in picked),
+                sum(line.tokens_in_sent for line in picked),
+                sum(line.tokens_out_sent for line in picked),
+                sum(line.tokens_out_limit_sent for line in picked),
+            ),
             rates,
         )
 

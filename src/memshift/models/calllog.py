@@ -9,6 +9,12 @@ sent, so writing it cannot fail.
 The log also replays the job's prompts, in the order the job logged its calls, through a
 simulated prefix cache (`prefix_cache.py`), one per backend and model (two servers share no
 cache): each row says how many of its prompt's tokens such a cache would have served.
+
+A job sends each distinct request once: the log keeps the first good reply to every request (by
+its key), and a request the job makes again is served from it (`Reply.repeat`, logged as a cache
+hit). Two audited systems drafting the same answer, the branches' identical pre-fork questions and
+detections re-deriving the same item ask the same request; a server would answer it the same.
+A repeat is never sent, so it is not replayed through the prefix cache either.
 """
 
 from __future__ import annotations
@@ -37,6 +43,14 @@ class CallLog:
         self._lock = threading.Lock()
         self._caches: dict[tuple[str, str], PrefixCache] = {}
         self._chains: dict[int, tuple[int, list[int]]] = {}
+        self._answered: dict[str, Reply] = {}
+
+    def earlier(self, key: str) -> Reply | None:
+        """The job's first good reply to the request of this key, if it made it before."""
+        if not key:
+            return None
+        with self._lock:
+            return self._answered.get(key)
 
     def _prefix(self, backend: str, model: str, messages: Messages) -> tuple[int, int]:
         """(prompt tokens, tokens a prefix cache serves) of a prompt sent; the lock is held."""
@@ -65,7 +79,8 @@ class CallLog:
         messages: Messages | None = None,
     ) -> None:
         """Log one call; `messages`, the prompt as built, when it was sent (or would have been:
-        a reply from the response cache counts as sent, as on a first run)."""
+        a reply from the response cache counts as sent, as on a first run; a repeat of a request
+        the job made before does not)."""
         row = {
             "run": context.run,
             "role": reply.role,
@@ -90,7 +105,9 @@ class CallLog:
             "prefix_hit_tokens": None,
         }
         with self._lock:
-            if messages is not None:
+            if reply.ok and reply.cache_key:
+                self._answered.setdefault(reply.cache_key, reply)
+            if messages is not None and not reply.repeat:
                 row["prompt_tokens"], row["prefix_hit_tokens"] = self._prefix(
                     backend, model, messages
                 )

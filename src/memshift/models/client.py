@@ -11,12 +11,13 @@ and the rest of the batch goes on.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,25 @@ def request_key(profile: Profile, body: dict[str, Any]) -> tuple[str, str]:
     """(cache key, JSON of the body); the same JSON is what goes on the wire."""
     body_json = wire(body)
     return cache_key(key_meta(profile), body_json), body_json
+
+
+def direct_key(profile: Profile, request: ModelRequest, messages: Messages) -> str:
+    """The key of a request answered in-process: what a server would read of it (the role's
+    schema and the messages), as the key of a request sent is its body."""
+    body = {"role": request.role, "schema": schema_name(request), "messages": messages}
+    return cache_key(key_meta(profile), wire(body))
+
+
+def repeated(earlier: Reply) -> Reply:
+    """The reply to a request the job already had answered: that reply, not sent again."""
+    return replace(
+        earlier,
+        value=copy.deepcopy(earlier.value),
+        latency_ms=0.0,
+        cache_hit=True,
+        attempts=0,
+        repeat=True,
+    )
 
 
 def raw_text(content: str | None, secrets: tuple[str, ...]) -> str:
@@ -220,6 +240,8 @@ class _Outcome:
 @dataclass
 class _Batch:
     refreshed: bool = False
+    # the first request in flight of each key: a repeat waits for its reply instead of sending
+    pending: dict[str, asyncio.Future[Reply]] = field(default_factory=dict)
 
 
 class ModelClient:
@@ -248,10 +270,7 @@ class ModelClient:
         built: list[Messages] | None = None
         if self.direct is not None:
             built = [prompts.build(r) for r in requests]
-            replies = [
-                progress.ended(self._direct_reply(self.direct, r, m))
-                for r, m in zip(requests, built, strict=True)
-            ]
+            replies = self._direct_replies(self.direct, requests, built, progress)
             name, model = self.direct.name, self.direct.name
         else:
             replies = await self._http_replies(requests, progress)
@@ -289,14 +308,37 @@ class ModelClient:
             await backend.aclose()
         return [r for r in replies if r is not None]
 
+    def _direct_replies(
+        self,
+        backend: DirectBackend,
+        requests: Sequence[ModelRequest],
+        built: Sequence[Messages],
+        progress: Progress,
+    ) -> list[Reply]:
+        """Each request answered in order; a repeat of one answered before, in this batch or
+        earlier in the job, served from that reply."""
+        answered: dict[str, Reply] = {}
+        replies = []
+        for request, messages in zip(requests, built, strict=True):
+            key = direct_key(self.profile, request, messages)
+            earlier = answered.get(key) or self.log.earlier(key)
+            if earlier is not None:
+                reply = repeated(earlier)
+            else:
+                reply = self._direct_reply(backend, request, messages, key)
+                if reply.ok:
+                    answered[key] = reply
+            replies.append(progress.ended(reply))
+        return replies
+
     def _direct_reply(
-        self, backend: DirectBackend, request: ModelRequest, messages: Messages
+        self, backend: DirectBackend, request: ModelRequest, messages: Messages, key: str
     ) -> Reply:
         start = time.perf_counter()
         content = json.dumps(backend.answer(request))
         tokens_in = sum(count_tokens(m["content"]) for m in messages)
         usage = Usage(tokens_in, count_tokens(content))
-        return _Call(request, "", start).checked(content, "stop", usage, 1, False)
+        return _Call(request, key, start).checked(content, "stop", usage, 1, False)
 
     async def _http_reply(
         self, backend: HttpBackend, request: ModelRequest, batch: _Batch
@@ -312,6 +354,30 @@ class ModelClient:
         too_long = overflow(self.profile, request.role, messages, schema)
         if too_long is not None:
             return call.failed("context_overflow", too_long, attempts=0)
+        earlier = await self._earlier(key, batch)
+        if earlier is not None:
+            return repeated(earlier)
+        first = batch.pending.setdefault(key, asyncio.get_running_loop().create_future())
+        reply = call.failed("transport_error", "the call did not finish")
+        try:
+            reply = await self._sent(backend, call, body_json, batch)
+        finally:
+            if not first.done():
+                first.set_result(reply)
+        return reply
+
+    async def _earlier(self, key: str, batch: _Batch) -> Reply | None:
+        """A good reply to the same request, made earlier in the job or in flight in this batch
+        (waited for); None when there is none, or the one in flight failed."""
+        found = self.log.earlier(key)
+        if found is None and key in batch.pending:
+            found = await asyncio.shield(batch.pending[key])
+        return found if found is not None and found.ok else None
+
+    async def _sent(
+        self, backend: HttpBackend, call: _Call, body_json: str, batch: _Batch
+    ) -> Reply:
+        """The reply from the response cache, else from the server (stored in the cache)."""
         reply = self._from_cache(call, batch)
         if reply is None:
             outcome = await self._with_retries(backend, body_json.encode())
@@ -319,7 +385,7 @@ class ModelClient:
             if reply.ok and self.cache is not None:
                 # Stored before the reply is returned, so a killed run repeats no call it had
                 # finished.
-                self._store(key, body_json, outcome.completion)
+                self._store(call.key, body_json, outcome.completion)
         return reply
 
     def _from_cache(self, call: _Call, batch: _Batch) -> Reply | None:

@@ -44,6 +44,8 @@ class Reply:
     cache_key: str = ""
     # what the model sent, when a reply arrived but failed its checks (bounded, redacted)
     raw: str = ""
+    # the same request as one the job had already answered: served from that reply, never sent
+    repeat: bool = False
 
     def __post_init__(self) -> None:
         if (self.value is None) == (self.failure is None):

@@ -69,7 +69,7 @@ def _change(planned: int, made: int) -> str:
 def plan_beside_spend(plan: Sequence[Row], calls: Sequence[Row]) -> list[str]:
     """What `memshift plan` priced the run at beside what its calls took, per role and over
     all: calls and tokens of the requests made (sent to the model or served by the response
-    cache), and of those what was sent."""
+    cache), and of those what was sent, beside what the plan expects a first run to send."""
     if not plan:
         return []
     planned = {r["role"]: r for r in plan if r["stage"] == ALL}
@@ -98,6 +98,12 @@ def plan_beside_spend(plan: Sequence[Row], calls: Sequence[Row]) -> list[str]:
                 _change(p["tokens_out"], m["out"]),
             ]
         )
+        # plan files written before repeats were counted have no sent columns
+        sent_planned = (
+            f" (plan {p['tokens_in_sent']:,} / {p['tokens_out_sent']:,})"
+            if p is not None and p.get("tokens_in_sent") is not None
+            else ""
+        )
         body.append(
             [
                 role,
@@ -109,7 +115,7 @@ def plan_beside_spend(plan: Sequence[Row], calls: Sequence[Row]) -> list[str]:
                 against[3],
                 tokens(m["out"]),
                 against[4],
-                f"{m['sent in']:,} / {m['sent out']:,}",
+                f"{m['sent in']:,} / {m['sent out']:,}{sent_planned}",
             ]
         )
     return [

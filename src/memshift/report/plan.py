@@ -24,7 +24,9 @@ def _row(line: Line) -> list[str]:
         line.stage,
         line.role,
         f"{line.calls:,}",
+        f"{line.calls_sent:,}",
         _tokens(line.tokens_in),
+        _tokens(line.tokens_in_sent),
         _tokens(line.tokens_out),
         _tokens(line.tokens_out_limit),
         f"{line.hours:,.2f}",
@@ -38,7 +40,9 @@ HEADER = [
     "stage",
     "role",
     "calls",
+    "sent",
     "tokens in",
+    "sent in",
     "tokens out",
     "tokens out, at the limit",
     "hours",
@@ -62,8 +66,10 @@ def render(
         "Tokens in: each request's prompt as the rule-based run built it, in memshift's count x "
         "the role's token_ratio, rounded up per call; with a context_length, evidence can only "
         "shrink, so an upper bound. Tokens out: the rule-based replies, counted the same way (a "
-        "model's replies differ); at the limit: every reply at its role's max_tokens. Every "
-        "request counted as sent once: no cache hits, no retries. Cacheable: the share of the "
+        "model's replies differ); at the limit: every reply at its role's max_tokens. Sent: "
+        "what a first run sends, every request but those its job had made before (served from "
+        "the job's first reply to it); no retries; the hours and dollars are of what is sent. "
+        "Cacheable: the share of the "
         "tokens in a server's prefix cache could serve, each job's prompts replayed in the "
         f"order it sent them ({BLOCK_TOKENS}-token blocks, an LRU cache of {CAPACITY_TOKENS:,} "
         "tokens; vLLM with prefix caching, the OpenAI and Anthropic prompt caches); the hours "

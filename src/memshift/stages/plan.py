@@ -71,7 +71,7 @@ def logged_calls(run: Path) -> list[Call]:
     logs = sorted(run.glob("w*/**/calls*.parquet"))
     if not logs:
         raise MemshiftError(f"{run} holds no call logs (w*/calls-*.parquet): run the study first")
-    wanted = ["role", "tokens_in", "tokens_out", "prompt_tokens", "prefix_hit_tokens"]
+    wanted = ["role", "tokens_in", "tokens_out", "cache_hit", "prompt_tokens", "prefix_hit_tokens"]
     calls = []
     for log in logs:
         stage = stage_of(log)
@@ -86,6 +86,8 @@ def logged_calls(run: Path) -> list[Call]:
                     row["tokens_out"] or 0,
                     row.get("prompt_tokens") or 0,
                     row.get("prefix_hit_tokens") or 0,
+                    # the rule-based run reads no response cache: its hits are the job's repeats
+                    bool(row["cache_hit"]),
                 )
             )
     return calls
