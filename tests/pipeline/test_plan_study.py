@@ -41,12 +41,15 @@ STUDY = {
 TARGET = "qwen3.5-9b"
 
 
+COLUMNS = ["role", "tokens_in", "tokens_out", "cache_hit"]
+
+
 def logged(run: Path) -> list[dict]:
     logs = sorted(run.glob("w*/**/calls*.parquet"))
     return [
         {**row, "stage": stage_of(log)}
         for log in logs
-        for row in pq.read_table(log, columns=["role", "tokens_in", "tokens_out", "cache_hit"]).to_pylist()
+        for row in pq.read_table(log, columns=COLUMNS).to_pylist()
     ]
 
 
