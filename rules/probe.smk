@@ -202,14 +202,15 @@ rule answer_audit:
         run=run_dir,
         branches=BRANCH_ARGS,
         audited=flags("--audited", audited()),
+        batch=SYSTEMS["answer_audit_batch"],
         llm=ROLE["auditor"],
         models=STUDY["models"],
         cache=str(L.llm_cache),
         sample=SAMPLE_ARG,
     shell:
         "memshift answer-audit --world-dir {params.world:q} --run-dir {params.run:q}"
-        " {params.branches:q} {params.audited:q} --llm {params.llm:q}"
-        " --models-file {params.models:q} --cache-dir {params.cache:q}"
+        " {params.branches:q} {params.audited:q} --batch {params.batch:q}"
+        " --llm {params.llm:q} --models-file {params.models:q} --cache-dir {params.cache:q}"
         " --calls-log {output.calls:q} {params.sample:q} 2> {log:q}"
 
 

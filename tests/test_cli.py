@@ -294,8 +294,10 @@ def test_a_job_call_log_holds_every_call_its_systems_would_log_apart(tmp_path):
             assert run.returncode == 0, run.stderr
 
     # latency is the clock's, and a prefix cache's hits depend on which calls share the cache
-    # (one per log): a log per system replays fewer prompts before each
-    unshared = ("latency_ms", "prefix_hit_tokens")
+    # (one per log): a log per system replays fewer prompts before each; a request is a repeat
+    # (served from the log's first reply to it, not sent, not replayed) when a call of the same
+    # log made it before, so one log for the job finds more repeats than a log per system
+    unshared = ("latency_ms", "prefix_hit_tokens", "cache_hit", "attempts", "prompt_tokens")
 
     def without_latency(rows: list[dict]) -> list[dict]:
         return [{k: v for k, v in row.items() if k not in unshared} for row in rows]
@@ -319,6 +321,13 @@ def test_a_job_call_log_holds_every_call_its_systems_would_log_apart(tmp_path):
         ]
         assert rows and sorted(map(repr, rows)) == sorted(map(repr, logged_apart)), command
         assert {r["branch"] for r in rows} == {"none", "del"}
+        repeats = pq.read_table(together / f"calls-{command}.parquet").column("cache_hit")
+        apart_repeats = sum(
+            sum(pq.read_table(apart / path).column("cache_hit").to_pylist())
+            for path in per_system
+            if path.stem == name
+        )
+        assert sum(repeats.to_pylist()) >= apart_repeats, command
     outputs = sorted(
         p.relative_to(apart) for p in apart.rglob("*") if p.is_file() and p.suffix == ".parquet"
     )

@@ -863,6 +863,14 @@ def _audited(
     "<system>+audit-<variant> under an ablation; repeatable (one process reads each branch "
     "and selects each probe's evidence once for all of them).",
 )
+@click.option(
+    "--batch",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="How many of a system's answers about one item at one time one call audits, against "
+    "the records they share (systems.answer_audit_batch).",
+)
 @LLM
 @MODELS
 @CACHE
@@ -873,6 +881,7 @@ def answer_audit(
     run_dir: Path,
     branch_list: tuple[str, ...],
     audits: list[tuple[str, str]],
+    batch: int,
     llm: str,
     models_file: Path,
     cache_dir: Path,
@@ -888,7 +897,7 @@ def answer_audit(
     with _job_calls(calls_log) as calls:
         for branch in _in_order(branch_list):
             counts = stage.run_audits(
-                world_dir, run_dir, branch, audits, profile, cache_dir, calls, sample
+                world_dir, run_dir, branch, audits, profile, cache_dir, calls, sample, batch
             )
             for (system, variant), (n, repaired) in zip(audits, counts, strict=True):
                 click.echo(

@@ -423,6 +423,7 @@ def study_systems(config: dict[str, Any]) -> dict[str, Any]:
     known = [*plan["cells"], *plan["baselines"], *custom, *predicted, *native]
     plan["answer_audit"] = listed_systems("systems.answer_audit", systems["answer_audit"], known)
     plan["audit_variants"] = ["full", *systems["audit_variants"]]
+    plan["answer_audit_batch"] = systems["answer_audit_batch"]
     plan["unshifted_all_items"] = listed_systems(
         "systems.unshifted_all_items", systems["unshifted_all_items"], known
     )

@@ -8,7 +8,7 @@ from functools import cache
 import pytest
 
 from conftest import data, world
-from memshift.audit.answers import Draft, evidence_at, request_for
+from memshift.audit.answers import Draft, answers_requests, evidence_at, request_for
 from memshift.memory.baselines import NoStoreBM25
 from memshift.memory.detection import prefork_writes, run_detection
 from memshift.memory.programs import ProgramRunner
@@ -18,7 +18,13 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.probes import probes_to_table
-from memshift.retrieval.budgets import DEFAULTS, evidence_budget, label_tokens, overhead
+from memshift.retrieval.budgets import (
+    DEFAULTS,
+    MARGINS,
+    evidence_budget,
+    label_tokens,
+    overhead,
+)
 from memshift.retrieval.selection import (
     AUDITOR_BUDGET,
     EVIDENCE_BUDGET,
@@ -68,6 +74,10 @@ def test_a_window_cuts_each_budget_to_what_it_leaves():
     assert {evidence_budget(tiny, role) for role in DEFAULTS} == {0}
     with pytest.raises(ValueError, match="reads no evidence"):
         evidence_budget(SMALL, "program")
+    # an audit of three answers keeps the margin of each
+    three = evidence_budget(SMALL, "auditor", 3)
+    assert three == max(0, evidence_budget(SMALL, "auditor") - 2 * MARGINS["auditor"])
+    assert evidence_budget(wide, "auditor", 3) == DEFAULTS["auditor"]
 
 
 def fits(request, profile: Profile) -> bool:
@@ -112,6 +122,28 @@ def built_requests() -> tuple:
     evidence = evidence_at(events[branch], drafts, evidence_budget(SMALL, "auditor"))
     audits = [request_for(d, evidence[d.probe_id], context) for d in drafts]
     return (*client.sent, *(a for a in audits if a is not None))
+
+
+def test_an_audit_of_three_answers_fits_the_window_its_budget_is_cut_to():
+    # 2,048 tokens leave an audit of three answers no evidence at all (their margins take it):
+    # such a profile audits one answer a call (systems.answer_audit_batch: 1)
+    assert evidence_budget(SMALL, "auditor", 3) == 0
+    middle = Profile(
+        "middle", "rules", context_length=4096, token_ratio=1.25, decoding={"max_tokens": 512}
+    )
+    assert 0 < evidence_budget(middle, "auditor", 3) == evidence_budget(middle, "auditor") - 1024
+    branch = "src"
+    events = public_view(data(SEED)[branch].branch.events)
+    drafts = [
+        Draft(p.probe_id, q.checkpoint, q.time, q.item, q.gold.version, q.gold.value, p.question)
+        for p in data(SEED)[branch].probes
+        if (q := p.point)
+    ]
+    evidence = evidence_at(events, drafts, evidence_budget(middle, "auditor", 3))
+    batched = [r for r, _ in answers_requests(drafts, evidence, lambda _: CallContext(), batch=3)]
+    assert max(len(r.answers) for r in batched) == 3
+    too_long = [r for r in batched if not fits(r, middle)]
+    assert not too_long, f"{len(too_long)} of {len(batched)} audits overflow"
 
 
 def test_with_a_short_window_every_prompt_of_every_role_fits():

@@ -8,18 +8,21 @@ gate and the arbiter decide a verdict (`memshift.audit.arbiter`), and its typed 
 answer scored: repair (material STALE) corrects the answer to the current value and informs the
 user of the change (correct-and-inform; no current value turns it into an abstention); verify
 (material UNKNOWN) keeps the draft and asks the user; no directive keeps it. A probe with no
-evidence at all is not sent to the auditor.
+evidence at all is not sent to the auditor. A system's answers about one item at one time share
+their evidence, so one call audits up to `batch` of them against it (`answers_requests`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from memshift.errors import ConfigError
 from memshift.gold.evaluator import Value
-from memshift.models.requests import AuditRequest, CallContext
+from memshift.models.requests import AnswersAuditRequest, AuditedAnswer, AuditRequest, CallContext
+from memshift.models.schemas import MAX_AUDITED_ANSWERS
 from memshift.retrieval.queries import item_query
 from memshift.retrieval.selection import AUDITOR_BUDGET, Selector
 from memshift.statements import value_text
@@ -97,24 +100,57 @@ def answer_statement(value: Value) -> str:
 def request_for(
     draft: Draft, evidence: Sequence[Record], context: CallContext, variant: str = "full"
 ) -> AuditRequest | None:
-    """The auditor's request for a draft: the records stating its value as the ones it cites,
-    the rest of its evidence as the others; None when it has no evidence at all."""
+    """The auditor's request for a draft read alone: the records stating its value as the ones
+    it cites, the rest of its evidence as the others; None when it has no evidence at all."""
     if not evidence:
         return None
+    answer = audited_answer(draft, evidence)
+    records = tuple(evidence)
+    return AnswersAuditRequest(
+        draft.item, draft.version, draft.time, records, (answer,), context, variant
+    ).alone(0)
+
+
+def audited_answer(draft: Draft, evidence: Sequence[Record]) -> AuditedAnswer:
+    """A draft as an audit reads it: the records of its evidence that state its value are the
+    ones it cites, written when the newest of them was (else at the draft's time)."""
     support = tuple(supporting(evidence, draft.value))
     since = max((r.updated for r in support), default=draft.time)
-    cited = {(r.object_id, r.revision) for r in support}
-    others = tuple(r for r in evidence if (r.object_id, r.revision) not in cited)
-    return AuditRequest(
-        draft.item,
-        draft.version,
-        answer_statement(draft.value),
-        draft.value,
-        since,
-        support,
-        others,
-        context,
-        question=draft.question,
-        as_of=draft.time,
-        variant=variant,
-    )
+    return AuditedAnswer(draft.question, draft.value, answer_statement(draft.value), since, support)
+
+
+def answers_requests(
+    drafts: Sequence[Draft],
+    evidence: Mapping[str, tuple[Record, ...]],
+    context: Callable[[Draft], CallContext],
+    variant: str = "full",
+    batch: int = 1,
+) -> list[tuple[AnswersAuditRequest, tuple[str, ...]]]:
+    """The audit calls of one system's drafts, each with the probe ids it audits, in order: the
+    drafts about one item as of one time (one evidence) in calls of at most `batch`; a draft
+    with no evidence in none."""
+    if not 1 <= batch <= MAX_AUDITED_ANSWERS:
+        raise ConfigError(
+            f"an audit call checks 1 to {MAX_AUDITED_ANSWERS} answers, not {batch} "
+            "(systems.answer_audit_batch)"
+        )
+    groups: dict[tuple[str, int, datetime], list[Draft]] = {}
+    for draft in drafts:
+        if evidence[draft.probe_id]:
+            groups.setdefault((draft.item.item_id, draft.version, draft.time), []).append(draft)
+    calls = []
+    for members in groups.values():
+        for start in range(0, len(members), batch):
+            chunk = members[start : start + batch]
+            records = evidence[chunk[0].probe_id]
+            request = AnswersAuditRequest(
+                chunk[0].item,
+                chunk[0].version,
+                chunk[0].time,
+                records,
+                tuple(audited_answer(d, records) for d in chunk),
+                context(chunk[0]),
+                variant,
+            )
+            calls.append((request, tuple(d.probe_id for d in chunk)))
+    return calls

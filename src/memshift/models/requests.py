@@ -116,6 +116,60 @@ class AuditRequest:
 
 
 @dataclass(frozen=True)
+class AuditedAnswer:
+    """One draft answer an answer-level audit checks: the question it answers, the value and its
+    statement, when it was written, and which of the request's records state its value."""
+
+    question: str
+    value: Value
+    statement: str
+    written_at: datetime
+    cited: tuple[Record, ...]
+
+
+@dataclass(frozen=True)
+class AnswersAuditRequest:
+    """Audit several draft answers about one item as of one time against the records they
+    share (the item's evidence, selected once): one audit per answer, in order. Each answer
+    read alone is the `AuditRequest` of `alone`."""
+
+    role: ClassVar[str] = "auditor"
+    item: Item
+    version: int
+    as_of: datetime
+    records: tuple[Record, ...]
+    answers: tuple[AuditedAnswer, ...]
+    context: CallContext = field(default=CallContext(), compare=False)
+    variant: str = "full"
+
+    @property
+    def proposes(self) -> bool:
+        return self.variant != "control"
+
+    @property
+    def state_pass(self) -> bool:
+        return self.variant != "draftonly"
+
+    def alone(self, k: int) -> AuditRequest:
+        """The k-th answer's audit on its own: the records it cites, and the others."""
+        answer = self.answers[k]
+        cited = {(r.object_id, r.revision) for r in answer.cited}
+        return AuditRequest(
+            self.item,
+            self.version,
+            answer.statement,
+            answer.value,
+            answer.written_at,
+            answer.cited,
+            tuple(r for r in self.records if (r.object_id, r.revision) not in cited),
+            self.context,
+            question=answer.question,
+            as_of=self.as_of,
+            variant=self.variant,
+        )
+
+
+@dataclass(frozen=True)
 class RewriteRequest:
     """Rewrite one message body in other words, keeping every protected fact verbatim
     (`memshift.world.rewrite`). The header is never sent: what is not shown cannot be changed.
@@ -129,4 +183,11 @@ class RewriteRequest:
     context: CallContext = field(default=CallContext(), compare=False)
 
 
-ModelRequest = WriterRequest | ReaderRequest | ProgramRequest | AuditRequest | RewriteRequest
+ModelRequest = (
+    WriterRequest
+    | ReaderRequest
+    | ProgramRequest
+    | AuditRequest
+    | AnswersAuditRequest
+    | RewriteRequest
+)

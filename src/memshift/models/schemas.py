@@ -10,7 +10,7 @@ from typing import Any
 import fastjsonschema
 import jsonschema
 
-from memshift.models.requests import ModelRequest, WriterRequest
+from memshift.models.requests import AnswersAuditRequest, ModelRequest, WriterRequest
 from memshift.storable import INT32, UnstorableError, parse_storable, storable_text
 from memshift.world.rewrite_prompt import REWRITE_SCHEMA
 
@@ -132,11 +132,38 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 # The rewriter's reply, {"body": "..."}; the schema is kept beside the rewrite prompt.
 SCHEMAS["rewriter"] = REWRITE_SCHEMA
 
+# The most answers one answer-level audit call checks (`systems.answer_audit_batch`).
+MAX_AUDITED_ANSWERS = 6
+
+
+def audits_schema(answers: int) -> dict[str, Any]:
+    """The reply to an audit of several answers: exactly one audit per answer, in order."""
+    return {
+        "type": "object",
+        "properties": {
+            "audits": {
+                "type": "array",
+                "minItems": answers,
+                "maxItems": answers,
+                "items": SCHEMAS["auditor"],
+            }
+        },
+        "required": ["audits"],
+        "additionalProperties": False,
+    }
+
+
+for _answers in range(1, MAX_AUDITED_ANSWERS + 1):
+    SCHEMAS[f"auditor_x{_answers}"] = audits_schema(_answers)
+
 
 def schema_name(request: ModelRequest) -> str:
-    """The schema a request's reply must follow: its role's, or the delta write's."""
+    """The schema a request's reply must follow: its role's, the delta write's, or that of an
+    audit of so many answers."""
     if isinstance(request, WriterRequest) and request.delta_since is not None:
         return "writer_delta"
+    if isinstance(request, AnswersAuditRequest):
+        return f"auditor_x{len(request.answers)}"
     return request.role
 
 

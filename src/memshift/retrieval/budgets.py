@@ -47,10 +47,11 @@ def overhead(role: str) -> int:
     return sum(count_tokens(m["content"]) for m in messages) + MARGINS[role]
 
 
-def evidence_budget(profile: Profile | None, role: str) -> int:
+def evidence_budget(profile: Profile | None, role: str, answers: int = 1) -> int:
     """The tokens of evidence a prompt of `role` may carry for the model of `profile`: the
     role's default budget when the profile states no window (so nothing changes), else what the
-    window leaves beside the reply and the prompt's own text, never more than the default."""
+    window leaves beside the reply and the prompt's own text, never more than the default. An
+    audit of several `answers` keeps the role's margin for each of them."""
     if role not in DEFAULTS:
         raise ValueError(
             f"role {role!r} reads no evidence; roles with a budget: {', '.join(DEFAULTS)}"
@@ -59,7 +60,7 @@ def evidence_budget(profile: Profile | None, role: str) -> int:
     room = profile.prompt_room(role) if profile is not None else None
     if room is None:
         return default
-    return max(0, min(default, room - overhead(role)))
+    return max(0, min(default, room - overhead(role) - (answers - 1) * MARGINS[role]))
 
 
 def label_tokens(profile: Profile | None) -> int:

@@ -29,7 +29,7 @@ from typing import Any
 
 from memshift.gold.evaluator import Value, evaluate
 from memshift.models.profiles import Profile
-from memshift.models.requests import AuditRequest
+from memshift.models.requests import AnswersAuditRequest, AuditRequest
 from memshift.readings import answer_map, audited_records, stated_value
 from memshift.simulator.quotes import quote_of
 from memshift.statements import value_text
@@ -176,6 +176,15 @@ def propose(request: AuditRequest) -> dict[str, Any]:
     return {"premises": premises, "transitions": transitions if request.proposes else []}
 
 
-def simulated_auditor(profile: Profile) -> Callable[[AuditRequest], dict[str, Any]]:
+def audit(request: AuditRequest | AnswersAuditRequest) -> dict[str, Any]:
+    """One audit, or one per answer of an audit of several (each on its own)."""
+    if isinstance(request, AnswersAuditRequest):
+        return {"audits": [propose(request.alone(k)) for k in range(len(request.answers))]}
+    return propose(request)
+
+
+def simulated_auditor(
+    profile: Profile,
+) -> Callable[[AuditRequest | AnswersAuditRequest], dict[str, Any]]:
     """The auditor role of a `rules` profile."""
-    return propose
+    return audit

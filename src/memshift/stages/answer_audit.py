@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
-from memshift.audit.answers import Draft, answer_json, draft_value, evidence_at, request_for
+from memshift.audit.answers import Draft, answer_json, answers_requests, draft_value, evidence_at
 from memshift.audit.arbiter import REPAIR, AuditRow, audit_log, judge
 from memshift.errors import MemshiftError
 from memshift.gold.evaluator import Value
@@ -62,11 +62,13 @@ def run_audits(
     cache_dir: Path | None,
     calls: CallLog | None = None,
     sample: ProbeSample | None = None,
+    batch: int = 1,
 ) -> list[tuple[int, int]]:
     """`run` for each (system, variant) of `audits` on one branch, in order: the branch is read
     once, and each probe's evidence is selected once for every audit that drafts it. The
     auditor's calls go to `calls` where a job keeps one log, else to each audit's own. A
-    sampled study audits the answers to the probes its sample asks."""
+    sampled study audits the answers to the probes its sample asks. One call audits up to
+    `batch` of a system's answers about one item at one time."""
     world = sample_world(load(world_dir, with_events=False), sample)
     items = {i.item_id: i for i in world.items}
     every = sample_probes(
@@ -79,11 +81,11 @@ def run_audits(
     evidence = evidence_at(
         load_public_events(world_dir, branch),
         list({d.probe_id: d for _, drafts in drafted for d in drafts}.values()),
-        evidence_budget(profile, "auditor"),
+        evidence_budget(profile, "auditor", batch),
     )
     return [
         _audit(world.seed, run_world_dir, branch, audited_system(system, variant), variant,
-               answers, drafts, evidence, profile, cache_dir, calls)
+               answers, drafts, evidence, profile, cache_dir, calls, batch)
         for (system, variant), (answers, drafts) in zip(audits, drafted, strict=True)
     ]  # fmt: skip
 
@@ -135,29 +137,31 @@ def _audit(
     profile: Profile,
     cache_dir: Path | None,
     calls: CallLog | None,
+    batch: int = 1,
 ) -> tuple[int, int]:
     """The audit `name` of one system's drafts, written as its answers, audit log and (unless
     the job keeps one log in `calls`) its calls."""
-    requests = {}
-    for draft in drafts:
-        context = CallContext(
-            profile.name, seed, branch, name, draft.item.item_id, draft.checkpoint
-        )
-        request = request_for(draft, evidence[draft.probe_id], context, variant)
-        if request is not None:
-            requests[draft.probe_id] = request
+
+    def context(draft: Draft) -> CallContext:
+        return CallContext(profile.name, seed, branch, name, draft.item.item_id, draft.checkpoint)
+
+    requests = answers_requests(drafts, evidence, context, variant, batch)
     log = calls if calls is not None else CallLog()
     auditor = ModelClient(profile, cache_dir=cache_dir, log=log)
-    replies = auditor.generate(list(requests.values()))
+    replies = auditor.generate([request for request, _ in requests])
     repaired: dict[str, Value] = {}
-    audit_rows: list[AuditRow] = []
-    for (probe_id, request), reply in zip(requests.items(), replies, strict=True):
-        audit = judge(request, reply.value if reply.ok else None)
-        if audit.verdict.directive == REPAIR:
-            repaired[probe_id] = audit.verdict.current
-        audit_rows += audit_log(
-            request.item.item_id, request.context.checkpoint, audit, variant, probe_id
-        )
+    logged: dict[str, list[AuditRow]] = {}
+    for (request, probe_ids), reply in zip(requests, replies, strict=True):
+        # a failed call leaves each of its answers unaudited, as drafted
+        audits = reply.value["audits"] if reply.value is not None else [None] * len(probe_ids)
+        for k, probe_id in enumerate(probe_ids):
+            audit = judge(request.alone(k), audits[k])
+            if audit.verdict.directive == REPAIR:
+                repaired[probe_id] = audit.verdict.current
+            logged[probe_id] = audit_log(
+                request.item.item_id, request.context.checkpoint, audit, variant, probe_id
+            )
+    audit_rows = [row for d in drafts for row in logged.get(d.probe_id, [])]
     out = layout.system_dir(run_world_dir, branch, name)
     rows = [
         {**a, "system": name, **corrected(repaired[a["probe_id"]])}

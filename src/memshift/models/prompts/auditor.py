@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from memshift.models.prompts import Messages
-from memshift.models.requests import AuditRequest
+from memshift.models.requests import AnswersAuditRequest, AuditRequest
 from memshift.timeutil import fmt
 from memshift.world.parse import record_evidence
+from memshift.world.records import Record
 
 AUDITOR_SYSTEM = (
     "You audit what an assistant holds about a person, who is called 'the user', against "
@@ -33,15 +34,21 @@ _TRANSITIONS = (
 )
 
 
-def messages(request: AuditRequest) -> Messages:
-    # The instructions (the same for every request of a variant), then the records, then what
-    # is audited: the item, the question, the value held and its statement.
+def _instructions(request: AuditRequest | AnswersAuditRequest) -> str:
     passes = "" if request.state_pass else " Run only the draft-anchored pass."
     transitions = _TRANSITIONS if request.proposes else "Return no transitions."
+    return f"{_PREMISES}{passes}\n{transitions}\n"
+
+
+def messages(request: AuditRequest | AnswersAuditRequest) -> Messages:
+    # The instructions (the same for every request of a variant), then the records, then what
+    # is audited: the item, the question, the value held and its statement.
+    if isinstance(request, AnswersAuditRequest):
+        return answers_messages(request)
     system = (
         f"{AUDITOR_SYSTEM}\n\n"
         "Task: audit the statement given after the records. "
-        f"{_PREMISES}{passes}\n{transitions}\n"
+        f"{_instructions(request)}"
         'Reply with JSON only: {"premises": [...], "transitions": [...]}.'
     )
     cited = "\n\n".join(record_evidence(r) for r in request.cited) or "(none)"
@@ -55,3 +62,33 @@ def messages(request: AuditRequest) -> Messages:
         f"Written at: {fmt(request.written_at)}\nStatement: {request.statement}"
     )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _record_id(record: Record) -> str:
+    return f"{record.object_id} r{record.revision}"
+
+
+def answers_messages(request: AnswersAuditRequest) -> Messages:
+    """Several answers about one item as of one time, audited against the records they share:
+    the records once, then each answer with the ids of the records that state its value."""
+    count = len(request.answers)
+    system = (
+        f"{AUDITOR_SYSTEM}\n\n"
+        f"Task: audit each of the {count} statements given after the records, each on its own "
+        "(one statement's audit never uses another statement). "
+        f"{_instructions(request)}"
+        'Reply with JSON only: {"audits": [{"premises": [...], "transitions": [...]}, ...]}, '
+        "one audit per statement, in their order."
+    )
+    records = "\n\n".join(record_evidence(r) for r in request.records) or "(none)"
+    parts = [f"Records:\n\n{records}\n\nStored item: {request.item.label}\nAs of: "
+             f"{fmt(request.as_of)}"]  # fmt: skip
+    for number, answer in enumerate(request.answers, 1):
+        cites = ", ".join(_record_id(r) for r in answer.cited) or "none"
+        question = f"Question: {answer.question}\n" if answer.question else ""
+        parts.append(
+            f"Statement {number}\n{question}Value held: {answer.value!r}\n"
+            f"Written at: {fmt(answer.written_at)}\nRecords it cites: {cites}\n"
+            f"Statement: {answer.statement}"
+        )
+    return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
