@@ -53,8 +53,7 @@ def context(draft) -> CallContext:
     return CallContext("test", 0, "src", "x", draft.item.item_id, draft.checkpoint)
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("branch", ["src", "del"])
+@pytest.mark.parametrize(("seed", "branch"), list(zip(SEEDS, ["src", "del", "def"], strict=True)))
 def test_each_answer_is_decided_as_its_audit_alone_decides_it(seed, branch):
     drafts = three_drafts_an_item_time(branch, seed)
     evidence = evidence_at(public_view(data(seed)[branch].branch.events), drafts)
@@ -62,17 +61,22 @@ def test_each_answer_is_decided_as_its_audit_alone_decides_it(seed, branch):
     assert max(len(ids) for _, ids in calls) == 3
     replies = ModelClient(RULES).generate([request for request, _ in calls])
     by_draft = {d.probe_id: d for d in drafts}
-    decided = 0
+    together = {}
     for (request, ids), reply in zip(calls, replies, strict=True):
         assert reply.ok
         for k, probe_id in enumerate(ids):
-            alone = request_for(by_draft[probe_id], evidence[probe_id], context(by_draft[probe_id]))
-            assert request.alone(k) == alone
-            (single,) = ModelClient(RULES).generate([alone])
-            together = judge(request.alone(k), reply.value["audits"][k])
-            assert together == judge(alone, single.value)
-            decided += 1
-    assert decided == sum(1 for d in drafts if evidence[d.probe_id])
+            together[probe_id] = judge(request.alone(k), reply.value["audits"][k])
+            draft = by_draft[probe_id]
+            assert request.alone(k) == request_for(draft, evidence[probe_id], context(draft))
+    alone = {
+        d.probe_id: request_for(d, evidence[d.probe_id], context(d))
+        for d in drafts
+        if evidence[d.probe_id]
+    }
+    singles = ModelClient(RULES).generate(list(alone.values()))
+    assert together.keys() == alone.keys()
+    for (probe_id, request), single in zip(alone.items(), singles, strict=True):
+        assert together[probe_id] == judge(request, single.value), probe_id
 
 
 def test_the_records_are_sent_once_for_all_the_answers_of_a_call():

@@ -4,9 +4,11 @@ reply, counted as a cache hit, and kept out of the prefix-cache replay."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import pytest
-from batchwork import openai_profile, reader_batch
+from batchwork import openai_profile
+from batchwork import reader_batch as new_batch
 
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
@@ -16,6 +18,12 @@ from memshift_tools.book import RequestBook
 from memshift_tools.localserver import FaultRule, LocalServer
 
 RULES = Profile("rules", "rules")
+
+
+@functools.cache
+def reader_batch(n: int) -> list:
+    """`n` distinct reader requests (built once: a world is generated for them)."""
+    return new_batch(n)
 
 
 def as_system(request, system: str):
@@ -57,7 +65,7 @@ def test_a_different_request_is_never_a_repeat():
 
 @pytest.fixture
 def book():
-    requests = reader_batch(6)
+    requests = list(reader_batch(6))
     return requests, RequestBook(requests)
 
 
