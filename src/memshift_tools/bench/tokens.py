@@ -81,7 +81,8 @@ def section(run: Path, study: str, rows: Sequence[dict[str, Any]]) -> list[str]:
         "",
         f"The {study} study ({worlds} worlds, run folder `{run}`): median over worlds of "
         "each role's calls and tokens per world, from the run's call logs; the last column counts "
-        "the tokens of calls that reached the model (not answered from the response cache). With "
+        "the tokens of calls that reached the model (not answered from the response cache, nor "
+        "repeats of a request the job had made before, served from its first reply). With "
         "a real model the prompts are the same and the replies' lengths are the model's. "
         f"The largest share of input tokens: {largest}, {share[largest]:.0%}.",
         "",
