@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from memshift.definitions import Definition, definition
 from memshift.definitions_words import user_words
@@ -131,7 +131,7 @@ class AuditedAnswer:
 class AnswersAuditRequest:
     """Audit several draft answers about one item as of one time against the records they
     share (the item's evidence, selected once): one audit per answer, in order. Each answer
-    read alone is the `AuditRequest` of `alone`."""
+    read alone is the `AuditRequest` of `alone`; a single answer is sent as that (`sent`)."""
 
     role: ClassVar[str] = "auditor"
     item: Item
@@ -149,6 +149,17 @@ class AnswersAuditRequest:
     @property
     def state_pass(self) -> bool:
         return self.variant != "draftonly"
+
+    @property
+    def sent(self) -> AuditRequest | AnswersAuditRequest:
+        """What goes to the auditor: one answer's own audit, or this audit of several."""
+        return self.alone(0) if len(self.answers) == 1 else self
+
+    def audits(self, reply: dict[str, Any] | None) -> list[dict[str, Any] | None]:
+        """Each answer's audit in the reply to `sent` (None for each when the call failed)."""
+        if reply is None:
+            return [None] * len(self.answers)
+        return [reply] if len(self.answers) == 1 else list(reply["audits"])
 
     def alone(self, k: int) -> AuditRequest:
         """The k-th answer's audit on its own: the records it cites, and the others."""

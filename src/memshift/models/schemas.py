@@ -153,6 +153,7 @@ def audits_schema(answers: int) -> dict[str, Any]:
     }
 
 
+# (the answer-level audit sends a single answer as its own audit, `AnswersAuditRequest.sent`)
 for _answers in range(1, MAX_AUDITED_ANSWERS + 1):
     SCHEMAS[f"auditor_x{_answers}"] = audits_schema(_answers)
 

@@ -148,12 +148,12 @@ def _audit(
     requests = answers_requests(drafts, evidence, context, variant, batch)
     log = calls if calls is not None else CallLog()
     auditor = ModelClient(profile, cache_dir=cache_dir, log=log)
-    replies = auditor.generate([request for request, _ in requests])
+    replies = auditor.generate([request.sent for request, _ in requests])
     repaired: dict[str, Value] = {}
     logged: dict[str, list[AuditRow]] = {}
     for (request, probe_ids), reply in zip(requests, replies, strict=True):
         # a failed call leaves each of its answers unaudited, as drafted
-        audits = reply.value["audits"] if reply.value is not None else [None] * len(probe_ids)
+        audits = request.audits(reply.value if reply.ok else None)
         for k, probe_id in enumerate(probe_ids):
             audit = judge(request.alone(k), audits[k])
             if audit.verdict.directive == REPAIR:
