@@ -74,6 +74,21 @@ def audits(drafts, branch: str, variant: str = "full", seed: int = SEED) -> dict
     }
 
 
+def written_answers(run_dir, branch: str, answered) -> list[dict]:
+    """bm25's answers to `answered` ((probe, status, value JSON) each), written where the
+    audit reads them; the rows written."""
+    rows = []
+    for p, status, value in answered:
+        row = {name: None for name in schemas.ANSWERS.names}
+        row.update(probe_id=p["probe_id"], world=0, branch=branch, system="bm25")
+        row.update(checkpoint=p["checkpoint"], item_id=p["item_id"], status=status)
+        row.update(value=value, evidence_items=0, evidence_tokens=0, evidence_hash="")
+        rows.append(row)
+    answers = layout.system_dir(run_dir, branch, "bm25") / "answers.parquet"
+    write_table(pa.Table.from_pylist(rows, schema=schemas.ANSWERS), schemas.ANSWERS, answers)
+    return rows
+
+
 def audit(branch: str, variant: str = "full", seed: int = SEED):
     drafts, truth = fork_value_drafts(branch, seed)
     return truth, {pid: a.verdict for pid, a in audits(drafts, branch, variant, seed).items()}
@@ -234,16 +249,13 @@ def test_blocked_and_failed_answers_pass_through_unaudited(tmp_path):
     probes = read_table(layout.probes(world_dir, "src"), schemas.PROBES).to_pylist()
     stale_prone = [p for p in probes if p["kind"] == "direct" and p["changed"]][:4]
     assert len(stale_prone) == 4
-    rows = []
-    for p, status in zip(stale_prone, ["blocked", "failed", "abstain", "answer"], strict=True):
-        row = {name: None for name in schemas.ANSWERS.names}
-        row.update(probe_id=p["probe_id"], world=0, branch="src", system="bm25")
-        row.update(checkpoint=p["checkpoint"], item_id=p["item_id"], status=status)
-        row.update(value='"Zzyzx Unheard-of"' if status == "answer" else None)
-        row.update(evidence_items=0, evidence_tokens=0, evidence_hash="")
-        rows.append(row)
-    answers = layout.system_dir(run_dir, "src", "bm25") / "answers.parquet"
-    write_table(pa.Table.from_pylist(rows, schema=schemas.ANSWERS), schemas.ANSWERS, answers)
+    statuses = ["blocked", "failed", "abstain", "answer"]
+    rows = written_answers(
+        run_dir,
+        "src",
+        [(p, status, '"Zzyzx Unheard-of"' if status == "answer" else None)
+         for p, status in zip(stale_prone, statuses, strict=True)],
+    )  # fmt: skip
     answer_audit.run(world_dir, run_dir, "src", "bm25", Profile("rules", "rules"), None)
     out = layout.system_dir(run_dir, "src", "bm25+audit")
     audited = {
@@ -265,16 +277,9 @@ def test_an_unnamed_probes_answer_is_kept_as_given(tmp_path):
     unnamed = [p for p in probes if p["kind"] == UNNAMED][:3]
     named = [p for p in probes if p["probe_id"] == unnamed[0]["probe_id"].removesuffix("-unnamed")]
     assert len(unnamed) == 3 and len(named) == 1
-    rows = []
-    for p in [*unnamed, *named]:
-        row = {name: None for name in schemas.ANSWERS.names}
-        row.update(probe_id=p["probe_id"], world=0, branch="def", system="bm25")
-        row.update(checkpoint=p["checkpoint"], item_id=p["item_id"], status="answer")
-        row.update(value='["Zzyzx Unheard-of"]', evidence_items=0, evidence_tokens=0)
-        row.update(evidence_hash="")
-        rows.append(row)
-    answers = layout.system_dir(run_dir, "def", "bm25") / "answers.parquet"
-    write_table(pa.Table.from_pylist(rows, schema=schemas.ANSWERS), schemas.ANSWERS, answers)
+    written_answers(
+        run_dir, "def", [(p, "answer", '["Zzyzx Unheard-of"]') for p in [*unnamed, *named]]
+    )
     answer_audit.run(world_dir, run_dir, "def", "bm25", Profile("rules", "rules"), None)
     out = layout.system_dir(run_dir, "def", "bm25+audit")
     kept = read_table(out / "answers.parquet", schemas.ANSWERS).to_pylist()

@@ -7,15 +7,14 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from audit.test_answers import fork_value_drafts
+from audit.test_answers import fork_value_drafts, written_answers
 from conftest import data
 from memshift import layout, schemas
-from memshift.artifacts import read_table, write_table
+from memshift.artifacts import read_table
 from memshift.audit.answers import answers_requests, evidence_at, request_for
 from memshift.audit.arbiter import judge
 from memshift.config import schema_path
@@ -142,16 +141,7 @@ def test_a_failed_call_leaves_each_of_its_answers_as_drafted_and_counts_once(tmp
     build_world(0, world_dir, ("none", "src"))
     probes = read_table(layout.probes(world_dir, "src"), schemas.PROBES).to_pylist()
     asked = [p for p in probes if p["kind"] in ("direct", "premise", "implicit")]
-    rows = []
-    for p in asked:
-        row = {name: None for name in schemas.ANSWERS.names}
-        row.update(probe_id=p["probe_id"], world=0, branch="src", system="bm25")
-        row.update(checkpoint=p["checkpoint"], item_id=p["item_id"], status="answer")
-        row.update(value='"Zzyzx Unheard-of"', evidence_items=0, evidence_tokens=0)
-        row.update(evidence_hash="")
-        rows.append(row)
-    answers = layout.system_dir(run_dir, "src", "bm25") / "answers.parquet"
-    write_table(pa.Table.from_pylist(rows, schema=schemas.ANSWERS), schemas.ANSWERS, answers)
+    rows = written_answers(run_dir, "src", [(p, "answer", '"Zzyzx Unheard-of"') for p in asked])
     calls_log = tmp_path / "calls.parquet"
     log = CallLog()
     with LocalServer(lambda *_: "{}") as server:

@@ -85,8 +85,24 @@ class ProgramRequest:
         return user_words(d) if self.wording == "user" else d.text
 
 
+class AuditVariant:
+    """What an audit's `variant` (the ablation) asks of the auditor."""
+
+    variant: str
+
+    @property
+    def proposes(self) -> bool:
+        """Whether the auditor is asked for transitions (the matched control asks for none)."""
+        return self.variant != "control"
+
+    @property
+    def state_pass(self) -> bool:
+        """Whether the state-anchored pass runs (the draft-only ablation runs none)."""
+        return self.variant != "draftonly"
+
+
 @dataclass(frozen=True)
-class AuditRequest:
+class AuditRequest(AuditVariant):
     """Audit a stored statement (or a draft answer to `question`) as of `as_of`: the base audit's
     premises, checked in a draft-anchored and a state-anchored pass, and old-to-new transitions,
     from the records the statement cites and those its caller selected within the auditor's
@@ -105,15 +121,6 @@ class AuditRequest:
     as_of: datetime | None = None
     variant: str = "full"
 
-    @property
-    def proposes(self) -> bool:
-        """Whether the auditor is asked for transitions (the matched control asks for none)."""
-        return self.variant != "control"
-
-    @property
-    def state_pass(self) -> bool:
-        return self.variant != "draftonly"
-
 
 @dataclass(frozen=True)
 class AuditedAnswer:
@@ -128,7 +135,7 @@ class AuditedAnswer:
 
 
 @dataclass(frozen=True)
-class AnswersAuditRequest:
+class AnswersAuditRequest(AuditVariant):
     """Audit several draft answers about one item as of one time against the records they
     share (the item's evidence, selected once): one audit per answer, in order. Each answer
     read alone is the `AuditRequest` of `alone`; a single answer is sent as that (`sent`)."""
@@ -141,14 +148,6 @@ class AnswersAuditRequest:
     answers: tuple[AuditedAnswer, ...]
     context: CallContext = field(default=CallContext(), compare=False)
     variant: str = "full"
-
-    @property
-    def proposes(self) -> bool:
-        return self.variant != "control"
-
-    @property
-    def state_pass(self) -> bool:
-        return self.variant != "draftonly"
 
     @property
     def sent(self) -> AuditRequest | AnswersAuditRequest:
