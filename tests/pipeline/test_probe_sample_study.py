@@ -17,6 +17,9 @@ from memshift.world.generate import generate_world
 from memshift.world.timeline import Timeline
 from pipeline.test_snakemake import jobs_of, run_of, snakemake, workflow_copy
 
+# two studies of one world each, run whole: in make test-studies, beside make test's ten minutes
+pytestmark = pytest.mark.studies
+
 WHOLE = {
     "study": "whole",
     "results": "results",

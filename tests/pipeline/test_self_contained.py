@@ -8,10 +8,14 @@ import re
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 import yaml
 from test_snakemake import run_of, snakemake, workflow_copy
 
 from memshift.vocabulary import FLOORS
+
+# two studies run whole: in make test-studies, beside make test's ten minutes
+pytestmark = pytest.mark.studies
 
 APPEND_ONLY = {
     "study": "append-only",
