@@ -11,12 +11,8 @@ from memshift.implicit import relation_of_question
 from memshift.models.requests import AuditRequest
 from memshift.world import phrasing
 from memshift.world.items import Item
+from memshift.world.parse import entry_id
 from memshift.world.records import Record
-
-
-def entry_id(record: Record) -> str:
-    """The name of a record's entry in an audit: its object id and revision."""
-    return f"{record.object_id} r{record.revision}"
 
 
 def audited_records(request: AuditRequest) -> dict[str, Record]:

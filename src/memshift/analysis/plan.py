@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import pyarrow as pa
 
@@ -114,6 +115,18 @@ class Call:
     repeat: bool = False
 
 
+class Amounts(NamedTuple):
+    """Calls, tokens in and out, and tokens out with every reply at its limit."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tokens_out_limit: int = 0
+
+    def plus(self, other: Amounts) -> Amounts:
+        return Amounts(*(a + b for a, b in zip(self, other, strict=True)))
+
+
 @dataclass(frozen=True)
 class Line:
     """The plan of one stage and role (or `all` of either) on its profile."""
@@ -136,6 +149,16 @@ class Line:
     tokens_out_sent: int = 0
     tokens_out_limit_sent: int = 0
 
+    @property
+    def made(self) -> Amounts:
+        return Amounts(self.calls, self.tokens_in, self.tokens_out, self.tokens_out_limit)
+
+    @property
+    def sent(self) -> Amounts:
+        return Amounts(
+            self.calls_sent, self.tokens_in_sent, self.tokens_out_sent, self.tokens_out_limit_sent
+        )
+
 
 def stage_of(log: Path) -> str:
     """The job a call log belongs to: `calls-ingest.parquet` -> ingest; a system's own
@@ -154,40 +177,39 @@ def prompt_on(call: Call, profile: Profile) -> int:
     return call.tokens_in if room is None else min(call.tokens_in, room)
 
 
-def _line(
-    stage: str,
-    role: str,
-    profile: str,
-    calls: int,
-    tin: int,
-    tout: int,
-    limit: int,
-    prompt: int,
-    hits: int,
-    sent: tuple[int, int, int, int],
-    rates: Rates,
-) -> Line:
-    """A plan line; `sent` is (calls, tokens in, tokens out, reply limit) of the requests sent,
-    which the hours and dollars are of."""
-    calls_sent, tin_sent, tout_sent, limit_sent = sent
+ZERO = Amounts()
+
+
+@dataclass
+class _Tally:
+    """What a line sums: the requests made, those sent, and their prompts' prefix-cache hits."""
+
+    made: Amounts = field(default_factory=Amounts)
+    sent: Amounts = field(default_factory=Amounts)
+    prompt_tokens: int = 0
+    prefix_hit_tokens: int = 0
+
+    def add(self, made: Amounts, sent: Amounts, prompt_tokens: int, hits: int) -> None:
+        self.made, self.sent = self.made.plus(made), self.sent.plus(sent)
+        self.prompt_tokens += prompt_tokens
+        self.prefix_hit_tokens += hits
+
+
+def _line(stage: str, role: str, profile: str, tally: _Tally, rates: Rates) -> Line:
+    """A plan line: the requests made, and hours and dollars of those sent."""
+    sent = tally.sent
     return Line(
         stage,
         role,
         profile,
-        calls,
-        tin,
-        tout,
-        limit,
-        rates.hours(tin_sent, tout_sent),
-        rates.usd(tin_sent, tout_sent),
-        rates.usd(tin_sent, limit_sent),
-        prompt,
-        hits,
-        share(hits, prompt),
-        calls_sent,
-        tin_sent,
-        tout_sent,
-        limit_sent,
+        *tally.made,
+        rates.hours(sent.tokens_in, sent.tokens_out),
+        rates.usd(sent.tokens_in, sent.tokens_out),
+        rates.usd(sent.tokens_in, sent.tokens_out_limit),
+        tally.prompt_tokens,
+        tally.prefix_hit_tokens,
+        share(tally.prefix_hit_tokens, tally.prompt_tokens),
+        *sent,
     )
 
 
@@ -196,57 +218,33 @@ def estimate(
 ) -> list[Line]:
     """One line per stage and role that made calls, in stage then role order. A role without a
     profile of its own (a native library's calls) is priced on `default`."""
-    sums: dict[tuple[str, str], list[int]] = {}
+    tallies: dict[tuple[str, str], _Tally] = {}
     for call in calls:
         profile = profiles.get(call.role, default)
-        found = sums.setdefault((call.stage, call.role), [0] * 10)
-        made = (
+        made = Amounts(
             1,
             on_profile(prompt_on(call, profile), profile),
             on_profile(call.tokens_out, profile),
             profile.reply_tokens(call.role),
         )
-        for k, amount in enumerate(made):
-            found[k] += amount
-            if not call.repeat:
-                found[6 + k] += amount
-        found[4] += call.prompt_tokens
-        found[5] += call.prefix_hit_tokens
+        tally = tallies.setdefault((call.stage, call.role), _Tally())
+        sent = ZERO if call.repeat else made
+        tally.add(made, sent, call.prompt_tokens, call.prefix_hit_tokens)
     return [
-        _line(stage, role, profiles.get(role, default).name, *_parts(sums[stage, role]), rates)
-        for stage, role in sorted(sums)
+        _line(stage, role, profiles.get(role, default).name, tallies[stage, role], rates)
+        for stage, role in sorted(tallies)
     ]
-
-
-def _parts(sums: Sequence[int]) -> tuple[int, int, int, int, int, int, tuple[int, int, int, int]]:
-    """The sums of `estimate` as `_line` takes them: the requests made, then those sent."""
-    calls, tin, tout, limit, prompt, hits, *sent = sums
-    return calls, tin, tout, limit, prompt, hits, (sent[0], sent[1], sent[2], sent[3])
 
 
 def totals(lines: Sequence[Line], rates: Rates) -> list[Line]:
     """Each role over every stage, each stage over every role, and everything (`all`, `all`)."""
 
     def summed(stage: str, role: str, picked: list[Line]) -> Line:
+        tally = _Tally()
+        for line in picked:
+            tally.add(line.made, line.sent, line.prompt_tokens, line.prefix_hit_tokens)
         names = sorted({line.profile for line in picked})
-        return _line(
-            stage,
-            role,
-            ", ".join(names),
-            sum(line.calls for line in picked),
-            sum(line.tokens_in for line in picked),
-            sum(line.tokens_out for line in picked),
-            sum(line.tokens_out_limit for line in picked),
-            sum(line.prompt_tokens for line in picked),
-            sum(line.prefix_hit_tokens for line in picked),
-            (
-                sum(line.calls_sent for line in picked),
-                sum(line.tokens_in_sent for line in picked),
-                sum(line.tokens_out_sent for line in picked),
-                sum(line.tokens_out_limit_sent for line in picked),
-            ),
-            rates,
-        )
+        return _line(stage, role, ", ".join(names), tally, rates)
 
     roles = sorted({line.role for line in lines})
     stages = sorted({line.stage for line in lines})

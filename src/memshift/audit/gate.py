@@ -27,8 +27,7 @@ from typing import Any
 import numpy as np
 
 from memshift.models.requests import AuditRequest
-from memshift.readings import entry_id
-from memshift.world.parse import record_evidence
+from memshift.world.parse import entry_id, record_evidence
 
 MATCH_SHARE = 0.8
 PASSES = ("draft", "state")

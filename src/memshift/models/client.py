@@ -358,12 +358,15 @@ class ModelClient:
         if earlier is not None:
             return repeated(earlier)
         first = batch.pending.setdefault(key, asyncio.get_running_loop().create_future())
-        reply = call.failed("transport_error", "the call did not finish")
         try:
             reply = await self._sent(backend, call, body_json, batch)
-        finally:
+        except BaseException:
+            # a repeat waiting on this call makes its own
             if not first.done():
-                first.set_result(reply)
+                first.set_result(call.failed("transport_error", "the call did not finish"))
+            raise
+        if not first.done():
+            first.set_result(reply)
         return reply
 
     async def _earlier(self, key: str, batch: _Batch) -> Reply | None:

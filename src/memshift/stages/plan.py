@@ -87,7 +87,7 @@ def logged_calls(run: Path) -> list[Call]:
                     row.get("prompt_tokens") or 0,
                     row.get("prefix_hit_tokens") or 0,
                     # the rule-based run reads no response cache: its hits are the job's repeats
-                    bool(row["cache_hit"]),
+                    bool(row.get("cache_hit")),
                 )
             )
     return calls

@@ -31,6 +31,11 @@ def evidence_header(object_id: str, revision: int, updated: datetime) -> str:
     return f"[{object_id} r{revision} | {fmt(updated)}] "
 
 
+def entry_id(record: Record) -> str:
+    """A record's name where an audit or a statement refers to it: its object id and revision."""
+    return f"{record.object_id} r{record.revision}"
+
+
 def record_header(record: Record) -> str:
     return evidence_header(record.object_id, record.revision, record.updated)
 

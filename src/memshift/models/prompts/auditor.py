@@ -5,8 +5,7 @@ from __future__ import annotations
 from memshift.models.prompts import Messages
 from memshift.models.requests import AnswersAuditRequest, AuditRequest
 from memshift.timeutil import fmt
-from memshift.world.parse import record_evidence
-from memshift.world.records import Record
+from memshift.world.parse import entry_id, record_evidence
 
 AUDITOR_SYSTEM = (
     "You audit what an assistant holds about a person, who is called 'the user', against "
@@ -64,10 +63,6 @@ def messages(request: AuditRequest | AnswersAuditRequest) -> Messages:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def _record_id(record: Record) -> str:
-    return f"{record.object_id} r{record.revision}"
-
-
 def answers_messages(request: AnswersAuditRequest) -> Messages:
     """Several answers about one item as of one time, audited against the records they share:
     the records once, then each answer with the ids of the records that state its value."""
@@ -84,7 +79,7 @@ def answers_messages(request: AnswersAuditRequest) -> Messages:
     parts = [f"Records:\n\n{records}\n\nStored item: {request.item.label}\nAs of: "
              f"{fmt(request.as_of)}"]  # fmt: skip
     for number, answer in enumerate(request.answers, 1):
-        cites = ", ".join(_record_id(r) for r in answer.cited) or "none"
+        cites = ", ".join(entry_id(r) for r in answer.cited) or "none"
         question = f"Question: {answer.question}\n" if answer.question else ""
         parts.append(
             f"Statement {number}\n{question}Value held: {answer.value!r}\n"
