@@ -23,6 +23,9 @@ from pipeline.test_snakemake import (
 )
 from pipeline.test_snakemake import planned as dry_run_jobs
 
+# `memshift plan` runs the study whole first: in make test-studies, beside make test's ten minutes
+pytestmark = pytest.mark.studies
+
 STUDY = {
     "study": "tiny",
     "results": "results",
