@@ -749,6 +749,14 @@ def probe(
     from memshift.stages import probe as stage
 
     with _job_calls(calls_log) as calls:
+        if spec is None and calls is not None:
+            answered = stage.run_job(
+                world_dir, run_dir, _in_order(branch_list), systems, profile, cache_dir, calls,
+                embedder, embedding_cache, every_item_time, read_set, sample,
+            )  # fmt: skip
+            for branch, system, n in answered:
+                click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
+            return
         for branch in _in_order(branch_list):
             reads = stage.BranchReads.read(world_dir, branch, sample)
             for system in systems:

@@ -74,17 +74,17 @@ def audits(drafts, branch: str, variant: str = "full", seed: int = SEED) -> dict
     }
 
 
-def written_answers(run_dir, branch: str, answered) -> list[dict]:
-    """bm25's answers to `answered` ((probe, status, value JSON) each), written where the
+def written_answers(run_dir, branch: str, answered, system: str = "bm25") -> list[dict]:
+    """`system`'s answers to `answered` ((probe, status, value JSON) each), written where the
     audit reads them; the rows written."""
     rows = []
     for p, status, value in answered:
         row = {name: None for name in schemas.ANSWERS.names}
-        row.update(probe_id=p["probe_id"], world=0, branch=branch, system="bm25")
+        row.update(probe_id=p["probe_id"], world=0, branch=branch, system=system)
         row.update(checkpoint=p["checkpoint"], item_id=p["item_id"], status=status)
         row.update(value=value, evidence_items=0, evidence_tokens=0, evidence_hash="")
         rows.append(row)
-    answers = layout.system_dir(run_dir, branch, "bm25") / "answers.parquet"
+    answers = layout.system_dir(run_dir, branch, system) / "answers.parquet"
     write_table(pa.Table.from_pylist(rows, schema=schemas.ANSWERS), schemas.ANSWERS, answers)
     return rows
 

@@ -159,3 +159,43 @@ def test_a_failed_call_leaves_each_of_its_answers_as_drafted_and_counts_once(tmp
     assert {r["system"] for r in logged} == {"bm25+audit"}
     # fewer calls than answers: each call held the answers of one item-time
     assert len(logged) < len(rows)
+
+
+def test_two_systems_audits_of_an_item_time_go_out_side_by_side(tmp_path):
+    """A job auditing two systems sends their calls about one item at one time one after the
+    other: the second reads the records the first just sent, which a server's prefix cache
+    then serves; each system's audited answers are those of its audit run alone."""
+    world_dir, together, apart = tmp_path / "w0", tmp_path / "together", tmp_path / "apart"
+    build_world(0, world_dir, ("none", "src"))
+    probes = read_table(layout.probes(world_dir, "src"), schemas.PROBES).to_pylist()
+    asked = [p for p in probes if p["kind"] in ("direct", "premise", "implicit")]
+    systems = {"bm25": '"Zzyzx Unheard-of"', "rag": None}
+    for run_dir in (together, apart):
+        for system, value in systems.items():
+            status = "abstain" if value is None else "answer"
+            written_answers(run_dir, "src", [(p, status, value) for p in asked], system)
+    log = CallLog()
+    audits = [(system, "full") for system in systems]
+    answer_audit.run_audits(world_dir, together, "src", audits, RULES, None, log, batch=3)
+    for system in systems:
+        answer_audit.run(world_dir, apart, "src", system, RULES, None)
+    for system in systems:
+        out = [layout.system_dir(run, "src", f"{system}+audit") for run in (together, apart)]
+        for table, schema in (
+            (layout.ANSWERS, schemas.ANSWERS),
+            (layout.ANSWER_AUDITS, schemas.AUDITS),
+        ):
+            assert read_table(layout.table(out[0], table), schema) == read_table(
+                layout.table(out[1], table), schema
+            )
+    calls_log = tmp_path / "calls.parquet"
+    log.write(calls_log)
+    rows = pq.read_table(calls_log).to_pylist()
+    pairs = list(zip(rows[::2], rows[1::2], strict=True))
+    assert len(pairs) > 20
+    for first, second in pairs:
+        assert (first["system"], second["system"]) == ("bm25+audit", "rag+audit")
+        assert (first["item"], first["checkpoint"]) == (second["item"], second["checkpoint"])
+    # the records come before the answers, so the second call is served nearly whole
+    served = sum(s["prefix_hit_tokens"] for _, s in pairs)
+    assert served > 0.8 * sum(s["prompt_tokens"] for _, s in pairs)

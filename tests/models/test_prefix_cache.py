@@ -9,7 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memshift.models.calllog import CallLog
-from memshift.models.prefix_cache import PrefixCache, cached_tokens, prompt_tokens, share, split
+from memshift.models.prefix_cache import (
+    PrefixCache,
+    cached_tokens,
+    prompt_tokens,
+    share,
+    side_by_side,
+    split,
+)
 from memshift.models.replies import Reply
 from memshift.models.requests import CallContext
 from memshift.tokens import count_tokens
@@ -164,3 +171,27 @@ def test_the_call_log_serves_repeated_prompts_as_a_fresh_replay_does(pairs, orde
     assert [
         (r["prompt_tokens"], r["prefix_hit_tokens"]) for r in log.to_table().to_pylist()
     ] == expected
+
+
+@given(st.lists(st.integers(0, 6), max_size=40))
+def test_side_by_side_puts_equal_keys_together_in_their_order(keys):
+    order = side_by_side(keys)
+    assert sorted(order) == list(range(len(keys)))
+    placed = [keys[k] for k in order]
+    # each key's places are one run, keys in the order they first come, places in theirs
+    runs = [key for n, key in enumerate(placed) if n == 0 or placed[n - 1] != key]
+    assert runs == list(dict.fromkeys(keys))
+    for key in runs:
+        mine = [k for k in order if keys[k] == key]
+        assert mine == sorted(mine)
+
+
+def test_requests_sharing_a_prefix_side_by_side_are_served_by_a_small_cache():
+    """Two items' prompts alternating: a cache with room for one prompt serves nothing; the
+    same prompts with each item's side by side are served their shared head."""
+    heads = {"a": seq(0, 64), "b": seq(1000, 64)}
+    keys = ["a", "b"] * 4
+    prompts = [heads[key] + seq(5000 + 100 * n, 16) for n, key in enumerate(keys)]
+    small = 80  # one prompt
+    assert sum(cached_tokens(prompts, small)) == 0
+    assert sum(cached_tokens([prompts[k] for k in side_by_side(keys)], small)) == 6 * 64

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -17,6 +17,7 @@ from memshift.memory.under_test import FAILURE as QUERY_FAILURE
 from memshift.memory.under_test import QueryFailed, log_failed_question
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
+from memshift.models.replies import Reply
 from memshift.models.requests import CallContext, ReaderRequest
 from memshift.probes import UNNAMED
 from memshift.retrieval.budgets import evidence_budget, label_tokens
@@ -107,9 +108,19 @@ def evidence_hash(evidence: Sequence[str]) -> str:
 def answer(
     asked: Sequence[Asked], reader: ModelClient, *, world: int, branch: str, system: str, run: str
 ) -> pa.Table:
-    to_read = [a for a in asked if a.evidence is not None]
-    requests = [
-        ReaderRequest(
+    """Every question of `asked` read by `reader` (one batch): the system's answers."""
+    requests = reader_requests(asked, world=world, branch=branch, system=system, run=run)
+    replies = dict(zip(requests, reader.generate(list(requests.values())), strict=True))
+    return answers_table(asked, replies, reader, world=world, branch=branch, system=system, run=run)
+
+
+def reader_requests(
+    asked: Sequence[Asked], *, world: int, branch: str, system: str, run: str
+) -> dict[str, ReaderRequest]:
+    """The reader's request for each question of `asked` that has evidence, by probe id, in
+    order."""
+    return {
+        a.question.probe_id: ReaderRequest(
             a.question.item,
             a.question.version,
             a.question.time,
@@ -117,11 +128,23 @@ def answer(
             a.evidence or (),
             CallContext(run, world, branch, system, a.question.item.item_id, a.checkpoint),
         )
-        for a in to_read
-    ]
-    replies = dict(
-        zip((a.question.probe_id for a in to_read), reader.generate(requests), strict=True)
-    )
+        for a in asked
+        if a.evidence is not None
+    }
+
+
+def answers_table(
+    asked: Sequence[Asked],
+    replies: Mapping[str, Reply],
+    reader: ModelClient,
+    *,
+    world: int,
+    branch: str,
+    system: str,
+    run: str,
+) -> pa.Table:
+    """The system's answers to `asked` from the reader's `replies` (by probe id); a question the
+    system failed is logged in the reader's call log as such."""
     rows = schemas.empty_columns(schemas.ANSWERS)
     for a in asked:
         reply = replies.get(a.question.probe_id)

@@ -120,9 +120,11 @@ class CallLog:
     def rows(self) -> list[dict[str, object]]:
         return list(self._rows)
 
-    def to_table(self) -> pa.Table:
-        columns = {name: [row[name] for row in self._rows] for name in schemas.CALLS.names}
+    def to_table(self, system: str | None = None) -> pa.Table:
+        """The calls logged, or only those made for `system`."""
+        rows = [r for r in self._rows if system is None or r["system"] == system]
+        columns = {name: [row[name] for row in rows] for name in schemas.CALLS.names}
         return pa.Table.from_pydict(columns, schema=schemas.CALLS)
 
-    def write(self, path: Path) -> None:
-        write_table(self.to_table(), schemas.CALLS, path)
+    def write(self, path: Path, system: str | None = None) -> None:
+        write_table(self.to_table(system), schemas.CALLS, path)

@@ -125,3 +125,14 @@ def cached_tokens(
 def share(cached: int, total: int) -> float | None:
     """Cached tokens over input tokens; None when there were none."""
     return cached / total if total else None
+
+
+def side_by_side(keys: Iterable[Hashable]) -> list[int]:
+    """The places of `keys`, equal keys one after the other: groups in the order their first
+    member comes, members in theirs. Requests of one key share a prefix (an item's records);
+    sent in this order, each reuses what the one before it left in a cache of any size (a
+    server with room for one prompt, an entry about to expire), not only in a large one."""
+    groups: dict[Hashable, list[int]] = {}
+    for place, key in enumerate(keys):
+        groups.setdefault(key, []).append(place)
+    return [place for members in groups.values() for place in members]

@@ -3,7 +3,7 @@ answers of the system `<system>+audit`, with every proposed transition and gate 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +11,14 @@ import pyarrow as pa
 
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
-from memshift.audit.answers import Draft, answer_json, answers_requests, draft_value, evidence_at
+from memshift.audit.answers import (
+    Draft,
+    answer_json,
+    answers_requests,
+    audits_side_by_side,
+    draft_value,
+    evidence_at,
+)
 from memshift.audit.arbiter import REPAIR, AuditRow, audit_log, judge
 from memshift.errors import MemshiftError
 from memshift.gold.evaluator import Value
@@ -19,14 +26,14 @@ from memshift.memory.write_tables import audits_to_table
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
-from memshift.models.requests import CallContext
+from memshift.models.replies import Reply
+from memshift.models.requests import AnswersAuditRequest, CallContext
 from memshift.probe_sample import ProbeSample, sample_world
 from memshift.probes import HELD, UNNAMED, measured
 from memshift.retrieval.budgets import evidence_budget
 from memshift.sampled_probes import sample_probes
 from memshift.vocabulary import audited_system
 from memshift.world.items import Item
-from memshift.world.records import Record
 from memshift.world.stored import load, load_public_events
 
 # A blocked answer (consent revoked) or a failed call is never audited: a repair would answer
@@ -64,11 +71,12 @@ def run_audits(
     sample: ProbeSample | None = None,
     batch: int = 1,
 ) -> list[tuple[int, int]]:
-    """`run` for each (system, variant) of `audits` on one branch, in order: the branch is read
-    once, and each probe's evidence is selected once for every audit that drafts it. The
-    auditor's calls go to `calls` where a job keeps one log, else to each audit's own. A
-    sampled study audits the answers to the probes its sample asks. One call audits up to
-    `batch` of a system's answers about one item at one time."""
+    """`run` for each (system, variant) of `audits` on one branch: the branch is read once,
+    each probe's evidence is selected once for every audit that drafts it, and the audits'
+    calls about one item at one time go out side by side (`audits_side_by_side`). The calls go
+    to `calls` where a job keeps one log, else to each audit's own. A sampled study audits the
+    answers to the probes its sample asks. One call audits up to `batch` of a system's answers
+    about one item at one time."""
     world = sample_world(load(world_dir, with_events=False), sample)
     items = {i.item_id: i for i in world.items}
     every = sample_probes(
@@ -83,11 +91,37 @@ def run_audits(
         list({d.probe_id: d for _, drafts in drafted for d in drafts}.values()),
         evidence_budget(profile, "auditor", batch),
     )
-    return [
-        _audit(world.seed, run_world_dir, branch, audited_system(system, variant), variant,
-               answers, drafts, evidence, profile, cache_dir, calls, batch)
-        for (system, variant), (answers, drafts) in zip(audits, drafted, strict=True)
+    names = [audited_system(system, variant) for system, variant in audits]
+    plans = [
+        answers_requests(drafts, evidence, _context(profile, world.seed, branch, name), variant,
+                         batch)
+        for name, (_, variant), (_, drafts) in zip(names, audits, drafted, strict=True)
     ]  # fmt: skip
+    order = audits_side_by_side(plans)
+    log = calls if calls is not None else CallLog()
+    auditor = ModelClient(profile, cache_dir=cache_dir, log=log)
+    sent = auditor.generate([plans[a][n][0].sent for a, n in order])
+    replies: list[dict[int, Reply]] = [{} for _ in plans]
+    for (a, n), reply in zip(order, sent, strict=True):
+        replies[a][n] = reply
+    counts = [
+        _write(run_world_dir, branch, name, variant, answers, drafts, plan, replies[a])
+        for a, (name, (_, variant), (answers, drafts), plan) in enumerate(
+            zip(names, audits, drafted, plans, strict=True)
+        )
+    ]
+    if calls is None:
+        for name in names:
+            out = layout.system_dir(run_world_dir, branch, name)
+            log.write(layout.table(out, layout.AUDITOR_CALLS), system=name)
+    return counts
+
+
+def _context(profile: Profile, seed: int, branch: str, name: str) -> Callable[[Draft], CallContext]:
+    def context(draft: Draft) -> CallContext:
+        return CallContext(profile.name, seed, branch, name, draft.item.item_id, draft.checkpoint)
+
+    return context
 
 
 def _drafts(
@@ -125,33 +159,22 @@ def _drafts(
     return answers, drafts
 
 
-def _audit(
-    seed: int,
+def _write(
     run_world_dir: Path,
     branch: str,
     name: str,
     variant: str,
     answers: list[dict[str, Any]],
     drafts: list[Draft],
-    evidence: dict[str, tuple[Record, ...]],
-    profile: Profile,
-    cache_dir: Path | None,
-    calls: CallLog | None,
-    batch: int = 1,
+    plan: Sequence[tuple[AnswersAuditRequest, tuple[str, ...]]],
+    replies: dict[int, Reply],
 ) -> tuple[int, int]:
-    """The audit `name` of one system's drafts, written as its answers, audit log and (unless
-    the job keeps one log in `calls`) its calls."""
-
-    def context(draft: Draft) -> CallContext:
-        return CallContext(profile.name, seed, branch, name, draft.item.item_id, draft.checkpoint)
-
-    requests = answers_requests(drafts, evidence, context, variant, batch)
-    log = calls if calls is not None else CallLog()
-    auditor = ModelClient(profile, cache_dir=cache_dir, log=log)
-    replies = auditor.generate([request.sent for request, _ in requests])
+    """The audit `name` of one system's drafts, from the replies to its calls (by their place
+    in `plan`), written as its answers and its audit log."""
     repaired: dict[str, Value] = {}
     logged: dict[str, list[AuditRow]] = {}
-    for (request, probe_ids), reply in zip(requests, replies, strict=True):
+    for n, (request, probe_ids) in enumerate(plan):
+        reply = replies[n]
         # a failed call leaves each of its answers unaudited, as drafted
         audits = request.audits(reply.value if reply.ok else None)
         for k, probe_id in enumerate(probe_ids):
@@ -174,8 +197,6 @@ def _audit(
     write_table(
         audits_to_table(audit_rows), schemas.AUDITS, layout.table(out, layout.ANSWER_AUDITS)
     )
-    if calls is None:
-        log.write(layout.table(out, layout.AUDITOR_CALLS))
     return len(rows), len(repaired)
 
 

@@ -5,8 +5,10 @@ tell which item-times changed; memshift's own systems are asked the counted prob
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -15,11 +17,20 @@ from memshift.artifacts import read_table, write_table
 from memshift.memory.blinded import answer_blinded
 from memshift.memory.interface import MemorySystem, SystemInputs
 from memshift.memory.invalidation_log import invalidation_log
-from memshift.memory.reading import answer_branch
+from memshift.memory.reading import (
+    Asked,
+    answer_branch,
+    answers_table,
+    drive,
+    questions,
+    reader_requests,
+)
 from memshift.memory.systems import system_for
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
+from memshift.models.prefix_cache import side_by_side
 from memshift.models.profiles import Profile
+from memshift.models.replies import Reply
 from memshift.probe_sample import ProbeSample, sample_world
 from memshift.probes import measured
 from memshift.public_probes import PublicProbe, public_probes
@@ -70,7 +81,95 @@ def run(
 ) -> int:
     """`reads` (read here when not given, with `sample`) says what the system is asked."""
     reads = reads or BranchReads.read(world_dir, branch, sample)
-    inputs = SystemInputs(
+    inputs = _inputs(world_dir, run_world_dir, branch, system, reads, profile, embedder,
+                     embedding_cache, read_set)  # fmt: skip
+    memory = system_for(inputs, spec)
+    shown = None
+    if spec is not None:
+        gold = read_table(layout.gold(world_dir, branch), schemas.GOLD)
+        shown = public_probes(gold, reads.probes, reads.world, branch)
+    return answer_and_log(
+        memory, reads, run_world_dir, branch, system, profile, cache_dir, every_item_time, calls,
+        shown,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Followed:
+    """One system's questions on one branch, asked as it followed the branch."""
+
+    world: int
+    branch: str
+    system: str
+    asked: list[Asked]
+    invalidations: pa.Table | None
+
+    def named(self, run: str) -> dict[str, Any]:
+        """Who asked, as `reading.reader_requests` and `reading.answers_table` name it."""
+        return {"world": self.world, "branch": self.branch, "system": self.system, "run": run}
+
+
+def run_job(
+    world_dir: Path,
+    run_world_dir: Path,
+    branches: Sequence[str],
+    systems: Sequence[str],
+    profile: Profile,
+    cache_dir: Path | None,
+    calls: CallLog,
+    embedder: str = "wordllama",
+    embedding_cache: Path | None = None,
+    every_item_time: Collection[str] = (),
+    read_set: str = "selection",
+    sample: ProbeSample | None = None,
+) -> Iterator[tuple[str, str, int]]:
+    """`run` for built-in systems on each branch, the reader's calls logged in `calls`: every
+    system follows every branch first, then the reader reads all their questions in one batch,
+    those about one item side by side (`prefix_cache.side_by_side`: their evidence starts with
+    the same oldest records); yields (branch, system, answers) as each is written."""
+    followed: list[Followed] = []
+    for branch in branches:
+        reads = BranchReads.read(world_dir, branch, sample)
+        world = reads.world
+        for system in systems:
+            inputs = _inputs(world_dir, run_world_dir, branch, system, reads, profile, embedder,
+                             embedding_cache, read_set)  # fmt: skip
+            memory = system_for(inputs, None)
+            counted = reads.probes if system in every_item_time else measured(reads.probes)
+            asked = drive(
+                memory, reads.events, world.timeline.checkpoints,
+                questions(counted, world.items), profile,
+            )  # fmt: skip
+            item_ids = [i.item_id for i in world.items]
+            reported = invalidation_log(memory, system, world.timeline.checkpoints, item_ids)
+            followed.append(Followed(world.seed, branch, system, asked, reported))
+    reader = ModelClient(profile, cache_dir=cache_dir, log=calls)
+    requests = [reader_requests(f.asked, **f.named(profile.name)) for f in followed]
+    places = [(k, probe_id) for k, r in enumerate(requests) for probe_id in r]
+    order = side_by_side(requests[k][probe_id].item.item_id for k, probe_id in places)
+    sent = reader.generate([requests[places[o][0]][places[o][1]] for o in order])
+    replies: list[dict[str, Reply]] = [{} for _ in followed]
+    for o, reply in zip(order, sent, strict=True):
+        k, probe_id = places[o]
+        replies[k][probe_id] = reply
+    for f, got in zip(followed, replies, strict=True):
+        table = answers_table(f.asked, got, reader, **f.named(profile.name))
+        _write(run_world_dir, f.branch, f.system, table, f.invalidations)
+        yield f.branch, f.system, table.num_rows
+
+
+def _inputs(
+    world_dir: Path,
+    run_world_dir: Path,
+    branch: str,
+    system: str,
+    reads: BranchReads,
+    profile: Profile,
+    embedder: str,
+    embedding_cache: Path | None,
+    read_set: str,
+) -> SystemInputs:
+    return SystemInputs(
         world_dir,
         run_world_dir,
         branch,
@@ -81,15 +180,15 @@ def run(
         read_set,
         evidence_budget(profile, "reader"),
     )
-    memory = system_for(inputs, spec)
-    shown = None
-    if spec is not None:
-        gold = read_table(layout.gold(world_dir, branch), schemas.GOLD)
-        shown = public_probes(gold, reads.probes, reads.world, branch)
-    return answer_and_log(
-        memory, reads, run_world_dir, branch, system, profile, cache_dir, every_item_time, calls,
-        shown,
-    )  # fmt: skip
+
+
+def _write(
+    run_world_dir: Path, branch: str, system: str, answers: pa.Table, invalidations: pa.Table | None
+) -> None:
+    out = layout.system_dir(run_world_dir, branch, system)
+    write_table(answers, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
+    if invalidations is not None:
+        write_table(invalidations, schemas.INVALIDATIONS, layout.table(out, layout.INVALIDATIONS))
 
 
 def answer_and_log(
@@ -125,13 +224,12 @@ def answer_and_log(
             memory, events, checkpoints, counted, shown, world.items, client,
             world=world.seed, branch=branch, system=system,
         )  # fmt: skip
-    out = layout.system_dir(run_world_dir, branch, system)
-    write_table(table, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
-    if calls is None:
-        log.write(layout.table(out, layout.READER_CALLS))
     reported = invalidation_log(
         memory, system, world.timeline.checkpoints, [i.item_id for i in world.items]
     )
-    if reported is not None:
-        write_table(reported, schemas.INVALIDATIONS, layout.table(out, layout.INVALIDATIONS))
+    _write(run_world_dir, branch, system, table, reported)
+    if calls is None:
+        log.write(
+            layout.table(layout.system_dir(run_world_dir, branch, system), layout.READER_CALLS)
+        )
     return table.num_rows
