@@ -191,3 +191,23 @@ def test_serve_study_asks_its_jobs_for_progress_unless_quiet(monkeypatch):
     assert progress_every(study_environment(quiet=True)) is None
     monkeypatch.setenv("MEMSHIFT_PROGRESS", "3")
     assert progress_every(study_environment(quiet=False)) == 3
+
+
+def test_a_line_names_where_a_batch_comes_from_or_how_many_places_it_holds():
+    """A job's one batch may hold several branches' and systems' calls: its line says how many,
+    rather than naming the first call's as if it were all of them."""
+    from dataclasses import replace
+
+    from memshift.models.client import batch_label
+    from memshift.models.requests import CallContext
+
+    def placed(branch: str, system: str, n: int):
+        return [replace(r, context=CallContext("rules", 1000, branch, system))
+                for r in reader_batch(n)]  # fmt: skip
+
+    rules = Profile("rules", "rules")
+    one = batch_label(rules, placed("src", "bm25", 3))
+    assert one == "reader calls to rules, world 1000 src bm25"
+    mixed = placed("none", "bm25", 2) + placed("src", "bm25", 2) + placed("src", "rag", 2)
+    assert batch_label(rules, mixed) == "reader calls to rules, world 1000 2 branches 2 systems"
+    assert batch_label(rules, reader_batch(2)) == "reader calls to rules"

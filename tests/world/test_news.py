@@ -136,7 +136,7 @@ def test_many_sections_carry_no_gold_and_fit_their_budget() -> None:
 def test_precomputed_token_counts_match_the_counter() -> None:
     """A section is sized from the token counts of its parts: they must add up to the text's."""
     draw = news._uniforms(_rng(3), 4096)
-    for topic in news._TOPICS:
+    for topic in news.topics():
         bound = news._bind(draw, topic)
         for template in (*topic.sentences, topic.headlines, topic.leads, topic.tails):
             text, tokens = news._render(template, draw, bound)

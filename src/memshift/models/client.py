@@ -138,11 +138,22 @@ def overflow(
 
 
 def batch_label(profile: Profile, requests: Sequence[ModelRequest]) -> str:
-    """What a progress line names: the batch's roles, profile and the first call's place."""
+    """What a progress line names: the batch's roles, profile and where its calls come from
+    (a job's one batch may hold several branches' and systems' calls: then their number)."""
     roles = "/".join(sorted({r.role for r in requests})) or "no"
-    where = requests[0].context if requests else None
-    place = f", world {where.world} {where.branch} {where.system}" if where and where.system else ""
-    return f"{roles} calls to {profile.name}{place}"
+    places = [r.context for r in requests if r.context.system]
+    if not places:
+        return f"{roles} calls to {profile.name}"
+    where = [
+        _one_or_count([str(getattr(c, part)) for c in places], plural)
+        for part, plural in (("world", "worlds"), ("branch", "branches"), ("system", "systems"))
+    ]
+    return f"{roles} calls to {profile.name}, world {' '.join(where)}"
+
+
+def _one_or_count(values: Sequence[str], plural: str) -> str:
+    distinct = dict.fromkeys(values)
+    return values[0] if len(distinct) == 1 else f"{len(distinct)} {plural}"
 
 
 def _ms(start: float) -> float:

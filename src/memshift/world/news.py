@@ -13,6 +13,7 @@ one stream of uniforms drawn from the generator in blocks.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Iterator
@@ -255,7 +256,13 @@ def _compile(topic: words.Topic) -> _Topic:
     )
 
 
-_TOPICS: tuple[_Topic, ...] = tuple(_compile(t) for t in words.TOPICS)
+@functools.cache
+def topics() -> tuple[_Topic, ...]:
+    """The topics' compiled grammars, compiled at the first newsletter: most processes that
+    import the world's modules (every study job reads a world) never write one."""
+    return tuple(_compile(t) for t in words.TOPICS)
+
+
 _ORG_TOKENS: tuple[int, ...] = tuple(count_tokens(o) for o in ORGANIZATIONS)
 _CITY_TOKENS: tuple[int, ...] = tuple(count_tokens(c) for c in _CITY_NAMES)
 _CONNECTORS: tuple[tuple[str, int], ...] = tuple(
@@ -365,7 +372,8 @@ def _lead(draw: Draw, topic: _Topic, bound: Bound) -> tuple[str, int]:
 
 def _section(draw: Draw) -> str:
     """One story: a headline, then sentences until the section's token target, in paragraphs."""
-    topic = _TOPICS[int(draw() * len(_TOPICS))]
+    compiled = topics()
+    topic = compiled[int(draw() * len(compiled))]
     bound = _bind(draw, topic)
     headline, total = _render(topic.headlines, draw, bound)
     target = SECTION_MIN_TOKENS + int(draw() * (_TARGET_HIGH - SECTION_MIN_TOKENS + 1))
