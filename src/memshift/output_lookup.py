@@ -20,6 +20,8 @@ from typing import Any
 from snakemake.common.prefix_lookup import PrefixLookup
 from snakemake.output_index import OutputIndex
 
+from memshift.snakemake_release import checked
+
 # (rule, output pattern) pairs by constant suffix, and the lengths of those suffixes, shortest
 # first
 _Table = tuple[dict[str, list[tuple[Any, Any]]], list[int]]
@@ -68,7 +70,10 @@ class SuffixIndexedOutputs(OutputIndex):
 
 
 def index_outputs_by_suffix() -> None:
-    """Make Snakemake's DAG look producers up with `SuffixIndexedOutputs` (once per process)."""
+    """Make Snakemake's DAG look producers up with `SuffixIndexedOutputs` (once per process), on
+    the Snakemake release it was checked against (`snakemake_release`)."""
+    if not checked("the output index by suffix", "output_lookup"):
+        return
     # imported here: snakemake.dag can only be imported after snakemake.workflow (a cycle)
     import snakemake.dag
 

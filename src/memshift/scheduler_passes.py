@@ -18,6 +18,8 @@ from typing import Any
 
 from snakemake.scheduling.job_scheduler import JobScheduler
 
+from memshift.snakemake_release import checked
+
 # the scheduler's own name for the method (sic)
 REEVALUATION = "_schedule_reevalutation"
 _PENDING = "_memshift_pending_pass"
@@ -42,7 +44,10 @@ def _one_pending_pass(scheduler: Any, delay: float) -> None:
 
 
 def keep_one_pending_pass() -> None:
-    """Replace the scheduler's re-evaluation by `_one_pending_pass` (once per process)."""
+    """Replace the scheduler's re-evaluation by `_one_pending_pass` (once per process), on the
+    Snakemake release it was checked against (`snakemake_release`)."""
+    if not checked("one pending scheduler pass", "scheduler_passes"):
+        return
     if not hasattr(JobScheduler, REEVALUATION):
         raise RuntimeError(
             f"Snakemake's JobScheduler has no {REEVALUATION}: the pinned version changed; "
