@@ -108,10 +108,11 @@ def code_of(stage, uses, systems=(), detections=()):
     return JOB_CODE[key]
 
 
-def stages_code(*stages):
-    """Fingerprint of a job that runs several stages one after another (no model calls)."""
+def stages_code(*stages, shifts=()):
+    """Fingerprint of a job that runs several stages one after another (no model calls), and
+    the builders of `shifts`."""
     return modules_fingerprint(
-        sorted({m for stage in stages for m in job_modules(stage)})
+        sorted({m for stage in stages for m in job_modules(stage, shifts=shifts)})
     )
 
 

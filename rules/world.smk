@@ -25,7 +25,9 @@ rule world:
         mem_mb=1500,
         runtime=10 * len(ALL_BRANCHES),
     params:
-        code=stages_code("world", "branches", "gold", "probes", "manifest"),
+        code=stages_code(
+            "world", "branches", "gold", "probes", "manifest", shifts=ALL_BRANCHES
+        ),
         history=STUDY["worlds"]["history_months"],
         definitions=STUDY["worlds"]["definitions"],
         branches=flags("--branch", ALL_BRANCHES),

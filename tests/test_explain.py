@@ -15,7 +15,7 @@ from memshift import layout, schemas
 from memshift.artifacts import write_json, write_table
 from memshift.cli import main
 from memshift.errors import MemshiftError
-from memshift.explain import Explanation, Target, explain, render
+from memshift.explain import Explanation, Target, explain, gather, render
 from memshift.explain.gather import detect, not_recomputed
 from memshift.gold.tables import gold_to_table
 from memshift.layout import Study
@@ -197,6 +197,13 @@ def test_systems_whose_evidence_is_not_recomputed_say_why():
     assert not_recomputed("bm25") is None and not_recomputed("holdmem-dm-citation") is None
     assert "dense embedding model" in (not_recomputed("rag") or "")
     assert "custom system" in (not_recomputed("mine") or "")
+
+
+def test_a_registered_baseline_is_not_called_a_custom_system(monkeypatch):
+    # a baseline added as docs/extending.md shows is a baseline to explain, not a custom system
+    monkeypatch.setattr(gather, "BASELINES", (*gather.BASELINES, "recent"))
+    why = gather.not_recomputed("recent") or ""
+    assert "baseline" in why and "custom" not in why
 
 
 def test_the_score_is_read_from_scores_parquet_or_computed_and_said_so(results):

@@ -292,3 +292,30 @@ def test_a_jobs_code_holds_the_prompts_of_its_roles_alone(role):
         prompts = {m for m in found if m.startswith("memshift.models.prompts.")}
         assert module_of(PROMPTS[role]) in prompts
         assert {module_of(PROMPTS[other]) for other in PROMPTS if other != role} & prompts == set()
+
+
+def test_a_shift_in_its_own_module_is_in_the_world_jobs_code(package_copy, monkeypatch):
+    """A shift registered by name (docs/extending.md) is loaded, not imported: the world job's
+    code still holds its module, so editing the shift reruns the worlds."""
+    from memshift.registry import SHIFTS, Shift
+
+    shift = package_copy / "my_shift.py"
+    shift.write_text("from memshift.timeutil import WEEKDAYS\n\n\ndef build(ctx):\n    return []\n")
+    monkeypatch.setattr(
+        fingerprint, "SHIFTS", {**SHIFTS, "mine": Shift("mine", "memshift.my_shift:build")}
+    )
+
+    def world_code(*shifts: str) -> str:
+        fingerprint.forget()
+        stages = ("world", "branches", "gold", "probes", "manifest")
+        found = {m for s in stages for m in fingerprint.job_modules(s, shifts=shifts)}
+        return fingerprint.modules_fingerprint(sorted(found))
+
+    with_it = fingerprint.job_modules("branches", shifts=("src", "mine"))
+    assert {"memshift.my_shift", "memshift.timeutil"} <= set(with_it)
+    assert "memshift.my_shift" not in fingerprint.job_modules("branches", shifts=("src",))
+    before, without = world_code("none", "src", "mine"), world_code("none", "src")
+    shift.write_text(shift.read_text() + "\n# an edit\n")
+    assert world_code("none", "src", "mine") != before
+    # worlds built without the shift do not rerun for it
+    assert world_code("none", "src") == without

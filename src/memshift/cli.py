@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from memshift import layout
 from memshift.config import MAX_SEED, parse_seeds
 from memshift.definitions import DEFINITION_SETS, FIXED_SET
 from memshift.errors import ConfigError, MemshiftError
@@ -332,7 +333,7 @@ BUNDLE_OUT = click.option(
 MODELS = click.option(
     "--models-file",
     type=click.Path(path_type=Path, dir_okay=False),
-    default="config/models.yaml",
+    default=str(layout.config_file("models")),
     show_default=True,
     help="The file that defines the model profiles.",
 )
@@ -496,6 +497,7 @@ def rewrite(
 ) -> None:
     """Rewrite a world's e-mail, chat and note bodies with the profile's rewriter role, every
     gold fact kept verbatim; refuses a world whose gold would change (docs/data.md)."""
+    from memshift import layout
     from memshift.stages import rewrite as stage
 
     summary = stage.run(
@@ -504,7 +506,7 @@ def rewrite(
         _in_order(branch_list),
         _profile(llm, models_file),
         cache_dir,
-        calls=out / "calls-rewriter.parquet",
+        calls=layout.rewriter_calls(out),
     )
     click.echo(f"{template_dir.name}: {summary.line()}", err=True)
 
@@ -978,9 +980,9 @@ def switch(
     grouped = _cells(cells)
     profiles = [_profile(p, models_file) for p in (old, new, reader)]
     for seed in seeds:
-        run_world = runs_dir / f"w{seed}"
+        run_world = layout.world_in(runs_dir, seed)
         rederived = stage.run(
-            worlds_dir / f"w{seed}",
+            layout.world_in(worlds_dir, seed),
             run_world,
             name,
             *profiles,
@@ -1017,7 +1019,7 @@ def calibrate_writer(
     profiles = (_profile(writer, models_file), _profile(reader, models_file))
     for seed in seeds:
         out = layout.calibration_dir(runs_dir, writer, seed)
-        n = stage.run(worlds_dir / f"w{seed}", out, *profiles, cache_dir)
+        n = stage.run(layout.world_in(worlds_dir, seed), out, *profiles, cache_dir)
         click.echo(f"w{seed} calibration of {writer}: {n} answers", err=True)
 
 
@@ -1660,7 +1662,8 @@ def plan(
     names = ", ".join(f"{r} {p.name}" for r, p in stage.profiles_of(study).items())
     result = stage.plan(study, rates, configfile, cores, build=not no_run)
     click.echo(render(result.lines, result.totals, rates, names, str(result.source)))
-    click.echo(f"memshift: plan written to {result.out / 'plan.parquet'} and plan.json", err=True)
+    written = f"{layout.run_plan(result.out)} and {layout.run_plan_summary(result.out).name}"
+    click.echo(f"memshift: plan written to {written}", err=True)
 
 
 @cli.command("export-dataset")
@@ -1795,7 +1798,7 @@ def score_predictions(path: Path, configfile: Path | None, name: str, cores: str
             f"first {extra[0]} (predict the probes of memshift export-dataset --configfile "
             f"{configfile})"
         )
-    overlay = paths.runs / "predictions" / f"{name}.yaml"
+    overlay = layout.prediction_overlay(paths.runs, name)
     overlay.parent.mkdir(parents=True, exist_ok=True)
     overlay.write_text(
         f"systems:\n  predictions:\n    {json.dumps(name)}: {json.dumps(str(path.resolve()))}\n"
@@ -1953,7 +1956,7 @@ def models_check(profile: str, models_file: Path, base_url: str | None) -> None:
 @click.option(
     "--servers-file",
     type=click.Path(path_type=Path, dir_okay=False),
-    default="config/servers.yaml",
+    default=str(layout.config_file("servers")),
     show_default=True,
     help="The file that defines the server presets.",
 )
@@ -2005,7 +2008,7 @@ def serve_study(
         click.echo(f"server: {server.shown(chosen.argv(root))}")
         click.echo(f"study:  {server.shown(study)}")
         sys.exit(subprocess.run(study, check=False).returncode)
-    log = root / "results" / "servers" / f"{chosen.name}.log"
+    log = layout.server_log(root / "results", chosen.name)
     with server.serving(chosen, root, log, say):
         budgets = check_budgets(profile)
         replies = run_check(profile, budgets)
@@ -2133,7 +2136,7 @@ def study_resampling(config: dict[str, Any]) -> Any:
     return Resampling(draws=config["report"]["draws"], seed=config["report"]["seed"])
 
 
-@study_runs("config/studies/validation.yaml", "A study with a `validation.writers` list.")
+@study_runs(str(layout.study_config("validation")), "A study with a `validation.writers` list.")
 def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> None:
     """Run a validation study: the study once per writer (snakemake --config llm=WRITER), then
     the known-against-recovered report in <results>/validation/. Extra arguments go to
@@ -2156,7 +2159,7 @@ def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> N
     )
 
 
-GRID_STUDY = "config/studies/validation-grid.yaml"
+GRID_STUDY = str(layout.study_config("validation-grid"))
 
 
 @study_runs(GRID_STUDY, "A study with `validation.writers` and `validation.grid`.")
@@ -2165,6 +2168,7 @@ def validate_grid(configfile: Path, cores: str, snakemake_args: tuple[str, ...])
     the other corners, the writers drawn at random, the labelled ones; snakemake --config
     llm=WRITER with the grid's models file, up to each run's scores), then the grid's report in
     <results>/<study>/. Extra arguments go to snakemake."""
+    from memshift import layout
     from memshift.layout import runs_of_study
     from memshift.stages import validation_grid as stage
 
@@ -2180,7 +2184,7 @@ def validate_grid(configfile: Path, cores: str, snakemake_args: tuple[str, ...])
         [writer.name for writer in plan.writers],
         snakemake_args,
         extra=(f"models={models}",),
-        target=lambda name: str(runs / name / "scores.parquet"),
+        target=lambda name: str(layout.run_scores(runs / name)),
     )
     stage.run(plan, runs, out, study_resampling(config))
 
@@ -2237,7 +2241,7 @@ def _horizon_list(text: str) -> list[int]:
 @click.option(
     "--configfile",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default="config/studies/horizons.yaml",
+    default=str(layout.study_config("horizons")),
     show_default=True,
     help="The study whose runs at each horizon are reported.",
 )
@@ -2315,7 +2319,7 @@ def _study_with(configfile: Path, key: str) -> dict[str, Any]:
     return config
 
 
-@study_runs("config/studies/horizons.yaml", "A study with a `horizons` list.")
+@study_runs(str(layout.study_config("horizons")), "A study with a `horizons` list.")
 def horizons(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> None:
     """Run a study at each of its horizons (snakemake --config horizon=N), then the horizons
     report in <results>/runs/<study>/horizons/<run>/. Extra arguments go to snakemake."""
@@ -2329,7 +2333,7 @@ def horizons(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> N
 @click.option(
     "--configfile",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default="config/studies/heldout.yaml",
+    default=str(layout.study_config("heldout")),
     show_default=True,
     help="The study whose runs with each definition set are pooled.",
 )
@@ -2355,7 +2359,7 @@ def _report_heldout(config: dict[str, Any]) -> None:
     )
 
 
-@study_runs("config/studies/heldout.yaml", "A study with a `definition_sets` list.")
+@study_runs(str(layout.study_config("heldout")), "A study with a `definition_sets` list.")
 def heldout(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> None:
     """Run a study with each of its held-out definition sets (snakemake --config
     definition_set=SET), then the pooled report in <results>/runs/<study>/heldout/<run>/."""
@@ -2368,7 +2372,7 @@ def heldout(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> No
 @click.option(
     "--configfile",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default="config/studies/rewritten.yaml",
+    default=str(layout.study_config("rewritten")),
     show_default=True,
     help="The study run on its template worlds and on its rewritten worlds.",
 )
@@ -2408,7 +2412,7 @@ def _report_rewritten(config: dict[str, Any]) -> None:
     )
 
 
-@study_runs("config/studies/rewritten.yaml", "A study with `worlds.rewriter`.")
+@study_runs(str(layout.study_config("rewritten")), "A study with `worlds.rewriter`.")
 def rewritten(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> None:
     """Run a study on its template worlds and on its rewritten worlds (snakemake --config
     rewriter=), then the paired report in <results>/runs/<study>/rewritten/<run>/."""

@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from memshift import layout
 from memshift.definitions import FIXED_SET
 from memshift.errors import ConfigError
 from memshift.inputs import MAX_DEPTH, describe_error, load_yaml
@@ -37,7 +38,7 @@ SPLITS: dict[str, range] = {
 }
 MAX_SEED = 2**31 - 1
 MAX_CONFIG_VALUES = 100_000
-DEFAULT_CONFIG = Path("config/config.yaml")
+DEFAULT_CONFIG = layout.config_file("config")
 
 
 def parse_seeds(spec: str | int | list[Any]) -> list[int]:

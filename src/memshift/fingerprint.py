@@ -23,6 +23,7 @@ from memshift.registry import (
     DETECTION_STEPS,
     NATIVE_SYSTEMS,
     PROMPTS,
+    SHIFTS,
     SIMULATED_ROLES,
     SYSTEMS,
     load,
@@ -207,11 +208,13 @@ def job_modules(
     roles: tuple[str, ...] = (),
     system: str | None = None,
     detection: str | None = None,
+    shifts: Sequence[str] = (),
 ) -> tuple[str, ...]:
     """The package modules a job of `stage` runs: the stage's closure and those of the registry
     entries it loads. `system` is a built-in system's or a native library's registry name;
     `backend` the model profile's backend, whose simulated `roles` count when it is the
-    simulator."""
+    simulator; `shifts` the branches whose builders the job runs (a shift's module is loaded by
+    name, so no import brings it into the stage's closure)."""
     entries = [f"{PACKAGE}.stages.{stage}"]
     if backend is not None and roles:
         entries.append(module_of(BACKENDS[backend]))
@@ -222,6 +225,7 @@ def job_modules(
         entries.append(module_of(SYSTEMS.get(system) or NATIVE_SYSTEMS[system]))
     if detection in DETECTION_STEPS:
         entries.append(module_of(DETECTION_STEPS[detection]))
+    entries += [module_of(SHIFTS[shift].builder) for shift in shifts if shift in SHIFTS]
     return tuple(sorted({m for entry in entries for m in closure(entry)}))
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from memshift.vocabulary import BASELINES, audited_parts, cell_parts
+from memshift.vocabulary import BASELINES, HOLDMEM, audited_parts, cell_parts
 
 DEFAULT_HISTORY_MONTHS = 9
 FIXED = "fixed"  # the six fixed definitions (definitions.FIXED_SET)
@@ -179,7 +179,7 @@ def switch_dir(run_world_dir: Path, switch: str) -> Path:
 def calibration_dir(runs: Path, profile: str, world: int | str) -> Path:
     """A writer's pre-fork store of a calibration world and the reader's answers to it:
     prefork-writes.parquet, answers.parquet, calls.parquet (calibrate-writer stage)."""
-    return runs / "calibration" / profile / f"w{world}"
+    return world_in(runs / "calibration" / profile, world)
 
 
 def bundle_dir(run_world_dir: Path, system: str) -> Path:
@@ -250,9 +250,109 @@ CHANGED_OUTCOMES = "changed_outcomes.png"
 CONTRASTS_BY_CLASS = "contrasts_by_class.png"
 UPDATE_BY_WEEK = "update_by_week.png"
 SWITCH_CALIBRATION = "switch_calibration.png"  # with a writer switch (report/switch.py)
+HORIZONS = "horizons.png"  # the horizons report's (report/horizons.py)
+GRID_RECOVERED = "grid_recovered.png"  # the validation grid's (report/validation_grid_figure.py)
+GRID_INTERACTION = "grid_interaction.png"
+# the validation grid's tables, in its report folder
+GRID_WRITERS = "writers"
+GRID_CHECKS = "grid"
+
+
+# ---- the repository's config files (paths relative to the repository) ------------------------
+
+CONFIG = Path("config")
+
+
+def config_file(name: str) -> Path:
+    """config/<name>.yaml: the default study (config), the model profiles (models), the model
+    servers (servers)."""
+    return CONFIG / f"{name}.yaml"
+
+
+def study_config(name: str) -> Path:
+    """A preset study: config/studies/<name>.yaml."""
+    return CONFIG / "studies" / f"{name}.yaml"
 
 
 # ---- a study's directories --------------------------------------------------------------------
+
+
+def world_in(folder: Path, world: int | str) -> Path:
+    """World `world`'s folder in a folder of worlds (or of a run's worlds, or of logs)."""
+    return folder / f"w{world}"
+
+
+def run_logs(run: Path) -> Path:
+    """A run's job logs."""
+    return run / "logs"
+
+
+def run_report(run: Path) -> Path:
+    """A run's report folder (`report_page`, `report_table`, `report_figures` inside it)."""
+    return run / "report"
+
+
+def run_plan(run: Path) -> Path:
+    """What `memshift plan` priced a run at, by stage and role."""
+    return run / "plan.parquet"
+
+
+def run_plan_summary(run: Path) -> Path:
+    return run / "plan.json"
+
+
+def prediction_overlay(run: Path, system: str) -> Path:
+    """The study overlay `memshift score-predictions` writes for a predictions file."""
+    return run / "predictions" / f"{system}.yaml"
+
+
+def server_log(results: Path, server: str) -> Path:
+    """The log of a model server `memshift serve` started."""
+    return results / "servers" / f"{server}.log"
+
+
+def models_copy(folder: Path) -> Path:
+    """The model profiles a study wrote for its own writers (the validation grid's)."""
+    return folder / "models.yaml"
+
+
+def dataset_table(out: Path, name: str) -> Path:
+    """A table of an exported dataset (`memshift export-dataset`)."""
+    return out / f"{name}.parquet"
+
+
+def dataset_sheet(out: Path) -> Path:
+    return out / "DATASHEET.md"
+
+
+def cache_entry(root: Path, key: str) -> Path:
+    """One reply in the response cache, under the first characters of its key."""
+    return root / key[:3] / f"{key}.json"
+
+
+def maintenance_logs(run: Path) -> list[Path]:
+    """Every HoldMem detection's maintenance log in a run, world by world."""
+    return sorted(run.glob(f"w*/{DETECTIONS}/*/{HOLDMEM}-*/{MAINTENANCE}.parquet"))
+
+
+def doc_pages(repository: Path) -> list[Path]:
+    """The pages whose generated blocks `memshift docs-tables` writes: README.md and docs/*.md."""
+    return [repository / "README.md", *sorted((repository / "docs").glob("*.md"))]
+
+
+def run_scores(run: Path) -> Path:
+    """A run's scored answers, every world's."""
+    return run / "scores.parquet"
+
+
+def bundle_manifest(bundle: Path) -> Path:
+    """A Portable Memory bundle's manifest."""
+    return bundle / "manifest.json"
+
+
+def rewriter_calls(world_dir: Path) -> Path:
+    """The rewrite stage's model calls for one world."""
+    return world_dir / "calls-rewriter.parquet"
 
 
 def worlds_of(world_file: Path) -> Path:
@@ -353,7 +453,7 @@ class Study:
         return worlds_dir(self.results, self.history_months, self.definitions)
 
     def built_world(self, world: int | str) -> Path:
-        return self.template_worlds / f"w{world}"
+        return world_in(self.template_worlds, world)
 
     @cached_property
     def runs(self) -> Path:
@@ -371,30 +471,30 @@ class Study:
         return self.results / "cache" / "llm"
 
     def embedding_cache(self, world: int | str) -> Path:
-        return self.results / "cache" / "embeddings" / f"w{world}"
+        return world_in(self.results / "cache" / "embeddings", world)
 
     def world(self, world: int | str) -> Path:
-        return self.worlds / f"w{world}"
+        return world_in(self.worlds, world)
 
     def run_world(self, world: int | str) -> Path:
-        return self.runs / f"w{world}"
+        return world_in(self.runs, world)
 
     def system(self, world: int | str, branch: str, system: str) -> Path:
         return system_dir(self.run_world(world), branch, system)
 
     @property
     def scores(self) -> Path:
-        return self.runs / "scores.parquet"
+        return run_scores(self.runs)
 
     @property
     def plan(self) -> Path:
         """What `memshift plan` priced the run at, by stage and role; the report sets it beside
         what the run spent."""
-        return self.runs / "plan.parquet"
+        return run_plan(self.runs)
 
     @property
     def plan_summary(self) -> Path:
-        return self.runs / "plan.json"
+        return run_plan_summary(self.runs)
 
     def world_scores(self, world: int | str) -> Path:
         """One world's scored answers (score stage); `scores` joins every world's."""
@@ -402,7 +502,7 @@ class Study:
 
     @property
     def report(self) -> Path:
-        return self.runs / "report"
+        return run_report(self.runs)
 
     def calibration(self, profile: str, world: int | str) -> Path:
         return calibration_dir(self.runs, profile, world)
@@ -434,7 +534,7 @@ class Study:
         return self.worlds / "benchmarks" / stage / f"{name}.tsv"
 
     def run_log(self, stage: str, name: str | None = None) -> Path:
-        return self.runs / "logs" / (f"{stage}.log" if name is None else f"{stage}/{name}.log")
+        return run_logs(self.runs) / (f"{stage}.log" if name is None else f"{stage}/{name}.log")
 
     def run_benchmark(self, stage: str, name: str | None = None) -> Path:
         folder = self.runs / "benchmarks"

@@ -136,8 +136,8 @@ def unbuilt(worlds: Path, seeds: Sequence[int], branches: Sequence[str]) -> list
         for seed in seeds
         for branch in branches
         for path in (
-            layout.probes(worlds / f"w{seed}", branch),
-            layout.gold(worlds / f"w{seed}", branch),
+            layout.probes(layout.world_in(worlds, seed), branch),
+            layout.gold(layout.world_in(worlds, seed), branch),
         )
         if not path.exists()
     ]
@@ -154,7 +154,7 @@ def not_given(
 
     given: set[str] = set()
     for seed in seeds:
-        world_dir = worlds / f"w{seed}"
+        world_dir = layout.world_in(worlds, seed)
         shown = given_probes(world_dir, load(world_dir, with_events=False), branches)
         given.update(s.public_id for probes in shown.values() for s in probes)
     return sorted(set(ids) - given)

@@ -1,6 +1,7 @@
 """The names a study is made of, in one place: branches, detections (B), repairs (D), baselines,
-the grammar of system names and the orders the report shows them in. Stages, the Snakefile's
-wildcards, the config schema (kept equal by a test) and the report read them here."""
+the grammar of system names and the orders the report shows them in, and the fixed settings of
+its measures. Stages, the Snakefile's wildcards, the config schema (kept equal by a test) and the
+report read them here."""
 
 from __future__ import annotations
 
@@ -53,6 +54,10 @@ READ_SETS: tuple[str, ...] = ("selection", "citations")
 # The leaky control: the source key, blind to a seeded share of the item slots of each world, so
 # its missed invalidation is known (a validation of m).
 LEAKY_BLIND_SHARE = 0.25
+# The prefix cache a job's prompts are replayed through for the cacheable share
+# (`models/prefix_cache.py`): vLLM's 16-token blocks, and 2^20 tokens of room.
+BLOCK_TOKENS = 16
+CAPACITY_TOKENS = 2**20
 # D: the writer's own value (0), exact recomputation (1), the writer's programs (m), and four
 # controls: the check-only control (check: D=1's check without its recomputation; a failed check
 # serves nothing), the JSON arm (json: D=1's store served as JSON records), the template

@@ -13,12 +13,13 @@ from memshift.memory.programs import typed_rows
 from memshift.models.profiles import Profile
 from memshift.models.requests import ProgramRequest, ReaderRequest, WriterRequest
 from memshift.sandbox.helpers import HELPERS
-from memshift.simulator.errors import ErrorModel, corrupt, item_group
+from memshift.simulator.errors import ErrorModel, corrupt
 from memshift.simulator.programs import item_program
 from memshift.simulator.reader import read
 from memshift.simulator.writer import write
 from memshift.statements import render
 from memshift.timeutil import fmt
+from memshift.world.items import item_group
 from memshift.world.parse import record_evidence
 from memshift.world.records import public_view, snapshots
 

@@ -90,7 +90,7 @@ def load_detection_audits(
     _union_rows(con, "detection_audit_rows", rows, ROWS_COLUMNS, schemas.AUDITS)
     writes = [(w, b, s, layout.table(f, layout.WRITES)) for w, b, s, f in audited]
     _union_rows(con, "detection_writes", writes, ("item_id", "checkpoint"), schemas.WRITES)
-    gold = sorted({layout.gold(worlds_dir / f"w{w}", b) for w, b, _, _ in audited})
+    gold = sorted({layout.gold(layout.world_in(worlds_dir, w), b) for w, b, _, _ in audited})
     for path in gold:
         if not path.exists():
             raise ArtifactError(f"missing artifact {path}")

@@ -89,7 +89,7 @@ def report_tables(
     if not _has_key(con):
         return _empty()
     scored = con.execute("SELECT DISTINCT world, branch FROM scores ORDER BY ALL").fetchall()
-    load_gold_deps(con, [layout.gold(worlds_dir / f"w{w}", b) for w, b in scored])
+    load_gold_deps(con, [layout.gold(layout.world_in(worlds_dir, w), b) for w, b in scored])
     load_writes(con, maintenance)
     return citation_miss_tables(con, resampling)
 

@@ -35,8 +35,8 @@ from memshift.analysis.grid_prediction import (
 )
 from memshift.analysis.validation import MIN_ITEM_TIMES, SHIFTS
 from memshift.errors import MemshiftError
-from memshift.simulator.errors import ITEM_GROUPS
 from memshift.vocabulary import LEAKY_BLIND_SHARE, cell_system
+from memshift.world.items import ITEM_GROUPS
 
 SOURCE, APPEND, LEAKY = "source", "append", "leaky"
 # the anchors' (error, overlook), in the order of `Corners`: wrong, blind, both

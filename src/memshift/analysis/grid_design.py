@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from memshift.rng import stream
-from memshift.simulator.errors import ITEM_GROUPS
+from memshift.world.items import ITEM_GROUPS
 
 Kind = Literal["drawn", "anchor", "labelled", "reference"]
 STREAM = "validation-grid"

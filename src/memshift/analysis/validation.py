@@ -125,11 +125,10 @@ class Counts:
 
 def open_run(run_dir: Path) -> duckdb.DuckDBPyConnection:
     """A run's scores and maintenance logs as the analysis database (`frame.open_study`)."""
-    scores = run_dir / "scores.parquet"
+    scores = layout.run_scores(run_dir)
     if not scores.exists():
         raise MemshiftError(f"{run_dir}: no scores.parquet; run that writer's study first")
-    logs = sorted(run_dir.glob(f"w*/{layout.DETECTIONS}/*/holdmem-*/maintenance.parquet"))
-    return open_study(scores, logs)
+    return open_study(scores, layout.maintenance_logs(run_dir))
 
 
 def load_counts(run_dir: Path, worlds: Sequence[int] | None = None) -> Counts:

@@ -18,8 +18,8 @@ from typing import Any
 from memshift.audit.gate import Candidate, Decision, audit_index, review
 from memshift.audit.semantic import semantic_check
 from memshift.models.requests import AuditRequest
-from memshift.simulator.quotes import quote_around
 from memshift.statements import render
+from memshift.world.quotes import quote_around
 from memshift.world.records import Record
 from memshift.world.traps import REGIMES, TRUE_CHANGE, VALUE_POOLS, TrapCase, trap_cases
 

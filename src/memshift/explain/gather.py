@@ -24,7 +24,7 @@ from memshift.memory.interface import SystemInputs
 from memshift.memory.reading import drive, evidence_hash, questions
 from memshift.memory.systems import system_for
 from memshift.scoring.scorer import score_answer
-from memshift.vocabulary import HOLDMEM, audited_base, cell_parts, detection_system
+from memshift.vocabulary import BASELINES, HOLDMEM, audited_base, cell_parts, detection_system
 from memshift.world.records import public_view
 from memshift.world.stored import load
 from memshift.world.tables import table_to_events
@@ -587,6 +587,11 @@ def not_recomputed(system: str) -> str | None:
         return None
     if system == "rag":
         return "rag ranks records with a dense embedding model; its evidence is not recomputed here"
+    if system in BASELINES:
+        return (
+            f"{system} is a baseline whose evidence explain does not recompute (it recomputes "
+            "bm25's, the oracle's and HoldMem cells')"
+        )
     return (
         f"{system} is a custom system whose class is not recorded beside its answers; "
         "its evidence is not recomputed here"

@@ -16,6 +16,7 @@ from typing import Any
 
 from portable_memory import BundleValidator
 
+from memshift import layout
 from memshift.export.bounds import SHOWN, printable, survey
 from memshift.export.streams import stream_issues
 
@@ -68,7 +69,7 @@ def bundle_summary(bundle: Path) -> dict[str, Any]:
     digest, episodes = "", 0
     if found is not None and not found.issues:
         try:
-            manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+            manifest = json.loads(layout.bundle_manifest(bundle).read_text(encoding="utf-8"))
             digest = str(manifest.get("bundleDigest") or "")
             episodes = int(manifest.get("counts", {}).get("episode", 0))
         except (OSError, ValueError, AttributeError, TypeError):

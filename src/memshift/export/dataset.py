@@ -123,7 +123,7 @@ def export_dataset(
         )
     parts: dict[str, list[pa.Table]] = {name: [] for name in TABLES}
     for seed in seeds:
-        world_dir = worlds / f"w{seed}"
+        world_dir = layout.world_in(worlds, seed)
         world = load(world_dir, with_events=False)
         parts["items"].append(items_table(world))
         parts["timelines"].append(timeline_table(world))
@@ -138,10 +138,10 @@ def export_dataset(
     counts = {}
     for name, schema in TABLES.items():
         table = pa.concat_tables(parts[name]) if parts[name] else schema.empty_table()
-        write_table(table, schema, out / f"{name}.parquet")
+        write_table(table, schema, layout.dataset_table(out, name))
         write_atomically(out / f"{name}.jsonl.gz", lambda tmp, t=table: _write_jsonl(t, tmp))
         counts[name] = table.num_rows
-    write_text(datasheet(study, seeds, branches, counts), out / "DATASHEET.md")
+    write_text(datasheet(study, seeds, branches, counts), layout.dataset_sheet(out))
     return counts
 
 

@@ -34,6 +34,7 @@ from portable_memory import (
     to_line,
 )
 
+from memshift import layout
 from memshift.errors import MemshiftError
 from memshift.export.bundles import bundle_issues
 from memshift.memory.holdmem import HoldMemDetector
@@ -166,7 +167,7 @@ def export_bundle(served: Sequence[Served], with_ext: bool, out: Path, at: datet
     store = HoldMemPortableStore(served, with_ext)
     manifest = BundleExporter().export(store, out)
     manifest = dataclasses.replace(manifest, created_at=at)
-    (out / "manifest.json").write_text(to_line(manifest))
+    layout.bundle_manifest(out).write_text(to_line(manifest))
     issues = bundle_issues(out)
     if issues:
         raise MemshiftError(f"bundle {out} does not validate: {'; '.join(issues)}")

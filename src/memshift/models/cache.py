@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from memshift import layout
 from memshift.files import FILE_MODE
 
 CACHE_FORMAT = "memshift-cache-1"
@@ -259,7 +260,7 @@ class ResponseCache:
 
     def legacy_path(self, key: str) -> Path:
         """Where the first layout kept an entry: one JSON file per key, sharded by 3 digits."""
-        return self.root / key[:3] / f"{key}.json"
+        return layout.cache_entry(self.root, key)
 
     def _copies(self, key: str) -> Iterator[dict[str, Any]]:
         """Every intact entry stored for `key`: in packs, in index order, then the first layout

@@ -31,9 +31,7 @@ from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 from memshift.tokens import TOKEN
-
-BLOCK_TOKENS = 16
-CAPACITY_TOKENS = 2**20
+from memshift.vocabulary import BLOCK_TOKENS, CAPACITY_TOKENS
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -9,8 +9,8 @@ from typing import Any
 
 from memshift.analysis.cost_model import NO_STORE, PARTS, RATIO, STORED, TOTAL
 from memshift.analysis.plan import ALL
-from memshift.models.prefix_cache import BLOCK_TOKENS, CAPACITY_TOKENS
 from memshift.report.markdown import beside, interval, table
+from memshift.vocabulary import BLOCK_TOKENS, CAPACITY_TOKENS
 
 Row = Mapping[str, Any]
 # MemShift F.6: "In a model of its maintenance, the source key cost 3.64 times the tokens of

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memshift import layout
 from memshift.errors import MemshiftError
 from memshift.report import doc_values
 from memshift.report.doc_markers import Block, blocks, rewritten, values, with_values
@@ -28,7 +29,7 @@ LOWEST_STABILITY = "Stability, lowest"
 
 
 def default_pages(root: Path) -> list[Path]:
-    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    return layout.doc_pages(root)
 
 
 def update_table(run: RunTables) -> tuple[str, ...]:

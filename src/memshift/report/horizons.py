@@ -13,6 +13,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
+from memshift import layout
 from memshift.analysis.cost_model import NO_STORE, PARTS, RATIO, STORED, TOTAL, WRITE_PARTS
 from memshift.report.costs import times, tokens
 from memshift.report.figures import save
@@ -22,7 +23,7 @@ from memshift.vocabulary import is_floor
 from memshift.world.timeline import Timeline
 
 Row = Mapping[str, Any]
-FIGURE = "horizons.png"
+FIGURE = layout.HORIZONS
 # MemShift F.6 (three-month and twelve-month worlds), by the contrast's name in stages/horizons.py
 PAPER = {
     ("B at D=0, after a redefinition", 3): "+8.7 [+3.5, +14.8]",

@@ -7,8 +7,8 @@ import textwrap
 from collections.abc import Sequence
 
 from memshift.analysis.plan import ALL, Line, Rates
-from memshift.models.prefix_cache import BLOCK_TOKENS, CAPACITY_TOKENS
 from memshift.report.markdown import table
+from memshift.vocabulary import BLOCK_TOKENS, CAPACITY_TOKENS
 
 
 def _tokens(value: int) -> str:

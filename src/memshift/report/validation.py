@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.validation import (
@@ -12,7 +13,6 @@ from memshift.analysis.validation import (
     SHIFTS,
     Check,
 )
-from memshift.models.profiles import Profile
 from memshift.report.markdown import IN_SHORT, interval, pct, points, table
 from memshift.vocabulary import BRANCH_NAMES, LEAKY_BLIND_SHARE
 
@@ -46,8 +46,18 @@ def summary(found: Sequence[Check]) -> str:
     )
 
 
-def _errors(profile: Profile) -> str:
-    model = profile.error_model
+@dataclass(frozen=True)
+class Described:
+    """A writer of the study as the report names it: its profile's name, error model (`rates`
+    and `overlooks` per item group) and description."""
+
+    name: str
+    error_model: Mapping[str, Mapping[str, float]]
+    description: str | None = None
+
+
+def _errors(writer: Described) -> str:
+    model = writer.error_model
     if not model:
         return "none (the reference)"
     parts = [f"wrong {g.replace('_', ' ')} {pct(r)}%" for g, r in model.get("rates", {}).items()]
@@ -157,8 +167,8 @@ def signs(found: Sequence[Check], writer: str) -> tuple[str, bool]:
     return table(["shift", *names], rows), every
 
 
-def render(profiles: Sequence[Profile], found: Sequence[Check], resampling: Resampling) -> str:
-    writers = [p.name for p in profiles]
+def render(described: Sequence[Described], found: Sequence[Check], resampling: Resampling) -> str:
+    writers = [w.name for w in described]
     parts = [
         "# memshift validation study",
         "",
@@ -170,7 +180,7 @@ def render(profiles: Sequence[Profile], found: Sequence[Check], resampling: Resa
         "",
         table(
             ["writer", "injected errors", "description"],
-            [[p.name, _errors(p), p.description or "—"] for p in profiles],
+            [[w.name, _errors(w), w.description or "—"] for w in described],
         ),
         "",
         f"## {IN_SHORT}",

@@ -15,8 +15,8 @@ from memshift.analysis.grid_design import GridWriter
 from memshift.analysis.grid_identity import IdentityTerm, interaction_from_terms
 from memshift.analysis.validation import MIN_ITEM_TIMES, SHIFTS
 from memshift.report.markdown import IN_SHORT, interval, pct, points, table
-from memshift.simulator.errors import ITEM_GROUPS
 from memshift.vocabulary import BRANCH_NAMES
+from memshift.world.items import ITEM_GROUPS
 
 if TYPE_CHECKING:
     from memshift.analysis.grid_design import GridPlan

@@ -23,17 +23,18 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from memshift import layout
 from memshift.analysis.grid import INTERACTION, GridCheck
 from memshift.analysis.validation import SHIFTS
 from memshift.report.figures import BLUE, GREEN, GUIDE, ORANGE, VERMILLION, save
-from memshift.simulator.errors import ITEM_GROUPS
 from memshift.vocabulary import BRANCH_NAMES
+from memshift.world.items import ITEM_GROUPS
 
 if TYPE_CHECKING:
     from memshift.analysis.grid_design import GridPlan
 
-RECOVERED = "grid_recovered.png"
-INTERACTION_MAP = "grid_interaction.png"
+RECOVERED = layout.GRID_RECOVERED
+INTERACTION_MAP = layout.GRID_INTERACTION
 SHIFT_COLORS = {"src": BLUE, "def": ORANGE, "del": GREEN}
 PANELS: tuple[tuple[str, str], ...] = (
     ("r", "r: right among detected item-times"),

@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from memshift import layout
+
 
 def shown(path: str | Path) -> str:
     """A path as typed in the working directory (Snakemake hands config files over absolute)."""
@@ -36,7 +38,7 @@ def report_hint(
     overrides: Mapping[str, Any] | None = None,
 ) -> str | None:
     """Lines that name the run's report, or None while it has none."""
-    report = Path(runs) / "report" / "report.md"
+    report = layout.report_page(layout.run_report(Path(runs)), "md")
     if not report.exists():
         return None
     return "\n".join(

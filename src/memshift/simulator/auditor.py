@@ -31,8 +31,8 @@ from memshift.gold.evaluator import Value, evaluate
 from memshift.models.profiles import Profile
 from memshift.models.requests import AnswersAuditRequest, AuditRequest
 from memshift.readings import answer_map, audited_records, stated_value
-from memshift.simulator.quotes import quote_of
 from memshift.statements import value_text
+from memshift.world.quotes import quote_of
 from memshift.world.records import Record
 
 Answer = Callable[[Value], Value]

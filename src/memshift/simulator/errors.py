@@ -12,16 +12,9 @@ from datetime import datetime, timedelta
 
 from memshift.gold.evaluator import Value
 from memshift.timeutil import WEEKDAYS
-from memshift.world.items import Item
+from memshift.world.items import ITEM_GROUPS, Item, item_group
 
-ITEM_GROUPS = ("definition", "free_text", "other")
 DECOY = "Unknown"
-
-
-def item_group(item: Item) -> str:
-    if item.is_definition:
-        return "definition"
-    return "free_text" if item.free_text else "other"
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,9 @@ from memshift.gold.evaluator import Value, evaluate, in_scope
 from memshift.models.profiles import Profile
 from memshift.models.requests import WriterRequest
 from memshift.simulator.errors import ErrorModel, corrupt
-from memshift.simulator.quotes import quote_around, quote_of
 from memshift.timeutil import fmt
 from memshift.world import phrasing
+from memshift.world.quotes import quote_around, quote_of
 from memshift.world.records import Record
 
 MAX_CITATIONS = 6

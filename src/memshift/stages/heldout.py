@@ -39,7 +39,7 @@ def pooled_scores(runs: Mapping[str, Path], out: Path) -> tuple[Path, dict[str, 
     set of each item."""
     tables, sets = [], {}
     for name, run in runs.items():
-        path = run / "scores.parquet"
+        path = layout.run_scores(run)
         if not path.exists():
             raise ArtifactError(f"missing {path}: run the study with definition set {name} first")
         scores = read_table(path, schemas.SCORES)
@@ -49,7 +49,7 @@ def pooled_scores(runs: Mapping[str, Path], out: Path) -> tuple[Path, dict[str, 
     pooled = pa.concat_tables(tables)
     if pooled.num_rows == 0:
         raise ArtifactError("the runs hold no held-out definition item: were they run with sets?")
-    target = out / "scores.parquet"
+    target = layout.run_scores(out)
     write_table(pooled, schemas.SCORES, target)
     return target, sets
 

@@ -103,7 +103,7 @@ def stored_gain(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> dict[
 
 def world_sizes(horizon: Horizon, worlds: Sequence[int]) -> dict[str, Any]:
     """Events and tokens per world on the unshifted branch."""
-    files = [layout.events(horizon.worlds / f"w{w}", "none") for w in worlds]
+    files = [layout.events(layout.world_in(horizon.worlds, w), "none") for w in worlds]
     missing = [f for f in files if not f.exists()]
     if missing:
         raise ArtifactError(f"missing artifact {missing[0]}")
@@ -149,7 +149,7 @@ def one_horizon(horizon: Horizon, resampling: Resampling) -> dict[str, list[dict
         )
         if row is not None:
             followed.append(_contrast_row(horizon.months, name, row))
-    con = open_study(horizon.run / "scores.parquet", run_logs(horizon.run))
+    con = open_study(layout.run_scores(horizon.run), run_logs(horizon.run))
     measures.compute(con, resampling)
     gain = stored_gain(con, resampling)
     if gain is not None:

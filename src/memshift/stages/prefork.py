@@ -30,5 +30,5 @@ def run(
     context = CallContext(run=profile.name, world=world.seed, branch="none", system="holdmem")
     writes = prefork_writes(world, load_public_events(world_dir, "none"), client, context)
     write_table(writes_to_table(writes), schemas.WRITES, layout.prefork(out_dir))
-    log.write(out_dir / "calls-prefork.parquet")
+    log.write(layout.prefork_calls(out_dir))
     return len(writes)

@@ -180,8 +180,8 @@ def _load_world_tables(
     """Tables events, checkpoint_times, item_sources and world_items for the worlds and branches
     scored (of a sampled study, its drawn items)."""
     scored = con.execute("SELECT DISTINCT world, branch FROM scores ORDER BY ALL").fetchall()
-    event_files = [layout.events(worlds_dir / f"w{w}", b) for w, b in scored]
-    probe_files = [layout.probes(worlds_dir / f"w{w}", b) for w, b in scored]
+    event_files = [layout.events(layout.world_in(worlds_dir, w), b) for w, b in scored]
+    probe_files = [layout.probes(layout.world_in(worlds_dir, w), b) for w, b in scored]
     for path in [*event_files, *probe_files]:
         if not path.exists():
             raise ArtifactError(f"missing artifact {path}")
@@ -196,7 +196,8 @@ def _load_world_tables(
     )
     rows, items = [], []
     for world in sorted({w for w, _ in scored}):
-        for item in sample_world(load(worlds_dir / f"w{world}", with_events=False), sample).items:
+        world_dir = layout.world_in(worlds_dir, world)
+        for item in sample_world(load(world_dir, with_events=False), sample).items:
             rows += [(world, item.item_id, source) for source in item.sources]
             items.append(
                 (world, item.item_id, vocabulary.item_class(item.is_definition, item.free_text))

@@ -82,7 +82,7 @@ def _progress(message: str) -> None:
 
 
 def _scores(run: Path) -> pa.Table:
-    path = run / "scores.parquet"
+    path = layout.run_scores(run)
     if not path.exists():
         raise ArtifactError(f"missing {path}: run the study on these worlds first")
     return read_table(path, schemas.SCORES)
@@ -104,7 +104,7 @@ def paired_inputs(template: Path, rewritten: Path, out: Path) -> tuple[Path, lis
             f"{len(missing)} probes are not in both runs (e.g. {sorted(missing)[0]}): the "
             "rewritten worlds must keep the template's probes"
         )
-    scores = out / "scores.parquet"
+    scores = layout.run_scores(out)
     write_table(pa.concat_tables([first, renamed]), schemas.SCORES, scores)
     logs = [p for p in run_logs(template) if MAINTENANCE_PATH.search(p.as_posix())]
     for log in run_logs(rewritten):
@@ -113,7 +113,8 @@ def paired_inputs(template: Path, rewritten: Path, out: Path) -> tuple[Path, lis
             continue
         world, branch, detection = match.groups()
         system = f"holdmem-{detection}{RW}"
-        link = layout.detection_dir(out / "logs" / f"w{world}", branch, system) / log.name
+        logs = layout.world_in(layout.run_logs(out), world)
+        link = layout.detection_dir(logs, branch, system) / log.name
         link.parent.mkdir(parents=True, exist_ok=True)
         link.unlink(missing_ok=True)
         link.symlink_to(log.resolve())
@@ -164,7 +165,7 @@ def five_contrasts(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> li
 
 def rewrite_summary(worlds: Path, seeds: Sequence[int]) -> list[dict[str, Any]]:
     """The rewrite logs of the rewritten worlds, summed."""
-    paths = [layout.rewrite_log(worlds / f"w{s}") for s in seeds]
+    paths = [layout.rewrite_log(layout.world_in(worlds, s)) for s in seeds]
     missing = [p for p in paths if not p.exists()]
     if missing:
         raise ArtifactError(f"missing {missing[0]}: the worlds were not rewritten")

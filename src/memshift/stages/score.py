@@ -87,7 +87,7 @@ class _Scorer:
 
     def _probes_of(self, key: tuple[int, str]) -> dict[str, dict[str, Any]]:
         if key not in self.probes:
-            world_dir = self.worlds_dir / f"w{key[0]}"
+            world_dir = layout.world_in(self.worlds_dir, key[0])
             table = read_table(layout.probes(world_dir, key[1]), schemas.PROBES)
             self.probes[key] = {p["probe_id"]: p for p in table.to_pylist()}
             self.forks[key] = {
@@ -155,7 +155,7 @@ def run(
                 f"({prefork.parent}), found {len(worlds)}"
             )
         [(world, branches)] = worlds.items()
-        world_dir = worlds_dir / f"w{world}"
+        world_dir = layout.world_in(worlds_dir, world)
         for table in floors.world_answers(world_dir, prefork, sorted(branches), sample):
             scorer.add(table, prefork)
     rows = scorer.rows

@@ -21,7 +21,7 @@ from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.errors import MemshiftError
 from memshift.scoring.scorer import score_answer
-from memshift.vocabulary import cell_parts, item_class
+from memshift.vocabulary import UNSHIFTED, cell_parts, item_class
 
 
 def item_type(item_id: str) -> str:
@@ -45,7 +45,8 @@ class Probes:
 
     def of(self, world: int) -> dict[str, dict[str, Any]]:
         if world not in self._by_world:
-            table = read_table(layout.probes(self.worlds_dir / f"w{world}", "none"), schemas.PROBES)
+            probes = layout.probes(layout.world_in(self.worlds_dir, world), UNSHIFTED)
+            table = read_table(probes, schemas.PROBES)
             self._by_world[world] = {p["probe_id"]: p for p in table.to_pylist()}
         return self._by_world[world]
 
@@ -122,7 +123,7 @@ def run(
             for name, value in found.items():
                 agreed[name].append(value)
         for world in worlds:
-            out = layout.switch_dir(runs / f"w{world}", switch.name)
+            out = layout.switch_dir(layout.world_in(runs, world), switch.name)
             before = correctness(layout.table(out / layout.BEFORE, layout.ANSWERS), probes)
             for cell in cells:
                 checked = checks(layout.table(out / cell, layout.SWITCH_CHECKS))

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.validation import Check, Writer, checks
 from memshift.artifacts import write_table, write_text
 from memshift.models.profiles import Profile, load_profile
-from memshift.report.validation import render
+from memshift.report.validation import Described, render
 
 
 def _profile(models_file: Path, name: str) -> Profile:
@@ -56,8 +56,10 @@ def run(
         [Writer(p.name, runs_dir / p.name, dict(p.error_model.get("rates", {}))) for p in profiles],
         resampling,
     )
-    write_table(checks_table(found), schemas.VALIDATION, out / "tables" / "validation.parquet")
-    report = out / "report.md"
-    write_text(render(profiles, found, resampling), report)
+    table = layout.report_table(out, "validation")
+    write_table(checks_table(found), schemas.VALIDATION, table)
+    report = layout.report_page(out, "md")
+    described = [Described(p.name, p.error_model, p.description) for p in profiles]
+    write_text(render(described, found, resampling), report)
     print(f"validation: {len(found)} checks -> {report}", file=sys.stderr, flush=True)
     return report

@@ -12,7 +12,7 @@ from typing import Any
 import pyarrow as pa
 import yaml
 
-from memshift import schemas
+from memshift import layout, schemas
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.grid import GridCheck, GridRun, grid_checks
 from memshift.analysis.grid_design import (
@@ -32,11 +32,8 @@ from memshift.inputs import load_yaml
 from memshift.models.profiles import load_profile
 from memshift.report.validation_grid import render
 from memshift.report.validation_grid_figure import write_figures
-from memshift.simulator.errors import ITEM_GROUPS
+from memshift.world.items import ITEM_GROUPS
 
-MODELS = "models.yaml"
-WRITERS_TABLE = "tables/writers.parquet"
-CHECKS_TABLE = "tables/grid.parquet"
 # the lattice of (error, overlook) rates over which B×D is predicted for the figure
 SURFACE_STEPS = 41
 
@@ -80,7 +77,7 @@ def write_models(plan: GridPlan, models_file: Path, out: Path) -> Path:
                 "rename it"
             )
         profiles[writer.name] = profile_entry(writer)
-    path = out / MODELS
+    path = layout.models_copy(out)
     header = (
         "# Written by memshift validate-grid from "
         f"{models_file.name} and the grid's seed {plan.seed}; do not edit.\n"
@@ -137,10 +134,12 @@ def run(plan: GridPlan, runs_dir: Path, out: Path, resampling: Resampling) -> Pa
         reference, anchors, [loaded(w) for w in [*plan.drawn, *plan.labelled]], resampling
     )
     surface = interaction_surface(reference, anchors, SURFACE_STEPS)
-    write_table(writers_table(plan), schemas.VALIDATION_GRID_WRITERS, out / WRITERS_TABLE)
-    write_table(checks_table(found), schemas.VALIDATION_GRID, out / CHECKS_TABLE)
-    figures = write_figures(found, plan, surface, out / "figures")
-    report = out / "report.md"
+    writers = layout.report_table(out, layout.GRID_WRITERS)
+    write_table(writers_table(plan), schemas.VALIDATION_GRID_WRITERS, writers)
+    checks = layout.report_table(out, layout.GRID_CHECKS)
+    write_table(checks_table(found), schemas.VALIDATION_GRID, checks)
+    figures = write_figures(found, plan, surface, layout.report_figures(out))
+    report = layout.report_page(out, "md")
     terms = identity_terms(reference, anchors)
     shown = [f.relative_to(out) for f in figures]
     write_text(render(plan, found, terms, resampling, shown), report)

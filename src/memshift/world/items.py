@@ -105,6 +105,17 @@ _DEFINITION_FORMAT = {
 }
 
 
+# The groups a simulated writer's error rates are set by (`simulator/errors.py`): definition
+# items, free-text items and the others, which a writer gets wrong for different reasons.
+ITEM_GROUPS = ("definition", "free_text", "other")
+
+
+def item_group(item: Item) -> str:
+    if item.is_definition:
+        return "definition"
+    return "free_text" if item.free_text else "other"
+
+
 def build_items(cast: Cast, definitions: str = FIXED_SET) -> tuple[Item, ...]:
     """The catalogue without agents; `assign_agents` fills them from the world's agent stream.
     The definition items are those of the set `definitions` (definitions.DEFINITION_SETS)."""
