@@ -24,6 +24,7 @@ from memshift.fingerprint import remember_imports, save_remembered_imports
 from memshift.job_env import own_bin_first
 from memshift.models.profiles import study_profile
 from memshift.output_lookup import index_outputs_by_suffix
+from memshift.report import sections as report_sections
 from memshift.report.failed_jobs import summary as failed_jobs_summary
 from memshift.report.where import report_hint
 from memshift.scheduler_passes import keep_one_pending_pass

@@ -91,12 +91,13 @@ def job_code(stage, *roles, system=None, detection=None):
     )
 
 
-def code_of(stage, uses, systems=(), detections=()):
+def code_of(stage, uses, systems=(), detections=(), loaded=()):
     """Fingerprint of a job's code when it calls each (role, profile) of `uses`, runs each
-    built-in system of `systems` and each detection step of `detections`."""
-    key = (stage, tuple(uses), tuple(systems), tuple(detections))
+    built-in system of `systems` and each detection step of `detections`, and loads the
+    modules `loaded` by name."""
+    key = (stage, tuple(uses), tuple(systems), tuple(detections), tuple(loaded))
     if key not in JOB_CODE:
-        modules = set(job_modules(stage))
+        modules = set(job_modules(stage, loaded=loaded))
         for system in systems:
             modules.update(job_modules(stage, system=system))
         for detection in detections:

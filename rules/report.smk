@@ -1,41 +1,15 @@
-# The tables of report/tables/, by the name the Snakemake report shows them under.
-REPORT_TABLES = {
-    "measures": "Measures",
-    "measures_by_checkpoint": "Measures by checkpoint",
-    "contrasts": "Contrasts",
-    "diagnostics": "Diagnostic tests",
-    "calls": "Model calls",
-    "failures": "Failures: the calls each system's answers depend on",
-    "costs": "What each answer costs",
-    "key_audit": "Key audit",
-    "recovery": "Keys against refresh and upsert",
-    "unshifted": "Without the shift",
-    "unnamed": "Unnamed probes",
-    "failure_modes": "Failure modes: conflicts, consent, unstated redefinition",
-    "inferred": "Settings inferred from behaviour",
-    **({"sync": "Sync contracts"} if SYNC else {}),
-    "citation_misses": "What the citation key missed",
-    "forced": "A forced re-derivation of the missed item-times",
-    "audit_metrics": "The audit's own metrics",
-    "traps": "Traps: the gate and the semantic check",
-    **(
-        {
-            "retention": "Writer switch: retention",
-            "switch_survival": "Writer switch: survival by repair arm",
-            "switch_prediction": "Writer switch: what predicts survival",
-        }
-        if SWITCH_PLAN
-        else {}
-    ),
-    **(
-        {
-            "export": "Export: imported memories beside their cells",
-            "bundles": "Export: the bundles",
-        }
-        if EXPORTS
-        else {}
-    ),
-}
+# The tables of report/tables/, by the name the Snakemake report shows them under: the report's
+# body and the sections this study has (memshift/report/sections.py).
+REPORT_CONDITIONS = [
+    condition
+    for condition, met in (
+        (report_sections.SYNC, bool(SYNC)),
+        (report_sections.SWITCH, bool(SWITCH_PLAN)),
+        (report_sections.EXPORT, bool(EXPORTS)),
+    )
+    if met
+]
+REPORT_TABLES = {t.name: t.label for t in report_sections.tables(REPORT_CONDITIONS)}
 SWITCH_FIGURES = (
     {
         "switch_calibration": report(
@@ -67,7 +41,7 @@ rule report:
             [sync_file(world, layout.SYNC_SCORES) for world in SEEDS] if SYNC else []
         ),
         bundles=[
-            str(layout.bundle_dir(L.run_world(world), system) / "manifest.json")
+            str(layout.bundle_manifest(layout.bundle_dir(L.run_world(world), system)))
             for world in SEEDS
             for system in EXPORTS
         ],
@@ -133,7 +107,12 @@ rule report:
         mem_mb=3000,
         runtime=30,
     params:
-        code=job_code("report"),
+        # the stage loads its sections by name (memshift/report/sections.py)
+        code=code_of(
+            "report",
+            [],
+            loaded=[report_sections.module_name(s) for s in report_sections.SECTIONS],
+        ),
         profile=profile_code(),
         maintenance=[m for world in SEEDS for m in maintenance_logs(world)],
         answer_audits=[a for world in SEEDS for a in answer_audit_logs(world)],

@@ -1,6 +1,7 @@
 """docs/extending.md as a user follows it: the baseline it adds, with its module and its two
 edits copied from the page into a copy of the package, is accepted by a study's config and
-answers every probe of a world through the probe stage."""
+answers every probe of a world through the probe stage; the report section it adds, with its
+module and its one entry, is among a study's tables and renders from a scored run."""
 
 from __future__ import annotations
 
@@ -85,21 +86,24 @@ print(probe.run(world_dir, run_dir, "none", "recent", Profile("rules", "rules"),
 """
 
 
-def test_the_documented_baseline_runs_after_its_two_edits(tmp_path):
+def followed(tmp_path: Path, title: str) -> tuple[Path, list[str]]:
+    """A copy of the package with the page's section `title` applied: its new module and its
+    diff; the copy's package folder and the files the diff changed."""
     package = tmp_path / "src" / "memshift"
     shutil.copytree(
         Path(memshift.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__")
     )
-    text = section("A baseline")
+    text = section(title)
     path, source = new_module(text)
     (tmp_path / path).write_text(source)
-    assert sorted(apply_diff(text, package)) == [
-        "src/memshift/registry.py",
-        "src/memshift/schemas/config.schema.yaml",
-    ]
+    return package, sorted(apply_diff(text, package))
+
+
+def run_in_copy(tmp_path: Path, package: Path, script: str) -> str:
+    """`script` run on the copied package, given an output folder; its stdout."""
     env = {**os.environ, "PYTHONPATH": str(package.parent)}
     run = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(tmp_path / "out")],
+        [sys.executable, "-c", script, str(tmp_path / "out")],
         capture_output=True,
         text=True,
         env=env,
@@ -107,7 +111,13 @@ def test_the_documented_baseline_runs_after_its_two_edits(tmp_path):
         check=False,
     )
     assert run.returncode == 0, run.stderr[-3000:]
-    answered = int(run.stdout.strip().splitlines()[-1])
+    return run.stdout
+
+
+def test_the_documented_baseline_runs_after_its_two_edits(tmp_path):
+    package, changed = followed(tmp_path, "A baseline")
+    assert changed == ["src/memshift/registry.py", "src/memshift/schemas/config.schema.yaml"]
+    answered = int(run_in_copy(tmp_path, package, SCRIPT).strip().splitlines()[-1])
     assert answered > 0
     answers = tmp_path / "out/run/baselines/none/recent/answers.parquet"
     assert answers.is_file()
@@ -119,3 +129,50 @@ def test_the_documented_shift_edits_two_files():
     assert path.startswith("src/memshift/")
     files = re.findall(r"^--- a/(\S+)", text, re.M)
     assert files == ["src/memshift/registry.py", "src/memshift/schemas/config.schema.yaml"]
+
+
+SECTION_SCRIPT = """
+import importlib
+import sys
+from pathlib import Path
+
+from memshift import layout
+from memshift.analysis.frame import log_sources, open_study
+from memshift.models.profiles import Profile
+from memshift.report import sections
+from memshift.report.inputs import ReportInputs
+from memshift.stages import gold, probe, probes, score
+from memshift.stages import world as world_stage
+from memshift.stages.branches import run as branches
+from memshift.stages.report import table_schemas
+
+out = Path(sys.argv[1])
+worlds, run = out / "worlds", out / "run"
+world_dir, run_world = layout.world_in(worlds, 1000), layout.world_in(run, 1000)
+world_stage.run(1000, world_dir)
+branches(world_dir, "none")
+gold.run(world_dir, "none")
+probes.run(world_dir, "none")
+probe.run(world_dir, run_world, "none", "bm25", Profile("rules", "rules"), None)
+score.run([layout.table(layout.system_dir(run_world, "none", "bm25"), layout.ANSWERS)], worlds,
+          layout.run_scores(run))
+assert table_schemas([])["answered"].names == ["system", "branch", "status", "answers"]
+order = [s.module for s in sections.applying([])]
+assert order.index("answered") == order.index("keys") + 1
+entry = sections.applying([])[order.index("answered")]
+module = importlib.import_module(sections.module_name(entry))
+inputs = ReportInputs(
+    open_study(layout.run_scores(run), []), None, ["bm25"], worlds, None, log_sources([]), [], [],
+    [], [], [], [], lambda: None, None,
+)
+tables = module.compute(inputs)
+print(module.render({n: t.to_pylist() for n, t in tables.items()}, inputs))
+"""
+
+
+def test_the_documented_report_section_is_one_module_and_one_entry(tmp_path):
+    package, changed = followed(tmp_path, "A report section")
+    assert changed == ["src/memshift/report/sections.py"]
+    shown = run_in_copy(tmp_path, package, SECTION_SCRIPT)
+    assert "## Answers by status" in shown
+    assert re.search(r"^\| bm25 \| none \| (answer|abstain) \| [\d,]+ \|$", shown, re.M), shown

@@ -209,12 +209,14 @@ def job_modules(
     system: str | None = None,
     detection: str | None = None,
     shifts: Sequence[str] = (),
+    loaded: Sequence[str] = (),
 ) -> tuple[str, ...]:
     """The package modules a job of `stage` runs: the stage's closure and those of the registry
     entries it loads. `system` is a built-in system's or a native library's registry name;
     `backend` the model profile's backend, whose simulated `roles` count when it is the
     simulator; `shifts` the branches whose builders the job runs (a shift's module is loaded by
-    name, so no import brings it into the stage's closure)."""
+    name, so no import brings it into the stage's closure); `loaded` other modules the job
+    loads by name (the report's sections)."""
     entries = [f"{PACKAGE}.stages.{stage}"]
     if backend is not None and roles:
         entries.append(module_of(BACKENDS[backend]))
@@ -226,6 +228,7 @@ def job_modules(
     if detection in DETECTION_STEPS:
         entries.append(module_of(DETECTION_STEPS[detection]))
     entries += [module_of(SHIFTS[shift].builder) for shift in shifts if shift in SHIFTS]
+    entries += loaded
     return tuple(sorted({m for entry in entries for m in closure(entry)}))
 
 

@@ -6,7 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from memshift.analysis.audit_metrics import QUANTITIES
+import pyarrow as pa
+
+from memshift import schemas
+from memshift.analysis.audit_metrics import QUANTITIES, audit_metrics_table
+from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import beside, interval, points, table
 from memshift.report.order import ordered_systems
 from memshift.vocabulary import AUDIT_VARIANTS, audited_parts
@@ -140,3 +144,17 @@ def section(metrics: Sequence[Row], traps: Sequence[Row]) -> str:
             _trap_table(traps),
         ]
     return "\n".join(parts)
+
+
+# ---- the section as the report runs it (report/sections.py) ----------------------------------
+
+
+def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
+    """The audit's metrics, and the trap suite's table where the study audits at all."""
+    metrics = audit_metrics_table(inputs.con, inputs.resampling)
+    traps = inputs.traps() if metrics.num_rows else schemas.TRAPS.empty_table()
+    return {"audit_metrics": metrics, "traps": traps}
+
+
+def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:
+    return section(rows["audit_metrics"], rows["traps"])

@@ -7,7 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from memshift.analysis.citation_misses import MISS_CLASSES, UNSEEN
+import pyarrow as pa
+
+from memshift.analysis.citation_misses import MISS_CLASSES, UNSEEN, report_tables
+from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import beside, interval, pct, points, table
 from memshift.report.order import ordered_branches
 from memshift.vocabulary import BRANCH_NAMES
@@ -112,3 +115,17 @@ def section(misses: Sequence[Row], forced: Sequence[Row]) -> str:
             "",
         ]
     return "\n".join(parts)
+
+
+# ---- the section as the report runs it (report/sections.py) ----------------------------------
+
+
+def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
+    misses, forced = report_tables(
+        inputs.con, inputs.resampling, inputs.worlds_dir, inputs.logs.maintenance
+    )
+    return {"citation_misses": misses, "forced": forced}
+
+
+def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:
+    return section(rows["citation_misses"], rows["forced"])

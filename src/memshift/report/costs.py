@@ -7,8 +7,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from memshift.analysis.cost_model import NO_STORE, PARTS, RATIO, STORED, TOTAL
+import pyarrow as pa
+
+from memshift import layout
+from memshift.analysis.cost_model import NO_STORE, PARTS, RATIO, STORED, TOTAL, costs_table
 from memshift.analysis.plan import ALL
+from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import beside, interval, table
 from memshift.vocabulary import BLOCK_TOKENS, CAPACITY_TOKENS
 
@@ -182,3 +186,15 @@ def section(
             "",
         ]
     return "\n".join([*lines, *cacheable])
+
+
+# ---- the section as the report runs it (report/sections.py) ----------------------------------
+
+
+def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
+    return {"costs": costs_table(inputs.con, inputs.resampling)}
+
+
+def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:
+    horizon = layout.history_of_worlds(inputs.worlds_dir)
+    return section(rows["costs"], horizon, inputs.calls, inputs.plan)

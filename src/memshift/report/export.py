@@ -7,6 +7,10 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pyarrow as pa
+
+from memshift.analysis.export import bundles_table, export_table
+from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import interval, points, table
 from memshift.report.order import ordered_branches, ordered_systems
 from memshift.vocabulary import BRANCH_NAMES
@@ -90,3 +94,18 @@ def section(rows: Sequence[Row], leaving: Sequence[Row], bundles: Sequence[Row])
             "",
         ]
     )
+
+
+# ---- the section as the report runs it (report/sections.py) ----------------------------------
+
+
+def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
+    return {
+        "export": export_table(inputs.con, inputs.exported, inputs.resampling),
+        "bundles": bundles_table(inputs.bundles),
+    }
+
+
+def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:
+    leaving = [r for r in inputs.leaving if r["system"]]
+    return section(rows["export"], leaving, rows["bundles"])

@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pyarrow as pa
+
+from memshift.analysis.failure_modes import failure_modes_table
+from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import beside, interval, table
 from memshift.report.order import ordered_systems
 from memshift.vocabulary import KEYED, cell_parts
@@ -138,3 +142,14 @@ def _unstated(rows: Sequence[Row]) -> str:
             "",
         ]
     )
+
+
+# ---- the section as the report runs it (report/sections.py) ----------------------------------
+
+
+def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
+    return {"failure_modes": failure_modes_table(inputs.con, inputs.resampling)}
+
+
+def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:
+    return section(rows["failure_modes"])

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from memshift.analysis.inference import MIN_SAMPLES, THRESHOLD, kappa
+import pyarrow as pa
+
+from memshift.analysis.inference import MIN_SAMPLES, THRESHOLD, inferred_table, kappa
+from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import interval, table
 from memshift.report.order import ordered_systems
 
@@ -87,3 +90,14 @@ def section(rows: Sequence[Row]) -> str:
             "",
         ]
     )
+
+
+# ---- the section as the report runs it (report/sections.py) ----------------------------------
+
+
+def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
+    return {"inferred": inferred_table(inputs.con, inputs.resampling)}
+
+
+def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:
+    return section(rows["inferred"])

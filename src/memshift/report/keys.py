@@ -6,6 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pyarrow as pa
+
+from memshift.analysis.keys import key_audit
+from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import beside, pct, table
 from memshift.report.order import ordered_branches
 from memshift.vocabulary import BRANCH_NAMES
@@ -93,3 +97,14 @@ def section(rows: Sequence[Row]) -> str:
             "",
         ]
     )
+
+
+# ---- the section as the report runs it (report/sections.py) ----------------------------------
+
+
+def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
+    return {"key_audit": key_audit(inputs.con)}
+
+
+def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:
+    return section(rows["key_audit"])

@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pyarrow as pa
+
+from memshift.analysis.recovery import recovery_table
+from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import pct, table
 from memshift.report.order import ordered_branches
 from memshift.vocabulary import BRANCH_NAMES
@@ -63,3 +67,14 @@ def section(rows: Sequence[Row]) -> str:
             "",
         ]
     )
+
+
+# ---- the section as the report runs it (report/sections.py) ----------------------------------
+
+
+def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
+    return {"recovery": recovery_table(inputs.con, inputs.systems, inputs.resampling)}
+
+
+def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:
+    return section(rows["recovery"])

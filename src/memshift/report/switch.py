@@ -4,18 +4,25 @@ items by the two writers' agreement, MemShift Fig. 9)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from memshift import schemas
+from memshift.analysis import switch
+from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.prediction import MIN_FAILURES, calibration_slope
 from memshift.analysis.switch import POOLED, Rows
+from memshift.artifacts import read_table
 from memshift.layout import SWITCH_CALIBRATION
 from memshift.report.figures import DPI, save
+from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import interval, pct, points, table
 
 Row = Mapping[str, Any]
@@ -199,3 +206,48 @@ def calibration_figure(columns: Rows, backend: str) -> Figure:
 def write_figure(columns: Rows, out_dir: Path, backend: str) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     return save(calibration_figure(columns, backend), out_dir / SWITCH_CALIBRATION)
+
+
+# ---- the section as the report runs it (report/sections.py) ----------------------------------
+
+
+@dataclass(frozen=True)
+class SwitchReport:
+    predicted: switch.Rows  # the D=0, B=1 items the predictors are judged on
+    tables: dict[str, pa.Table]
+    diagnostics: list[dict[str, Any]]
+    text: str
+
+
+def writer_switch(
+    path: Path, resampling: Resampling, pools: Mapping[str, Sequence[str]]
+) -> SwitchReport:
+    """The writer switch's tables, diagnostics rows and section (analysis/switch.py); `pools`
+    names groups of switches whose items are also pooled. Computed before the report's
+    diagnostics, which hold its retention test."""
+    scores = read_table(path, schemas.SWITCH_SCORES)
+    con = switch.open_switches(scores, resampling)
+    predicted = switch.prediction_rows(scores)
+    tables = {
+        "retention": switch.retention(con, resampling),
+        "switch_survival": switch.survival(con, resampling),
+        "switch_prediction": switch.prediction(predicted, resampling, pools),
+    }
+    text = section(
+        tables["retention"].to_pylist(),
+        tables["switch_survival"].to_pylist(),
+        tables["switch_prediction"].to_pylist(),
+        switch.failures_by_class(predicted),
+        switch.accuracy_over_agreement(predicted, resampling),
+    )
+    return SwitchReport(predicted, tables, switch.diagnostics_rows(tables["retention"]), text)
+
+
+def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
+    assert inputs.switch is not None, "the switch section runs only with a writer switch"
+    return dict(inputs.switch.tables)
+
+
+def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:
+    assert inputs.switch is not None, "the switch section runs only with a writer switch"
+    return inputs.switch.text

@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pyarrow as pa
+
+from memshift.analysis.sync import sync_table
+from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import beside, interval, points, table
 
 Row = Mapping[str, Any]
@@ -59,3 +63,14 @@ def section(rows: Sequence[Row]) -> str:
             "",
         ]
     )
+
+
+# ---- the section as the report runs it (report/sections.py) ----------------------------------
+
+
+def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
+    return {"sync": sync_table(inputs.con, inputs.sync_scores, inputs.resampling)}
+
+
+def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:
+    return section(rows["sync"])

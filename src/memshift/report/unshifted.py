@@ -6,6 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pyarrow as pa
+
+from memshift.analysis.unshifted import unshifted_table
+from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import beside, interval, points, table
 from memshift.report.order import ordered_branches
 from memshift.vocabulary import BRANCH_NAMES
@@ -80,3 +84,15 @@ def section(rows: Sequence[Row]) -> str:
             "",
         ]
     )
+
+
+# ---- the section as the report runs it (report/sections.py) ----------------------------------
+
+
+def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
+    sampled = inputs.sample is not None
+    return {"unshifted": unshifted_table(inputs.con, inputs.resampling, sampled=sampled)}
+
+
+def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:
+    return section(rows["unshifted"])

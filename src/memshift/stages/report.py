@@ -11,11 +11,11 @@ standalone page, its tables as tables and its figures embedded)."""
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,113 +24,46 @@ import pyarrow as pa
 
 from memshift import layout, schemas, vocabulary
 from memshift.analysis import (
-    citation_misses,
     contrasts,
     diagnostics,
     export,
-    keys,
     measures,
-    recovery,
-    switch,
-    unnamed,
-    unshifted,
 )
 from memshift.analysis.audit_metrics import (
-    audit_metrics_table,
     load_answer_audits,
     load_detection_audits,
 )
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
-from memshift.analysis.cost_model import costs_table
 from memshift.analysis.costs import call_costs
-from memshift.analysis.failure_modes import failure_modes_table
 from memshift.analysis.failures import MAX_FAILURE_SHARE, counted, failures_table, verdict_line
 from memshift.analysis.frame import log_sources, open_study
-from memshift.analysis.inference import inferred_table
 from memshift.analysis.plan import PLAN
 from memshift.analysis.sqlfiles import path_list
-from memshift.analysis.sync import sync_table
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
 from memshift.audit.trap_suite import run_suite
+from memshift.errors import MemshiftError
 from memshift.models.profiles import Profile
 from memshift.models.redaction import shown_url
 from memshift.probe_sample import ProbeSample, sample_world
-from memshift.report import audit_metrics as audit_text
-from memshift.report import citation_misses as misses_text
-from memshift.report import costs as costs_text
-from memshift.report import export as export_text
-from memshift.report import failure_modes as failure_text
-from memshift.report import inference as inference_text
-from memshift.report import keys as keys_text
-from memshift.report import recovery as recovery_text
+from memshift.report import sections as report_sections
 from memshift.report import switch as switch_text
-from memshift.report import sync as sync_text
-from memshift.report import unnamed as unnamed_text
-from memshift.report import unshifted as unshifted_text
 from memshift.report.figures import write_figures
 from memshift.report.html import standalone
+from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import Header, render
+from memshift.report.switch import SwitchReport, writer_switch
 from memshift.world.stored import load
 
-TABLES = {
-    "measures": schemas.MEASURES,
-    "measures_by_checkpoint": schemas.MEASURES_BY_CHECKPOINT,
-    "contrasts": schemas.CONTRASTS,
-    "diagnostics": schemas.DIAGNOSTICS,
-    "calls": schemas.CALL_COSTS,
-    "failures": schemas.FAILURES,
-    "costs": schemas.COSTS,
-    "key_audit": schemas.KEY_AUDIT,
-    "recovery": schemas.RECOVERY,
-    "unshifted": schemas.UNSHIFTED,
-    "unnamed": schemas.UNNAMED,
-    "failure_modes": schemas.FAILURE_MODES,
-    "inferred": schemas.INFERRED,
-    "sync": schemas.SYNC,
-    "citation_misses": schemas.CITATION_MISSES,
-    "forced": schemas.FORCED,
-    "audit_metrics": schemas.AUDIT_METRICS,
-    "traps": schemas.TRAPS,
-    # with an export
-    "export": schemas.EXPORT,
-    "bundles": schemas.BUNDLES,
-    # with a writer switch
-    "retention": schemas.RETENTION,
-    "switch_survival": schemas.SWITCH_SURVIVAL,
-    "switch_prediction": schemas.SWITCH_PREDICTION,
-}
 
-
-@dataclass(frozen=True)
-class SwitchReport:
-    predicted: switch.Rows  # the D=0, B=1 items the predictors are judged on
-    tables: dict[str, pa.Table]
-    diagnostics: list[dict[str, Any]]
-    text: str
-
-
-def writer_switch(
-    path: Path, resampling: Resampling, pools: Mapping[str, Sequence[str]]
-) -> SwitchReport:
-    """The writer switch's tables, diagnostics rows and section (analysis/switch.py); `pools`
-    names groups of switches whose items are also pooled."""
-    scores = read_table(path, schemas.SWITCH_SCORES)
-    _progress(f"writer switch: {scores.num_rows} switched items")
-    con = switch.open_switches(scores, resampling)
-    predicted = switch.prediction_rows(scores)
-    tables = {
-        "retention": switch.retention(con, resampling),
-        "switch_survival": switch.survival(con, resampling),
-        "switch_prediction": switch.prediction(predicted, resampling, pools),
-    }
-    text = switch_text.section(
-        tables["retention"].to_pylist(),
-        tables["switch_survival"].to_pylist(),
-        tables["switch_prediction"].to_pylist(),
-        switch.failures_by_class(predicted),
-        switch.accuracy_over_agreement(predicted, resampling),
-    )
-    return SwitchReport(predicted, tables, switch.diagnostics_rows(tables["retention"]), text)
+def table_schemas(conditions: Sequence[str]) -> dict[str, pa.Schema]:
+    """The schema of every table the report of a study meeting `conditions` writes: a name in
+    the section's own module, else in `memshift.schemas`."""
+    found = {t.name: getattr(schemas, t.schema) for t in report_sections.BODY}
+    for entry in report_sections.applying(conditions):
+        module = importlib.import_module(report_sections.module_name(entry))
+        for t in entry.tables:
+            found[t.name] = getattr(module, t.schema, None) or getattr(schemas, t.schema)
+    return found
 
 
 def backend_label(profile: Profile) -> str:
@@ -266,6 +199,97 @@ class _Beside:
         return self._pool.submit(work, *args).result
 
 
+def study_conditions(sync: bool, switch: bool, exported: bool) -> list[str]:
+    """The report conditions a study meets (`report.sections`): a sync study, a writer switch,
+    an export."""
+    met = ((report_sections.SYNC, sync), (report_sections.SWITCH, switch),
+           (report_sections.EXPORT, exported))  # fmt: skip
+    return [condition for condition, yes in met if yes]
+
+
+def run_sections(
+    inputs: ReportInputs, conditions: Sequence[str], tables: dict[str, pa.Table]
+) -> list[str]:
+    """Each section of the study's report in the registry's order: its tables added to
+    `tables`, its Markdown (where it has any) returned in order."""
+    sections = []
+    for entry in report_sections.applying(conditions):
+        module = importlib.import_module(report_sections.module_name(entry))
+        produced = module.compute(inputs)
+        declared = [t.name for t in entry.tables]
+        if sorted(produced) != sorted(declared):
+            raise MemshiftError(
+                f"report section {entry.module} computed {sorted(produced)}, but its entry in "
+                f"report/sections.py declares {declared}"
+            )
+        tables.update(produced)
+        text = module.render({n: t.to_pylist() for n, t in produced.items()}, inputs)
+        if text:
+            sections.append(text)
+        _progress(f"{entry.module}: {', '.join(produced)}")
+    return sections
+
+
+def _diagnostic_rows(
+    con: duckdb.DuckDBPyConnection,
+    systems: Sequence[str],
+    resampling: Resampling,
+    switch_report: SwitchReport | None,
+    leaving: Sequence[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """The diagnostic tests: the utility floor, the cost ceiling, the writer switch's retention
+    (or why not), the leaving test of each imported memory."""
+    retention = (
+        switch_report.diagnostics
+        if switch_report is not None
+        else [
+            diagnostics.not_applicable(
+                "retention", diagnostics.RETENTION_FLOOR, "the study has no writer switch"
+            )
+        ]
+    )
+    return [
+        *diagnostics.utility_floor(con, systems, resampling),
+        *diagnostics.cost_ceiling(con, resampling),
+        *retention,
+        *leaving,
+    ]
+
+
+def _measured(
+    con: duckdb.DuckDBPyConnection, worlds: Sequence[int], systems: Sequence[str],
+    resampling: Resampling,
+) -> tuple[pa.Table, pa.Table, int]:  # fmt: skip
+    """The measures (checked against Update = (1-m)r + ma) and the contrasts: (measures,
+    contrasts, the groups the identity was checked on)."""
+    [(floors,)] = con.execute("SELECT count(DISTINCT system) FROM floor_scores").fetchall()
+    _progress(
+        f"{len(worlds)} worlds, {len(systems)} systems and {floors} floors; bootstrap with "
+        f"{resampling.draws} draws"
+    )
+    if len(worlds) < MIN_WORLDS:
+        _progress(f"fewer than {MIN_WORLDS} worlds: estimates only, no intervals or p-values")
+    measures.compute(con, resampling)
+    measure_table = measures.measures_table(con)
+    checked = measures.check_identity(measure_table.to_pylist())
+    _progress(f"measures done; Update = (1-m)r + ma verified on {checked} groups")
+    contrast_table = contrasts.compute(con, contrasts.declare(systems), resampling)
+    _progress(f"{contrast_table.num_rows} contrast rows")
+    return measure_table, contrast_table, checked
+
+
+def _write_text(text: str, out: Path, failures: Sequence[dict[str, Any]]) -> Path:
+    """report.md and report.html; says which systems are not measured, if any."""
+    report = layout.report_page(out, "md")
+    write_text(text, report)
+    write_text(standalone(text, out), layout.report_page(out, "html"))
+    _progress(f"wrote {report} and {report.with_suffix('.html')}")
+    unreliable = verdict_line(failures)
+    if unreliable is not None:
+        _progress(unreliable)
+    return report
+
+
 def run(
     scores: Path,
     logs: Sequence[Path],
@@ -298,148 +322,54 @@ def run(
         systems = [
             s for (s,) in con.execute("SELECT DISTINCT system FROM scores ORDER BY 1").fetchall()
         ]
-        [(floors,)] = con.execute("SELECT count(DISTINCT system) FROM floor_scores").fetchall()
-        _progress(
-            f"{len(worlds)} worlds, {len(systems)} systems and {floors} floors; bootstrap with "
-            f"{resampling.draws} draws"
-        )
-        if len(worlds) < MIN_WORLDS:
-            _progress(f"fewer than {MIN_WORLDS} worlds: estimates only, no intervals or p-values")
-        measures.compute(con, resampling)
-        measure_table = measures.measures_table(con)
-        checked = measures.check_identity(measure_table.to_pylist())
-        _progress(f"measures done; Update = (1-m)r + ma verified on {checked} groups")
-        contrast_table = contrasts.compute(con, contrasts.declare(systems), resampling)
-        _progress(f"{contrast_table.num_rows} contrast rows")
+        measure_table, contrast_table, checked = _measured(con, worlds, systems, resampling)
         label = roles_label(llm, profiles)
         by_checkpoint = measures.by_checkpoint_table(con)
+        figures = layout.report_figures(out)
         figures_drawn = beside.start(
-            write_figures,
-            measure_table,
-            contrast_table,
-            layout.report_figures(out),
-            label,
-            by_checkpoint,
+            write_figures, measure_table, contrast_table, figures, label, by_checkpoint
         )
         _load_world_tables(con, worlds_dir, sample)
-        misses, forced = citation_misses.report_tables(
-            con, resampling, worlds_dir, log_sources(logs).maintenance
-        )
-        switch_report = (
-            None
-            if switch_scores is None
-            else writer_switch(switch_scores, resampling, switch_pools or {})
-        )
+        switch_report = None
+        if switch_scores is not None:
+            _progress("writer switch")
+            switch_report = writer_switch(switch_scores, resampling, switch_pools or {})
         load_answer_audits(con, log_sources(logs).answer_audits)
         load_detection_audits(con, log_sources(logs).maintenance, worlds_dir)
-        metrics = audit_metrics_table(con, resampling)
-        traps = traps_of_worlds() if metrics.num_rows else schemas.TRAPS.empty_table()
-        _progress(f"audit metrics: {metrics.num_rows} rows; trap suite on {len(worlds)} worlds")
         exported = export.pairs(systems)
         leaving = leaving_rows(con, exported, resampling)
-        rows = [
-            *diagnostics.utility_floor(con, systems, resampling),
-            *diagnostics.cost_ceiling(con, resampling),
-            *(
-                switch_report.diagnostics
-                if switch_report is not None
-                else [
-                    diagnostics.not_applicable(
-                        "retention", diagnostics.RETENTION_FLOOR, "the study has no writer switch"
-                    )
-                ]
-            ),
-            *leaving,
-        ]
         tables: dict[str, pa.Table] = {
             "measures": measure_table,
             "measures_by_checkpoint": by_checkpoint,
             "contrasts": contrast_table,
-            "diagnostics": diagnostics.table(rows),
+            "diagnostics": diagnostics.table(
+                _diagnostic_rows(con, systems, resampling, switch_report, leaving)
+            ),
             "calls": call_costs(con),
             "failures": failures_table(counted(con), max_failure_share),
-            "costs": costs_table(con, resampling),
-            "key_audit": keys.key_audit(con),
-            "recovery": recovery.recovery_table(con, systems, resampling),
-            "unshifted": unshifted.unshifted_table(con, resampling, sampled=sample is not None),
-            "unnamed": unnamed.unnamed_table(con, resampling),
-            "failure_modes": failure_modes_table(con, resampling),
-            "inferred": inferred_table(con, resampling),
-            "citation_misses": misses,
-            "forced": forced,
-            "audit_metrics": metrics,
-            "traps": traps,
         }
-        if switch_report is not None:
-            tables.update(switch_report.tables)
-        if sync_scores:
-            tables["sync"] = sync_table(con, sync_scores, resampling)
-            _progress(f"sync: {len(sync_scores)} worlds")
-        sections = [
-            text
-            for text in (
-                keys_text.section(tables["key_audit"].to_pylist()),
-                recovery_text.section(tables["recovery"].to_pylist()),
-                unshifted_text.section(tables["unshifted"].to_pylist()),
-                unnamed_text.section(tables["unnamed"].to_pylist()),
-                failure_text.section(tables["failure_modes"].to_pylist()),
-                inference_text.section(tables["inferred"].to_pylist()),
-                sync_text.section(tables["sync"].to_pylist()) if "sync" in tables else "",
-                misses_text.section(misses.to_pylist(), forced.to_pylist()),
-                audit_text.section(metrics.to_pylist(), traps.to_pylist()),
-                costs_text.section(
-                    tables["costs"].to_pylist(),
-                    layout.history_of_worlds(worlds_dir),
-                    tables["calls"].to_pylist(),
-                    [] if plan is None else read_table(plan, PLAN).to_pylist(),
-                ),
-            )
-            if text
-        ]
-        if switch_report is not None:
-            sections.append(switch_report.text)
-        if exported or bundles:
-            tables["export"] = export.export_table(con, exported, resampling)
-            tables["bundles"] = export.bundles_table(bundles)
-            _progress(f"export: {len(exported)} imported memories, {len(bundles)} bundles")
-            sections.append(
-                export_text.section(
-                    tables["export"].to_pylist(),
-                    [r for r in leaving if r["system"]],
-                    tables["bundles"].to_pylist(),
-                )
-            )
-        for name, table in tables.items():
-            write_table(table, TABLES[name], layout.report_table(out, name))
+        conditions = study_conditions(bool(sync_scores), switch_report is not None,
+                                      bool(exported or bundles))  # fmt: skip
+        inputs = ReportInputs(
+            con, resampling, systems, worlds_dir, sample, log_sources(logs),
+            tables["calls"].to_pylist(),
+            [] if plan is None else read_table(plan, PLAN).to_pylist(),
+            sync_scores, bundles, exported, leaving, traps_of_worlds, switch_report,
+        )  # fmt: skip
+        sections = run_sections(inputs, conditions, tables)
+        for name, schema in table_schemas(conditions).items():
+            write_table(tables[name], schema, layout.report_table(out, name))
         figures_drawn()
         if switch_report is not None:
-            switch_text.write_figure(switch_report.predicted, layout.report_figures(out), label)
-        run_name = vocabulary.run_name(llm, {role: p.name for role, p in profiles.items()})
+            switch_text.write_figure(switch_report.predicted, figures, label)
         header = Header(
-            study,
-            run_name,
-            label,
-            worlds,
-            resampling.draws,
-            resampling.seed,
-            resampling.interval,
+            study, vocabulary.run_name(llm, {role: p.name for role, p in profiles.items()}),
+            label, worlds, resampling.draws, resampling.seed, resampling.interval,
             None if sample is None else sample.describe(),
-        )
+        )  # fmt: skip
+        rows = {name: table.to_pylist() for name, table in tables.items()}
         text = render(
-            header,
-            measure_table.to_pylist(),
-            contrast_table.to_pylist(),
-            tables["diagnostics"].to_pylist(),
-            checked,
-            tables["calls"].to_pylist(),
-            sections,
-            tables["failures"].to_pylist(),
-        )
-        report = layout.report_page(out, "md")
-        write_text(text, report)
-        write_text(standalone(text, out), layout.report_page(out, "html"))
-        _progress(f"wrote {report} and {report.with_suffix('.html')}")
-        unreliable = verdict_line(tables["failures"].to_pylist())
-        if unreliable is not None:
-            _progress(unreliable)
-        return report
+            header, rows["measures"], rows["contrasts"], rows["diagnostics"], checked,
+            rows["calls"], sections, rows["failures"],
+        )  # fmt: skip
+        return _write_text(text, out, tables["failures"].to_pylist())
