@@ -1,10 +1,13 @@
 """docs/extending.md as a user follows it: the baseline it adds, with its module and its two
 edits copied from the page into a copy of the package, is accepted by a study's config and
-answers every probe of a world through the probe stage; the report section it adds, with its
-module and its one entry, is among a study's tables and renders from a scored run."""
+answers every probe of a world through the probe stage; its shift in its own module builds its
+branch, gold and probes and is in the world job's code; its report section, one module and one
+entry, is among a study's tables and renders from a scored run; its backend, one module and one
+entry, is answered by a server that refuses what the OpenAI backend sends."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -95,6 +98,7 @@ def followed(tmp_path: Path, title: str) -> tuple[Path, list[str]]:
     )
     text = section(title)
     path, source = new_module(text)
+    (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / path).write_text(source)
     return package, sorted(apply_diff(text, package))
 
@@ -123,12 +127,40 @@ def test_the_documented_baseline_runs_after_its_two_edits(tmp_path):
     assert answers.is_file()
 
 
-def test_the_documented_shift_edits_two_files():
-    text = section("A shift")
-    path, _ = new_module(text)
-    assert path.startswith("src/memshift/")
-    files = re.findall(r"^--- a/(\S+)", text, re.M)
-    assert files == ["src/memshift/registry.py", "src/memshift/schemas/config.schema.yaml"]
+SHIFT_SCRIPT = """
+import json
+import sys
+from pathlib import Path
+
+from memshift import layout
+from memshift.config import check_config
+from memshift.fingerprint import job_modules
+from memshift.stages import gold, probes
+from memshift.stages import world as world_stage
+from memshift.stages.branches import run as branches
+
+study = {"study": "extended", "worlds": {"seeds": "1000"}, "branches": ["none", "holiday"]}
+assert check_config(study)["branches"] == ["none", "holiday"]
+world_dir = Path(sys.argv[1]) / "w1000"
+world_stage.run(1000, world_dir)
+for branch in ("none", "holiday"):
+    branches(world_dir, branch)
+    gold.run(world_dir, branch)
+    probes.run(world_dir, branch)
+# the world job's code holds the shift's module: editing it rebuilds the worlds
+assert "memshift.shifts.holiday" in job_modules("branches", shifts=["none", "holiday"])
+print(json.dumps(json.loads(layout.shift(world_dir, "holiday").read_text())))
+"""
+
+
+def test_the_documented_shift_builds_its_branch_after_its_two_edits(tmp_path):
+    package, changed = followed(tmp_path, "A shift")
+    assert changed == ["src/memshift/registry.py", "src/memshift/schemas/config.schema.yaml"]
+    shift = json.loads(run_in_copy(tmp_path, package, SHIFT_SCRIPT).strip().splitlines()[-1])
+    assert shift["branch"] == "holiday"
+    assert shift["touched_items"] == ["def.working_hours"] and shift["shift_events"] >= 1
+    probes = tmp_path / "out" / "w1000" / "probes-holiday.parquet"
+    assert probes.is_file()
 
 
 SECTION_SCRIPT = """
@@ -176,3 +208,37 @@ def test_the_documented_report_section_is_one_module_and_one_entry(tmp_path):
     shown = run_in_copy(tmp_path, package, SECTION_SCRIPT)
     assert "## Answers by status" in shown
     assert re.search(r"^\| bm25 \| none \| (answer|abstain) \| [\d,]+ \|$", shown, re.M), shown
+
+
+BACKEND_SCRIPT = """
+import sys
+
+from memshift.models.client import ModelClient
+from memshift.models.profiles import Profile
+from memshift.models.requests import ReaderRequest
+from memshift.world.generate import generate_world
+from memshift_tools.book import RequestBook
+from memshift_tools.localserver import LocalServer
+
+world = generate_world(0)
+items = [i for i in world.items if not i.is_definition][:4]
+batch = [ReaderRequest(i, 1, world.timeline.fork, f"{i.question} (#{k})", ("a note",))
+         for k, i in enumerate(items)]
+decoding = {"temperature": 0.0, "top_p": 1.0, "max_tokens": 256, "seed": 0}
+with LocalServer(RequestBook(batch).answer, unsupported=["max_tokens"]) as server:
+    for backend in ("openai", "openai-completion-tokens"):
+        profile = Profile("local", backend, model="local-model", base_url=f"{server.url}/v1",
+                          timeout_s=5.0, max_attempts=1, decoding=decoding)
+        replies = ModelClient(profile).generate(batch)
+        print(backend, sum(r.ok for r in replies), len(replies))
+"""
+
+
+def test_the_documented_backend_is_one_module_and_one_entry(tmp_path):
+    package, changed = followed(tmp_path, "A model backend")
+    assert changed == ["src/memshift/registry.py"]
+    answered = dict(
+        (line.split()[0], line.split()[1:])
+        for line in run_in_copy(tmp_path, package, BACKEND_SCRIPT).splitlines()
+    )
+    assert answered == {"openai": ["0", "4"], "openai-completion-tokens": ["4", "4"]}
