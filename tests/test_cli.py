@@ -335,3 +335,29 @@ def test_a_job_call_log_holds_every_call_its_systems_would_log_apart(tmp_path):
         if not path.name.startswith("calls"):
             assert (apart / path).read_bytes() == (together / path).read_bytes(), path
     assert calls(apart / "calls-prefork.parquet") == calls(together / "calls-prefork.parquet")
+
+
+# a command's option that a study's setting also sets, and that setting's key
+SETTINGS_OF_OPTIONS = {
+    ("answer-audit", "batch"): "systems.answer_audit_batch",
+    ("answer-audit", "llm"): "llm",
+    ("probe", "read_set"): "consent.read_set",
+    ("probe", "embedder"): "embedder",
+    ("report", "draws"): "report.draws",
+    ("report", "seed"): "report.seed",
+    ("report", "max_failure_share"): "report.max_failure_share",
+    ("build-world", "history_months"): "worlds.history_months",
+    ("build-world", "definitions"): "worlds.definitions",
+}
+
+
+@pytest.mark.parametrize(("command", "option"), sorted(SETTINGS_OF_OPTIONS))
+def test_a_commands_default_is_the_studys_default(command, option):
+    """Run by hand, a stage does what the study's default would have it do (answer-audit's
+    --batch once defaulted to 1 where a study audits 3 answers a call)."""
+    from memshift.cli import cli
+    from memshift.inputs import schema_default
+
+    params = {p.name: p for p in cli.commands[command].params}
+    default = params[option].default
+    assert str(default) == str(schema_default(SETTINGS_OF_OPTIONS[(command, option)]))

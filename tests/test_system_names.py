@@ -11,8 +11,9 @@ import pytest
 import yaml
 
 from memshift import cli
-from memshift.config import DEFAULT_CONFIG, check_config, schema_path, study_config
+from memshift.config import DEFAULT_CONFIG, check_config, study_config
 from memshift.errors import ConfigError
+from memshift.inputs import schema_path
 from memshift.vocabulary import SYSTEM_NAME, SYSTEM_NAME_MAX, system_name_problem
 
 NAMED = ("custom", "native", "predictions")

