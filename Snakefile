@@ -14,12 +14,12 @@ from memshift.config import (
     check_config,
     inherited,
     merge,
-    schema_path,
     study_config,
     study_layout,
     typed_overrides,
 )
 from memshift.errors import ConfigError
+from memshift.inputs import schema_path
 from memshift.fingerprint import remember_imports, save_remembered_imports
 from memshift.job_env import own_bin_first
 from memshift.models.profiles import study_profile
