@@ -21,7 +21,7 @@ from memshift.registry import load
 from memshift.rng import stream
 from memshift.shift_definitions import heldout_revision
 from memshift.timeutil import WEEKDAYS, days, fmt, fmt_date
-from memshift.vocabulary import BRANCHES
+from memshift.vocabulary import BRANCHES, UNSHIFTED
 from memshift.world import daytime, filler, pools
 from memshift.world.calendar import (
     SLOTS,
@@ -555,7 +555,7 @@ def conflict(ctx: ShiftContext) -> tuple[str, ...]:
 def make_branch(world: World, name: str) -> Branch:
     if name not in BRANCHES:
         raise ValueError(f"unknown branch {name!r}; choose one of {', '.join(BRANCHES)}")
-    if name == "none":
+    if name == UNSHIFTED:
         return Branch(name, world.events, (), ())
     ctx = ShiftContext(world, name)
     touched = load(SHIFT_ENTRIES[name].builder)(ctx)

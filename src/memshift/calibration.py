@@ -10,7 +10,7 @@ from multiprocessing import get_context
 
 from memshift.dataset import BranchData, world_data
 from memshift.gold.compute import GoldPoint
-from memshift.vocabulary import BRANCHES
+from memshift.vocabulary import BRANCHES, UNSHIFTED
 from memshift.world import realism
 from memshift.world.generate import World, generate_world
 from memshift.world.realism import Realism
@@ -56,7 +56,7 @@ def stats_of(world: World, results: Mapping[str, BranchData]) -> WorldStats:
     """The calibration figures of a world from its branches (every branch of BRANCHES)."""
     seed = world.seed
     checkpoints = world.timeline.checkpoints
-    none_events = results["none"].branch.events
+    none_events = results[UNSHIFTED].branch.events
     stats = WorldStats(seed, len(none_events), sum(e.tokens for e in none_events), {}, {})
     for name, result in results.items():
         counts: Counter[str] = Counter()
@@ -69,7 +69,7 @@ def stats_of(world: World, results: Mapping[str, BranchData]) -> WorldStats:
         stats.counts[name] = counts
         stats.touched[name] = result.branch.touched_items
         if name == "def":
-            stats.redefined, stats.v2_same = _v2_same(result.gold.points, results["none"])
+            stats.redefined, stats.v2_same = _v2_same(result.gold.points, results[UNSHIFTED])
         stats.facts += result.gold.fidelity.facts_checked
         for k in range(1, len(checkpoints)):
             seen = {

@@ -8,7 +8,7 @@ from memshift.branches import Branch, make_branch
 from memshift.gold.branch import BranchGold, branch_gold
 from memshift.gold.compute import outcomes
 from memshift.probes import Probe, select_probes
-from memshift.vocabulary import BRANCHES, HELD_BRANCHES
+from memshift.vocabulary import BRANCHES, HELD_BRANCHES, UNSHIFTED
 from memshift.world.generate import World
 
 
@@ -20,15 +20,15 @@ class BranchData:
 
 
 def world_data(world: World, branches: tuple[str, ...] = BRANCHES) -> dict[str, BranchData]:
-    none = make_branch(world, "none")
-    none_gold = branch_gold(world, list(none.events), "none", None)
+    none = make_branch(world, UNSHIFTED)
+    none_gold = branch_gold(world, list(none.events), UNSHIFTED, None)
     reference = outcomes(none_gold.points)
     data: dict[str, BranchData] = {}
     for name in branches:
-        branch = none if name == "none" else make_branch(world, name)
+        branch = none if name == UNSHIFTED else make_branch(world, name)
         gold = (
             none_gold
-            if name == "none"
+            if name == UNSHIFTED
             else branch_gold(world, list(branch.events), name, reference)
         )
         held = branch.touched_items if name in HELD_BRANCHES else ()

@@ -57,6 +57,7 @@ from memshift.definitions import (
 )
 from memshift.gold.evaluator import ANSWER, apply_definition, in_scope
 from memshift.rng import stream
+from memshift.vocabulary import UNSHIFTED
 from memshift.world.generate import GENERATOR_VERSION, generate_world
 from memshift.world.records import Record, snapshots
 from memshift.world.timeline import CHECKPOINT_WEEKS
@@ -70,7 +71,6 @@ MIN_CHANGED = 0.2
 MAX_EMPTY = 0.5
 DRAWS = 3
 PER_DRAW = 6
-UNSHIFTED_BRANCH = "none"
 
 Outcome = tuple[str, object]
 ConditionPair = tuple[str, frozenset[tuple[str, str, object]]]
@@ -889,7 +889,7 @@ def heldout_payload(stats: Statistics, seed: int = SAMPLER_SEED) -> dict[str, An
         "format": FORMAT,
         "generator_version": GENERATOR_VERSION,
         "dev_seeds": list(stats.seeds),
-        "branch": UNSHIFTED_BRANCH,
+        "branch": UNSHIFTED,
         "checkpoint_weeks": list(CHECKPOINT_WEEKS),
         "sampler_seed": seed,
         "filter": {

@@ -18,12 +18,13 @@ import pyarrow as pa
 from memshift import schemas
 from memshift.analysis.bootstrap import Resampling, summarize
 from memshift.analysis.sqlfiles import run
+from memshift.vocabulary import cell_system
 
 PARTS = ("ingestion", "maintenance", "programs_audits", "serving_in", "serving_out")
 WRITE_PARTS = PARTS[:3]
 TOTAL = "total"
 RATIO = "ratio"
-STORED = "holdmem-d1-source"
+STORED = cell_system("source", "1")
 NO_STORE = "bm25"
 
 

@@ -26,6 +26,7 @@ from memshift import schemas
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling, summarize
 from memshift.analysis.contrasts import Contrast, paired
 from memshift.analysis.sqlfiles import records, run
+from memshift.vocabulary import UNSHIFTED
 
 UTILITY_MARGIN = 0.03
 COST_SHARE = 0.5
@@ -76,7 +77,7 @@ def utility_floor(
     found = {
         (r["contrast_id"]): r
         for r in paired(con, contrasts, level, population="before_shift")
-        if r["branch"] == "none" and r["item_class"] == "all"
+        if r["branch"] == UNSHIFTED and r["item_class"] == "all"
     }
     rows = []
     for index, system in enumerate(others):

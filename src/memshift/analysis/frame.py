@@ -12,7 +12,7 @@ import duckdb
 from memshift import layout, schemas
 from memshift.analysis.sqlfiles import path_list, path_literal, run, text_literal
 from memshift.errors import MemshiftError
-from memshift.vocabulary import AUDITED_PATTERN, FLOORS
+from memshift.vocabulary import AUDITED_PATTERN, FLOORS, detection_system
 
 # results/runs/<run>/w<world>/detections/<branch>/holdmem-<detection>/maintenance.parquet
 MAINTENANCE_PATH = re.compile(
@@ -120,13 +120,13 @@ def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
     found = log_sources(logs)
     maintenance, answer_audits = found.maintenance, found.answer_audits
     con.execute("CREATE TABLE log_files (world INTEGER, branch VARCHAR, system VARCHAR)")
-    files = [(w, b, f"holdmem-{d}") for w, b, d, _ in maintenance]
+    files = [(w, b, detection_system(d)) for w, b, d, _ in maintenance]
     files += [(w, b, s) for w, b, s, _ in [*answer_audits, *found.reported]]
     if files:
         con.executemany("INSERT INTO log_files VALUES (?, ?, ?)", files)
     # one table of every logged invalidation, by the log's name: holdmem-<detection> for a
     # HoldMem detection's maintenance log (its cells share it), the system's own otherwise
-    logged = [(w, b, f"holdmem-{d}", p) for w, b, d, p in maintenance] + found.reported
+    logged = [(w, b, detection_system(d), p) for w, b, d, p in maintenance] + found.reported
     _union(con, "invalidations", logged, "log", "checkpoint", "invalidated")
     _union(con, "derived", maintenance, "detection", "checkpoint", "rederived")
     _union(

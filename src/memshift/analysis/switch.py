@@ -26,7 +26,7 @@ from memshift.analysis.bootstrap import Resampling, register_weights, summarize
 from memshift.analysis.diagnostics import RETENTION_FLOOR, TEST_LEVEL, row
 from memshift.analysis.prediction import auroc_difference, predict
 from memshift.analysis.sqlfiles import records
-from memshift.vocabulary import cell_parts
+from memshift.vocabulary import cell_parts, cell_system
 
 # each oriented so that a higher value predicts survival, as the paper compares them
 PREDICTORS = ("agreement", "acc_to", "acc_from", "not_definition")
@@ -131,7 +131,7 @@ def survival(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> pa.Table
     for system in systems:
         parts = cell_parts(system)
         if parts is not None and parts[0] == "1":
-            other = system.replace("holdmem-d1-", "holdmem-d0-", 1)
+            other = cell_system(parts[1], "0")
             if other in systems:
                 pairs.append((parts[1], other, system))
     if not pairs:

@@ -30,7 +30,7 @@ from memshift.analysis.composite import Estimate, Sums, studentized
 from memshift.analysis.frame import open_study
 from memshift.analysis.sqlfiles import run
 from memshift.errors import MemshiftError
-from memshift.vocabulary import LEAKY_BLIND_SHARE
+from memshift.vocabulary import LEAKY_BLIND_SHARE, cell_system
 
 SHIFTS = ("src", "def", "del")
 CLASSES = ("definition", "other", "free text")
@@ -147,7 +147,7 @@ def load_counts(run_dir: Path, worlds: Sequence[int] | None = None) -> Counts:
 
 
 def cell(detection: str, repair: str) -> str:
-    return f"holdmem-d{repair}-{detection}"
+    return cell_system(detection, repair)
 
 
 def writer_error(

@@ -13,7 +13,7 @@ from memshift.errors import MemshiftError
 from memshift.explain.render import short
 from memshift.layout import Study
 from memshift.scoring.scorer import score_answer
-from memshift.vocabulary import cell_parts, detection_system
+from memshift.vocabulary import UNSHIFTED, cell_parts, detection_system
 
 
 def _rows(path: Path, schema: Any, what: str, **equal: object) -> list[dict[str, Any]]:
@@ -54,7 +54,9 @@ def explain_switch(study: Study, world: int, switch: str, system: str, item_id: 
     )
     probes = {
         p["probe_id"]: p
-        for p in read_table(layout.probes(study.world(world), "none"), schemas.PROBES).to_pylist()
+        for p in read_table(
+            layout.probes(study.world(world), UNSHIFTED), schemas.PROBES
+        ).to_pylist()
     }
     answers = {}
     for when, directory in (("before", out / layout.BEFORE), ("after", out / system)):

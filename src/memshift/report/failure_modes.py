@@ -11,11 +11,11 @@ from memshift.analysis.failure_modes import failure_modes_table
 from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import beside, interval, table
 from memshift.report.order import ordered_systems
-from memshift.vocabulary import KEYED, cell_parts
+from memshift.vocabulary import KEYED, cell_parts, cell_system
 
 Row = Mapping[str, Any]
 # MemShift F.10, 20 contact attributes on 5 worlds
-PAPER = {"holdmem-d1-source": "0.0", "bm25": "5.0 [0.0, 15.0]"}
+PAPER = {cell_system("source", "1"): "0.0", "bm25": "5.0 [0.0, 15.0]"}
 # MemShift App. B: carryover after an unstated redefinition is at most 6.7% of 15 items
 PAPER_BOUND = "at most 6.7 of 15 items"
 # MemShift F.10, the consent probes on 5 worlds: leak and over-block of B=0 cells, B=1 cells

@@ -47,7 +47,9 @@ from memshift.vocabulary import (
     DETECTIONS,
     FLOORS,
     FROZEN_AT_FORK,
+    HOLDMEM,
     ITEM_CLASSES,
+    UNSHIFTED,
     audited_base,
     cell_parts,
     is_floor,
@@ -198,7 +200,7 @@ def effect_points(contrasts: pa.Table) -> dict[tuple[str, str, str, Effect], Poi
     for row in contrasts.to_pylist():
         effect = effect_of(row)
         estimate = estimate_of(row)
-        wanted = row["measure"] == "update" and row["branch"] != "none"
+        wanted = row["measure"] == "update" and row["branch"] != UNSHIFTED
         if wanted and effect is not None and estimate is not None:
             key = (row["branch"], row["detection"], row["item_class"], effect)
             points[key] = Point(estimate, row["holm"] is True)
@@ -215,7 +217,7 @@ def system_group(system: str) -> str:
         return "answer audit"
     cell = cell_parts(system)
     if cell:
-        return f"holdmem {cell[1]}"
+        return f"{HOLDMEM} {cell[1]}"
     return "baselines" if system in BASELINES else "custom"
 
 
@@ -670,7 +672,7 @@ def update_by_week_figure(by_checkpoint: pa.Table, backend: str) -> Figure:
     rows = [
         r
         for r in by_checkpoint.to_pylist()
-        if r["measure"] == "update" and r["checkpoint"] > 0 and r["branch"] != "none"
+        if r["measure"] == "update" and r["checkpoint"] > 0 and r["branch"] != UNSHIFTED
     ]
     branches = ordered_branches({r["branch"] for r in rows})
     systems = ordered_systems({r["system"] for r in rows})

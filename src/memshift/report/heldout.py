@@ -10,7 +10,7 @@ from typing import Any
 from memshift.analysis.bootstrap import Resampling
 from memshift.report.markdown import beside, points, table
 from memshift.report.order import ordered_branches
-from memshift.vocabulary import BRANCH_NAMES
+from memshift.vocabulary import BRANCH_NAMES, UNSHIFTED
 
 Row = Mapping[str, Any]
 # MemShift F.2 (three draws of six, ten test worlds each), the source key
@@ -38,7 +38,7 @@ def render(
         if r["contrast"] == "BxD"
         and r["item_class"] == "definition"
         and r["measure"] == "update"
-        and r["branch"] != "none"
+        and r["branch"] != UNSHIFTED
     ]
     pooled_rows = [
         [

@@ -19,7 +19,7 @@ from memshift.report.costs import times, tokens
 from memshift.report.figures import save
 from memshift.report.markdown import beside, interval, points, table
 from memshift.report.order import shown
-from memshift.vocabulary import is_floor
+from memshift.vocabulary import UNSHIFTED, is_floor
 from memshift.world.timeline import Timeline
 
 Row = Mapping[str, Any]
@@ -62,7 +62,7 @@ def render(study: str, tables: Mapping[str, Sequence[Row]]) -> str:
     before = [
         r
         for r in tables["horizons"]
-        if r["measure"] == "before_shift" and r["branch"] == "none" and r["item_class"] == "all"
+        if r["measure"] == "before_shift" and r["branch"] == UNSHIFTED and r["item_class"] == "all"
     ]
     systems = sorted({r["system"] for r in before})
     months = sorted({r["horizon_months"] for r in sizes})
@@ -162,7 +162,7 @@ def write_figure(tables: Mapping[str, pa.Table], path: Path) -> Path:
         r
         for r in tables["horizons"].to_pylist()
         if r["measure"] == "before_shift"
-        and r["branch"] == "none"
+        and r["branch"] == UNSHIFTED
         and r["item_class"] == "all"
         and r["estimate"] is not None
     ]

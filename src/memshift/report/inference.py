@@ -11,6 +11,7 @@ from memshift.analysis.inference import MIN_SAMPLES, THRESHOLD, inferred_table, 
 from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import interval, table
 from memshift.report.order import ordered_systems
+from memshift.vocabulary import cell_system
 
 Row = Mapping[str, Any]
 
@@ -19,9 +20,9 @@ def reference_cell(b: str, systems: set[str]) -> str | None:
     """The HoldMem cell a system of inferred B is compared with: D=0 (no real system checks a
     value against its records), the source key for B=1, append-only for B=0."""
     for cell in (
-        ("holdmem-d0-source", "holdmem-d1-source")
+        (cell_system("source", "0"), cell_system("source", "1"))
         if b == "1"
-        else ("holdmem-d0-append", "holdmem-d1-append")
+        else (cell_system("append", "0"), cell_system("append", "1"))
     ):
         if cell in systems:
             return cell

@@ -12,7 +12,7 @@ from memshift.analysis.keys import key_audit
 from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import beside, pct, table
 from memshift.report.order import ordered_branches
-from memshift.vocabulary import BRANCH_NAMES
+from memshift.vocabulary import BRANCH_NAMES, UNSHIFTED
 
 Row = Mapping[str, Any]
 SHOWN_CLASSES = ("all", "definition", "other")
@@ -38,7 +38,7 @@ def _share(row: Row, name: str, bounds: str) -> str:
 
 
 def section(rows: Sequence[Row]) -> str:
-    shown = [r for r in rows if r["branch"] != "none" and r["item_class"] in SHOWN_CLASSES]
+    shown = [r for r in rows if r["branch"] != UNSHIFTED and r["item_class"] in SHOWN_CLASSES]
     if not shown:
         return ""
     index = {(r["detection"], r["branch"], r["item_class"]): r for r in shown}

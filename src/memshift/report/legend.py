@@ -11,8 +11,10 @@ from memshift.vocabulary import (
     ALWAYS_ABSTAIN,
     BRANCH_NAMES,
     FROZEN_AT_FORK,
+    UNSHIFTED,
     audited_parts,
     cell_parts,
+    cell_system,
     is_floor,
 )
 
@@ -53,7 +55,7 @@ NAMES_WORDS = (
     "a re-derived value goes through before it is served); a contrast is a paired difference "
     "between two systems in percentage points."
 )
-REFERENCE_CELL = "holdmem-d1-source"
+REFERENCE_CELL = cell_system("source", "1")
 ORACLE = "oracle"
 
 
@@ -92,7 +94,7 @@ def in_short(
     """The headline: what ran, and per shift the best system's Update beside the reference cell's
     and the floors'. `update(system, branch)` is the overall Update as the report shows it, or
     None."""
-    shifts = [b for b in branches if b != "none"]
+    shifts = [b for b in branches if b != UNSHIFTED]
     counted = [s for s in systems if not is_floor(s)]
     lines = [
         "## In short",

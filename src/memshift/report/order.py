@@ -9,6 +9,7 @@ from memshift.vocabulary import (
     BRANCHES,
     DETECTIONS,
     FLOORS,
+    HOLDMEM,
     REPAIRS,
     audited_base,
     cell_parts,
@@ -38,9 +39,9 @@ def system_key(system: str) -> tuple[int, int, str, int, str, int]:
         return 3, FLOORS.index(system), system, 0, "", 0
     base = audited_base(system) or system
     audited = int(base != system)
-    if base == "holdmem":  # the store written before the fork (a caller in the cost table)
+    if base == HOLDMEM:  # the store written before the fork (a caller in the cost table)
         return 0, -1, "", -1, "", audited
-    detection = base.removeprefix("holdmem-")
+    detection = base.removeprefix(f"{HOLDMEM}-")
     if detection != base and detection in DETECTIONS:  # a detection's writer and auditor
         return 0, rank(detection, DETECTIONS), detection, -1, "", audited
     cell = cell_parts(base)

@@ -11,7 +11,7 @@ from memshift.analysis.recovery import recovery_table
 from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import pct, table
 from memshift.report.order import ordered_branches
-from memshift.vocabulary import BRANCH_NAMES
+from memshift.vocabulary import BRANCH_NAMES, UNSHIFTED
 
 Row = Mapping[str, Any]
 SHOWN_CLASSES = ("definition", "all")
@@ -25,7 +25,7 @@ def _ratio(row: Row) -> str:
 
 
 def section(rows: Sequence[Row]) -> str:
-    shown = [r for r in rows if r["branch"] != "none" and r["item_class"] in SHOWN_CLASSES]
+    shown = [r for r in rows if r["branch"] != UNSHIFTED and r["item_class"] in SHOWN_CLASSES]
     if not shown:
         return ""
     order = {b: n for n, b in enumerate(ordered_branches({r["branch"] for r in shown}))}

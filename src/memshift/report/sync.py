@@ -10,15 +10,16 @@ import pyarrow as pa
 from memshift.analysis.sync import sync_table
 from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import beside, interval, points, table
+from memshift.vocabulary import cell_system
 
 Row = Mapping[str, Any]
-SYSTEMS = ("holdmem-d1-append", "holdmem-d1-source", "bm25", "sync x key")
+SYSTEMS = (cell_system("append", "1"), cell_system("source", "1"), "bm25", "sync x key")
 SOURCES = ("calendar", "email", "chat", "contacts", "tasks", "notes", "all")
 # MemShift F.10: sync minus ideal on calendar probes (80 probes, 5 worlds), and the sync x key
 # interaction on calendar and pooled over six sources
 PAPER = {
-    ("holdmem-d1-source", "calendar"): "-21.2 [-27.4, -13.2]",
-    ("holdmem-d1-append", "calendar"): "-18.8 [-29.4, -12.5]",
+    (cell_system("source", "1"), "calendar"): "-21.2 [-27.4, -13.2]",
+    (cell_system("append", "1"), "calendar"): "-18.8 [-29.4, -12.5]",
     ("bm25", "calendar"): "-16.2 [-20.0, -11.8]",
     ("sync x key", "calendar"): "-2.5 [-11.2, +8.8]",
     ("sync x key", "all"): "-3.4 [-8.1, +2.4]",

@@ -16,7 +16,7 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.vocabulary import HOLDMEM
+from memshift.vocabulary import HOLDMEM, UNSHIFTED
 from memshift.world.stored import load, load_public_events
 
 
@@ -25,20 +25,20 @@ def run(
 ) -> int:
     world = load(world_dir, with_events=False)
     log = CallLog()
-    context = CallContext(writer.name, world.seed, "none", HOLDMEM)
+    context = CallContext(writer.name, world.seed, UNSHIFTED, HOLDMEM)
     writes = prefork_writes(
         world,
-        load_public_events(world_dir, "none"),
+        load_public_events(world_dir, UNSHIFTED),
         ModelClient(writer, cache_dir=cache_dir, log=log),
         context,
     )
     write_table(writes_to_table(writes), schemas.WRITES, layout.prefork(out))
-    fork = fork_questions(read_table(layout.probes(world_dir, "none"), schemas.PROBES), world)
+    fork = fork_questions(read_table(layout.probes(world_dir, UNSHIFTED), schemas.PROBES), world)
     answers = answer(
         asked_of(fork, prefork_served(writes, world), BEFORE, reader),
         ModelClient(reader, cache_dir=cache_dir, log=log),
         world=world.seed,
-        branch="none",
+        branch=UNSHIFTED,
         system=writer.name,
         run=reader.name,
     )

@@ -12,6 +12,7 @@ from memshift.export.portable import export_bundle, served_at_fork
 from memshift.memory.write_tables import table_to_writes
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
+from memshift.vocabulary import UNSHIFTED
 from memshift.world.stored import load, load_public_events
 
 
@@ -29,7 +30,7 @@ def run(
     prefork = table_to_writes(read_table(layout.prefork(run_world_dir), schemas.WRITES))
     served = served_at_fork(
         world,
-        load_public_events(world_dir, "none"),
+        load_public_events(world_dir, UNSHIFTED),
         prefork,
         detection,
         repair,

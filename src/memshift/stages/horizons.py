@@ -32,6 +32,7 @@ from memshift.analysis.frame import (
 )
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
 from memshift.report import horizons as text
+from memshift.vocabulary import UNSHIFTED
 
 MEASURES = ("before_shift", "update", "stability", "r", "a", "m")
 # (name, contrast, detection, setting, branch, item class, measure) of each run's contrasts
@@ -96,14 +97,14 @@ def stored_gain(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> dict[
         population="before_shift",
     )
     return next(
-        (r for r in found if r["branch"] == "none" and r["item_class"] == "all"),
+        (r for r in found if r["branch"] == UNSHIFTED and r["item_class"] == "all"),
         None,
     )
 
 
 def world_sizes(horizon: Horizon, worlds: Sequence[int]) -> dict[str, Any]:
     """Events and tokens per world on the unshifted branch."""
-    files = [layout.events(layout.world_in(horizon.worlds, w), "none") for w in worlds]
+    files = [layout.events(layout.world_in(horizon.worlds, w), UNSHIFTED) for w in worlds]
     missing = [f for f in files if not f.exists()]
     if missing:
         raise ArtifactError(f"missing artifact {missing[0]}")

@@ -13,6 +13,7 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.probe_sample import ProbeSample, sample_world
+from memshift.vocabulary import HOLDMEM, UNSHIFTED
 from memshift.world.stored import load, load_public_events
 
 
@@ -27,8 +28,8 @@ def run(
     world = sample_world(load(world_dir, with_events=False), sample)
     log = CallLog()
     client = ModelClient(profile, cache_dir=cache_dir, log=log)
-    context = CallContext(run=profile.name, world=world.seed, branch="none", system="holdmem")
-    writes = prefork_writes(world, load_public_events(world_dir, "none"), client, context)
+    context = CallContext(run=profile.name, world=world.seed, branch=UNSHIFTED, system=HOLDMEM)
+    writes = prefork_writes(world, load_public_events(world_dir, UNSHIFTED), client, context)
     write_table(writes_to_table(writes), schemas.WRITES, layout.prefork(out_dir))
     log.write(layout.prefork_calls(out_dir))
     return len(writes)

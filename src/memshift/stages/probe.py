@@ -72,7 +72,7 @@ def run(
     profile: Profile,
     cache_dir: Path | None,
     spec: str | None = None,
-    embedder: str = "wordllama",
+    embedder: str | None = None,
     embedding_cache: Path | None = None,
     every_item_time: bool = False,
     read_set: str | None = None,
@@ -118,7 +118,7 @@ def run_job(
     profile: Profile,
     cache_dir: Path | None,
     calls: CallLog,
-    embedder: str = "wordllama",
+    embedder: str | None = None,
     embedding_cache: Path | None = None,
     every_item_time: Collection[str] = (),
     read_set: str | None = None,
@@ -166,18 +166,19 @@ def _inputs(
     system: str,
     reads: BranchReads,
     profile: Profile,
-    embedder: str,
+    embedder: str | None,
     embedding_cache: Path | None,
     read_set: str | None,
 ) -> SystemInputs:
-    """What a system is built from; without a `read_set`, the study's default one."""
+    """What a system is built from; without an `embedder` or a `read_set`, the study's
+    default."""
     return SystemInputs(
         world_dir,
         run_world_dir,
         branch,
         system,
         tuple(reads.world.timeline.checkpoints),
-        embedder,
+        embedder or schema_default("embedder"),
         embedding_cache,
         read_set or schema_default("consent.read_set"),
         evidence_budget(profile, "reader"),

@@ -38,6 +38,7 @@ from memshift.models.requests import CallContext
 from memshift.models.rewriter_client import client_rewriter
 from memshift.stages import manifest
 from memshift.stages.gold import load_points
+from memshift.vocabulary import UNSHIFTED
 from memshift.world.generate import World
 from memshift.world.records import Event
 from memshift.world.rewrite import (
@@ -61,7 +62,6 @@ from memshift.world.tables import events_to_table, table_to_events
 BASE = "base"
 # The call log's `system` for the rewriter's calls.
 SYSTEM = "rewrite"
-UNSHIFTED = "none"
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from memshift.analysis.frame import MAINTENANCE_PATH, open_study
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
 from memshift.report import rewritten as text
 from memshift.stages.horizons import run_logs
-from memshift.vocabulary import cell_system
+from memshift.vocabulary import cell_system, detection_system
 
 RW = "@rw"
 KEY, NO_KEY, NO_STORE = "source", "append", "bm25"
@@ -112,7 +112,7 @@ def paired_inputs(template: Path, rewritten: Path, out: Path) -> tuple[Path, lis
         if match is None:
             continue
         world, branch, detection = match.groups()
-        system = f"holdmem-{detection}{RW}"
+        system = f"{detection_system(detection)}{RW}"
         logs = layout.world_in(layout.run_logs(out), world)
         link = layout.detection_dir(logs, branch, system) / log.name
         link.parent.mkdir(parents=True, exist_ok=True)

@@ -36,7 +36,7 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.vocabulary import HOLDMEM, cell_system, detection_system
+from memshift.vocabulary import HOLDMEM, UNSHIFTED, cell_system, detection_system
 from memshift.world.stored import load, load_public_events
 
 
@@ -64,7 +64,7 @@ def run(
     """`cells` maps each detection to its repair arms. Returns the count of items each
     detection re-derived."""
     world = load(world_dir, with_events=False)
-    events = load_public_events(world_dir, "none")
+    events = load_public_events(world_dir, UNSHIFTED)
     out = layout.switch_dir(run_world_dir, switch)
     log = CallLog()
     old_writer = ModelClient(old, cache_dir=cache_dir, log=log)
@@ -73,12 +73,12 @@ def run(
     if prefork is not None:
         before_writes = table_to_writes(read_table(prefork, schemas.WRITES))
     else:
-        context = CallContext(old.name, world.seed, "none", HOLDMEM)
+        context = CallContext(old.name, world.seed, UNSHIFTED, HOLDMEM)
         before_writes = prefork_writes(world, events, old_writer, context)
     write_table(writes_to_table(before_writes), schemas.WRITES, layout.prefork(out))
 
-    fork = fork_questions(read_table(layout.probes(world_dir, "none"), schemas.PROBES), world)
-    ask = {"world": world.seed, "branch": "none", "run": reader.name}
+    fork = fork_questions(read_table(layout.probes(world_dir, UNSHIFTED), schemas.PROBES), world)
+    ask = {"world": world.seed, "branch": UNSHIFTED, "run": reader.name}
     before = answer(
         asked_of(fork, prefork_served(before_writes, world), BEFORE, reader),
         reading,
@@ -89,7 +89,7 @@ def run(
 
     rederived = {}
     for detection, repairs in cells.items():
-        context = CallContext(new.name, world.seed, "none", detection_system(detection))
+        context = CallContext(new.name, world.seed, UNSHIFTED, detection_system(detection))
         switched = switch_writer(
             world,
             events,

@@ -25,13 +25,13 @@ from memshift.probes import question_text
 from memshift.scoring.scorer import score
 from memshift.sync.contracts import Delivery, SyncSettings, deliver
 from memshift.sync.probes import SyncProbe, sync_probes
-from memshift.vocabulary import UNSHIFTED, cell_parts
+from memshift.vocabulary import UNSHIFTED, cell_parts, cell_system
 from memshift.world.generate import World
 from memshift.world.records import PublicEvent, public_view
 from memshift.world.stored import load, load_events
 
 # MemShift Table 12: HoldMem with B in {0, 1} at D=1, and no-store BM25
-SYNC_SYSTEMS = ("holdmem-d1-append", "holdmem-d1-source", "bm25")
+SYNC_SYSTEMS = (cell_system("append", "1"), cell_system("source", "1"), "bm25")
 DELIVERIES = ("ideal", "sync")
 PROBES_PER_SOURCE = 8
 
