@@ -95,7 +95,7 @@ test-real-model: compile
 # Whole studies of tens of seconds each, apart from make test: under every model-server fault, with
 # every call failing, killed and resumed, and the validation grid's seven writers (in CI)
 test-studies: compile
-	$(BIN)/pytest -n 2 --dist worksteal -q -m studies tests/pipeline
+	$(BIN)/pytest -n 2 --dist worksteal -q -m studies
 
 # A new user's first paths as written: the README's quickstart line by line, and the smoke
 # study's report.html laid out by a real browser at 1400 px (Debian's chromium, installed as root
