@@ -274,6 +274,8 @@ JOBS = [
 ]
 
 
+# every system of a world run twice, about 20 s: `make test-studies`, in CI
+@pytest.mark.studies
 def test_a_job_call_log_holds_every_call_its_systems_would_log_apart(tmp_path):
     """--calls-log: the same model calls as a log per branch and system, in one file whose rows
     name their branch and system, and every other output byte for byte as without it."""

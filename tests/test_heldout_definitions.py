@@ -58,6 +58,8 @@ def test_pinned_file_is_its_own_statistics_redrawn() -> None:
     assert render_payload(again) == HELDOUT_PATH.read_text(encoding="utf-8")
 
 
+# the held-out definitions drawn again, about 20 s: `make test-studies`, in CI
+@pytest.mark.studies
 @pytest.mark.slow(minutes=0.3)
 def test_pinned_file_equals_a_regeneration() -> None:
     """Generates the ten dev worlds (about 15 s); after a change to the generator, rewrite the

@@ -41,9 +41,6 @@ from memshift.probes import NAMING, measured, probes_to_table
 from memshift.vocabulary import BRANCHES
 from memshift.world.generate import World
 
-# about two minutes of world builds and classifiers on two cores: `make test-studies`, in CI
-pytestmark = pytest.mark.studies
-
 FIRST = 1000
 TESTED, TRAINED = 20, 40  # worlds: the first TESTED from FIRST are the test worlds
 BOUND = 0.55  # at most this on what a system is shown

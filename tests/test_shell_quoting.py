@@ -305,6 +305,8 @@ def plan_with_hostile_values(where: Path, preset: str, index: int) -> tuple[list
     return commands, wrong
 
 
+# a dry run of every preset, about a minute: `make test-studies`, in CI
+@pytest.mark.studies
 @pytest.mark.slow(minutes=0.8)
 def test_every_preset_plans_hostile_values_as_whole_shell_words(tmp_path: Path) -> None:
     unused = {"study": "unused", "worlds": {"seeds": 1}, "branches": ["none"]}

@@ -201,13 +201,14 @@ def test_a_line_names_where_a_batch_comes_from_or_how_many_places_it_holds():
     from memshift.models.client import batch_label
     from memshift.models.requests import CallContext
 
-    def placed(branch: str, system: str, n: int):
-        return [replace(r, context=CallContext("rules", 1000, branch, system))
-                for r in reader_batch(n)]  # fmt: skip
+    batch = reader_batch(2)
+
+    def placed(branch: str, system: str):
+        return [replace(r, context=CallContext("rules", 1000, branch, system)) for r in batch]
 
     rules = Profile("rules", "rules")
-    one = batch_label(rules, placed("src", "bm25", 3))
+    one = batch_label(rules, placed("src", "bm25"))
     assert one == "reader calls to rules, world 1000 src bm25"
-    mixed = placed("none", "bm25", 2) + placed("src", "bm25", 2) + placed("src", "rag", 2)
+    mixed = placed("none", "bm25") + placed("src", "bm25") + placed("src", "rag")
     assert batch_label(rules, mixed) == "reader calls to rules, world 1000 2 branches 2 systems"
-    assert batch_label(rules, reader_batch(2)) == "reader calls to rules"
+    assert batch_label(rules, batch) == "reader calls to rules"
