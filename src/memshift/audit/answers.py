@@ -21,7 +21,6 @@ from datetime import datetime
 
 from memshift.errors import ConfigError
 from memshift.gold.evaluator import Value
-from memshift.models.prefix_cache import side_by_side
 from memshift.models.requests import AnswersAuditRequest, AuditedAnswer, AuditRequest, CallContext
 from memshift.models.schemas import MAX_AUDITED_ANSWERS
 from memshift.retrieval.queries import item_query
@@ -155,18 +154,3 @@ def answers_requests(
             )
             calls.append((request, tuple(d.probe_id for d in chunk)))
     return calls
-
-
-def audits_side_by_side(
-    plans: Sequence[Sequence[tuple[AnswersAuditRequest, tuple[str, ...]]]],
-) -> list[tuple[int, int]]:
-    """The calls of several audits (each a list from `answers_requests`) as (audit, call) in
-    the order a job sends them: the calls about one item as of one time, which read the same
-    records, one after the other across audits (`prefix_cache.side_by_side`)."""
-    places = [(a, n) for a, plan in enumerate(plans) for n in range(len(plan))]
-    keys = (
-        (request.item.item_id, request.version, request.as_of)
-        for plan in plans
-        for request, _ in plan
-    )
-    return [places[k] for k in side_by_side(keys)]

@@ -16,7 +16,7 @@ import json
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from memshift.models.backends import Completion, DirectBackend, HttpBackend, Mes
 from memshift.models.cache import CachedReply, ResponseCache, cache_key, wire
 from memshift.models.calllog import CallLog
 from memshift.models.extract import extract_json
+from memshift.models.prefix_cache import side_by_side
 from memshift.models.profiles import Profile, check_profile_fields
 from memshift.models.progress import Progress, batch_progress
 from memshift.models.redaction import redact
@@ -272,6 +273,18 @@ class ModelClient:
         self.direct = direct_backend(profile)
         self._jitter = random.Random()
         self.progress = progress
+
+    def generate_side_by_side(
+        self, batches: Sequence[Sequence[ModelRequest]], key: Callable[[ModelRequest], Hashable]
+    ) -> list[list[Reply]]:
+        """Every batch's requests in one `generate`, those of equal `key` one after the other
+        (`prefix_cache.side_by_side`: requests sharing a prefix, which a server's cache then
+        serves whatever its size); the replies batch by batch, in each batch's order."""
+        places = [(b, n) for b, batch in enumerate(batches) for n in range(len(batch))]
+        order = side_by_side(key(batches[b][n]) for b, n in places)
+        sent = self.generate([batches[places[o][0]][places[o][1]] for o in order])
+        got = dict(zip((places[o] for o in order), sent, strict=True))
+        return [[got[(b, n)] for n in range(len(batch))] for b, batch in enumerate(batches)]
 
     def generate(self, requests: Sequence[ModelRequest]) -> list[Reply]:
         return asyncio.run(self.agenerate(requests))

@@ -15,7 +15,6 @@ from memshift.audit.answers import (
     Draft,
     answer_json,
     answers_requests,
-    audits_side_by_side,
     draft_value,
     evidence_at,
 )
@@ -73,10 +72,10 @@ def run_audits(
 ) -> list[tuple[int, int]]:
     """`run` for each (system, variant) of `audits` on one branch: the branch is read once,
     each probe's evidence is selected once for every audit that drafts it, and the audits'
-    calls about one item at one time go out side by side (`audits_side_by_side`). The calls go
-    to `calls` where a job keeps one log, else to each audit's own. A sampled study audits the
-    answers to the probes its sample asks. One call audits up to `batch` of a system's answers
-    about one item at one time."""
+    calls about one item at one time go out side by side (`ModelClient.generate_side_by_side`).
+    The calls go to `calls` where a job keeps one log, else to each audit's own. A sampled
+    study audits the answers to the probes its sample asks. One call audits up to `batch` of a
+    system's answers about one item at one time."""
     world = sample_world(load(world_dir, with_events=False), sample)
     items = {i.item_id: i for i in world.items}
     every = sample_probes(
@@ -97,13 +96,13 @@ def run_audits(
                          batch)
         for name, (_, variant), (_, drafts) in zip(names, audits, drafted, strict=True)
     ]  # fmt: skip
-    order = audits_side_by_side(plans)
     log = calls if calls is not None else CallLog()
     auditor = ModelClient(profile, cache_dir=cache_dir, log=log)
-    sent = auditor.generate([plans[a][n][0].sent for a, n in order])
-    replies: list[dict[int, Reply]] = [{} for _ in plans]
-    for (a, n), reply in zip(order, sent, strict=True):
-        replies[a][n] = reply
+    # the calls about one item as of one time read the same records
+    replies = auditor.generate_side_by_side(
+        [[request.sent for request, _ in plan] for plan in plans],
+        lambda r: (r.item.item_id, r.version, r.as_of),  # type: ignore[attr-defined]
+    )
     counts = [
         _write(run_world_dir, branch, name, variant, answers, drafts, plan, replies[a])
         for a, (name, (_, variant), (answers, drafts), plan) in enumerate(
@@ -167,7 +166,7 @@ def _write(
     answers: list[dict[str, Any]],
     drafts: list[Draft],
     plan: Sequence[tuple[AnswersAuditRequest, tuple[str, ...]]],
-    replies: dict[int, Reply],
+    replies: Sequence[Reply],
 ) -> tuple[int, int]:
     """The audit `name` of one system's drafts, from the replies to its calls (by their place
     in `plan`), written as its answers and its audit log."""

@@ -29,9 +29,7 @@ from memshift.memory.reading import (
 from memshift.memory.systems import system_for
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
-from memshift.models.prefix_cache import side_by_side
 from memshift.models.profiles import Profile
-from memshift.models.replies import Reply
 from memshift.probe_sample import ProbeSample, sample_world
 from memshift.probes import measured
 from memshift.public_probes import PublicProbe, public_probes
@@ -126,12 +124,13 @@ def run_job(
 ) -> Iterator[tuple[str, str, int]]:
     """`run` for built-in systems on each branch, the reader's calls logged in `calls`: every
     system follows every branch first, then the reader reads all their questions in one batch,
-    those about one item side by side (`prefix_cache.side_by_side`: their evidence starts with
-    the same oldest records); yields (branch, system, answers) as each is written."""
+    those about one item side by side (`ModelClient.generate_side_by_side`: their evidence
+    starts with the same oldest records); yields (branch, system, answers) as each is written."""
     followed: list[Followed] = []
     for branch in branches:
         reads = BranchReads.read(world_dir, branch, sample)
         world = reads.world
+        item_ids = [i.item_id for i in world.items]
         for system in systems:
             inputs = _inputs(world_dir, run_world_dir, branch, system, reads, profile, embedder,
                              embedding_cache, read_set)  # fmt: skip
@@ -141,20 +140,16 @@ def run_job(
                 memory, reads.events, world.timeline.checkpoints,
                 questions(counted, world.items), profile,
             )  # fmt: skip
-            item_ids = [i.item_id for i in world.items]
             reported = invalidation_log(memory, system, world.timeline.checkpoints, item_ids)
             followed.append(Followed(world.seed, branch, system, asked, reported))
     reader = ModelClient(profile, cache_dir=cache_dir, log=calls)
     requests = [reader_requests(f.asked, **f.named(profile.name)) for f in followed]
-    places = [(k, probe_id) for k, r in enumerate(requests) for probe_id in r]
-    order = side_by_side(requests[k][probe_id].item.item_id for k, probe_id in places)
-    sent = reader.generate([requests[places[o][0]][places[o][1]] for o in order])
-    replies: list[dict[str, Reply]] = [{} for _ in followed]
-    for o, reply in zip(order, sent, strict=True):
-        k, probe_id = places[o]
-        replies[k][probe_id] = reply
-    for f, got in zip(followed, replies, strict=True):
-        table = answers_table(f.asked, got, reader, **f.named(profile.name))
+    replies = reader.generate_side_by_side(
+        [list(r.values()) for r in requests], lambda r: r.item.item_id
+    )
+    for f, asked, got in zip(followed, requests, replies, strict=True):
+        table = answers_table(f.asked, dict(zip(asked, got, strict=True)), reader,
+                              **f.named(profile.name))  # fmt: skip
         _write(run_world_dir, f.branch, f.system, table, f.invalidations)
         yield f.branch, f.system, table.num_rows
 
