@@ -4,6 +4,15 @@ from pathlib import Path
 from memshift import layout
 from memshift.fingerprint import job_modules, modules_fingerprint
 from memshift.models.profiles import role_fingerprint
+from memshift.stages.specs import (
+    AuditRepairJob,
+    IngestJob,
+    JoinScoresJob,
+    ModelAccess,
+    PreforkJob,
+    ScoreJob,
+    WorldJob,
+)
 from memshift.vocabulary import (
     audited_parts,
     audited_system,
@@ -120,6 +129,14 @@ def stages_code(*stages, shifts=()):
 def profiles_code(uses):
     """Fingerprint of what in each (role, profile) of `uses` can change that role's replies."""
     return ",".join(role_fingerprint(PROFILES[profile], role) for role, profile in uses)
+
+
+def access(*roles):
+    """How a job reaches the models of `roles` (its spec's `access`): each role's profile, the
+    study's models file and the response cache."""
+    return ModelAccess(
+        {role: ROLE[role] for role in roles}, Path(STUDY["models"]), L.llm_cache
+    )
 
 
 def world_dir(wildcards):

@@ -19,16 +19,14 @@ rule prefork:
     params:
         code=job_code("prefork", "writer"),
         profile=profile_code("writer"),
-        world=world_dir,
-        run=run_dir,
-        llm=ROLE["writer"],
-        models=STUDY["models"],
-        cache=str(L.llm_cache),
-        sample=SAMPLE_ARG,
+        spec=lambda wildcards: PreforkJob(
+            world=L.world(wildcards.world),
+            run=L.run_world(wildcards.world),
+            access=access("writer"),
+            sample=SAMPLE,
+        ).to_json(),
     shell:
-        "memshift prefork --world-dir {params.world:q} --run-dir {params.run:q}"
-        " --llm {params.llm:q} --models-file {params.models:q} --cache-dir {params.cache:q}"
-        " {params.sample:q} 2> {log:q}"
+        "memshift job prefork {params.spec:q} 2> {log:q}"
 
 
 # every detection of a world in one job: they read the same records, which one process tokenizes
@@ -58,24 +56,17 @@ rule ingest:
     params:
         code=INGEST_CODE,
         profile=profile_code(*INGEST_ROLES),
-        world=world_dir,
-        run=run_dir,
-        branches=BRANCH_ARGS,
-        detections=flags("--detection", SYSTEMS["detections"]),
-        llm=ROLE["writer"],
-        auditor=(
-            ["--auditor-llm", ROLE["auditor"]]
-            if "audit" in SYSTEMS["detections"]
-            else []
-        ),
-        models=STUDY["models"],
-        cache=str(L.llm_cache),
-        sample=SAMPLE_ARG,
+        spec=lambda wildcards, output: IngestJob(
+            world=L.world(wildcards.world),
+            run=L.run_world(wildcards.world),
+            branches=tuple(BRANCHES),
+            detections=tuple(SYSTEMS["detections"]),
+            access=access(*INGEST_ROLES),
+            calls=Path(output.calls),
+            sample=SAMPLE,
+        ).to_json(),
     shell:
-        "memshift ingest --world-dir {params.world:q} --run-dir {params.run:q}"
-        " {params.branches:q} {params.detections:q} --llm {params.llm:q}"
-        " {params.auditor:q} --models-file {params.models:q} --cache-dir {params.cache:q}"
-        " --calls-log {output.calls:q} {params.sample:q} 2> {log:q}"
+        "memshift job ingest {params.spec:q} 2> {log:q}"
 
 
 # every HoldMem cell of a world in one job (they share the job's code; a cell's model calls are
@@ -101,16 +92,14 @@ rule audit_repair:
     params:
         code=job_code("audit_repair", "program"),
         profile=profile_code("program"),
-        world=world_dir,
-        run=run_dir,
-        branches=BRANCH_ARGS,
-        cells=CELL_ARGS,
-        llm=ROLE["program"],
-        models=STUDY["models"],
-        cache=str(L.llm_cache),
-        sample=SAMPLE_ARG,
+        spec=lambda wildcards, output: AuditRepairJob(
+            world=L.world(wildcards.world),
+            run=L.run_world(wildcards.world),
+            branches=tuple(BRANCHES),
+            cells=tuple(SYSTEMS["cells"]),
+            access=access("program"),
+            calls=Path(output.calls),
+            sample=SAMPLE,
+        ).to_json(),
     shell:
-        "memshift audit-repair --world-dir {params.world:q} --run-dir {params.run:q}"
-        " {params.branches:q} {params.cells:q} --llm {params.llm:q}"
-        " --models-file {params.models:q} --cache-dir {params.cache:q}"
-        " --calls-log {output.calls:q} {params.sample:q} 2> {log:q}"
+        "memshift job audit_repair {params.spec:q} 2> {log:q}"

@@ -23,13 +23,19 @@ rule score_world:
         runtime=10,
     params:
         code=job_code("score"),
-        worlds=lambda wildcards, input: str(layout.worlds_of(Path(input.probes[0]))),
-        cells=lambda wildcards: flags("--fork-cell", cell_answers(wildcards.world)),
-        sample=SAMPLE_ARG,
+        spec=lambda wildcards, input, output: ScoreJob(
+            world=int(wildcards.world),
+            answers=tuple(map(Path, input.answers)),
+            worlds=L.worlds,
+            out=Path(output.scores),
+            fork_check=Path(output.fork_check),
+            fork_cells=tuple(map(Path, cell_answers(wildcards.world))),
+            stores=Path(input.stores[0]) if input.stores else None,
+            prefork=Path(input.prefork),
+            sample=SAMPLE,
+        ).to_json(),
     shell:
-        "memshift score {input.answers:q} --worlds-dir {params.worlds:q} --out {output.scores:q}"
-        " --fork-check {output.fork_check:q} {params.cells:q}"
-        " --prefork {input.prefork:q} {params.sample:q} 2> {log:q}"
+        "memshift job score {params.spec:q} 2> {log:q}"
 
 
 rule score:
@@ -44,5 +50,8 @@ rule score:
         "../envs/memshift.yaml"
     params:
         code=job_code("score"),
+        spec=lambda wildcards, input, output: JoinScoresJob(
+            parts=tuple(map(Path, input)), out=Path(str(output))
+        ).to_json(),
     shell:
-        "memshift join-scores {input:q} --out {output:q} 2> {log:q}"
+        "memshift job join_scores {params.spec:q} 2> {log:q}"

@@ -1,5 +1,5 @@
 # A world from nothing in one job: its base events, then every branch's events, gold and probes,
-# then its manifest (`memshift build-world` runs the five stages in one process: they make no
+# then its manifest (`memshift job world` runs the five stages in one process: they make no
 # model calls, and any change to one reruns everything after it anyway). Every branch, whatever
 # the study's: a world is shared by every study of its seeds and history, and a job that built
 # only one study's branches would be run again, over the other study's, by a study of others
@@ -28,14 +28,15 @@ rule world:
         code=stages_code(
             "world", "branches", "gold", "probes", "manifest", shifts=ALL_BRANCHES
         ),
-        history=STUDY["worlds"]["history_months"],
-        definitions=STUDY["worlds"]["definitions"],
-        branches=flags("--branch", ALL_BRANCHES),
-        out=built_dir,
+        spec=lambda wildcards: WorldJob(
+            seed=int(wildcards.world),
+            out=L.built_world(wildcards.world),
+            history_months=STUDY["worlds"]["history_months"],
+            definitions=STUDY["worlds"]["definitions"],
+            branches=tuple(ALL_BRANCHES),
+        ).to_json(),
     shell:
-        "memshift build-world --seed {wildcards.world:q} --out {params.out:q}"
-        " --history-months {params.history:q} --definitions {params.definitions:q}"
-        " {params.branches:q} 2> {log:q}"
+        "memshift job world {params.spec:q} 2> {log:q}"
 
 
 if L.rewriter:

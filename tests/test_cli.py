@@ -9,6 +9,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from memshift.inputs import schema_default
+from memshift.stages.specs import AuditRepairJob, IngestJob, ModelAccess, PreforkJob, WorldJob
+
 
 def memshift(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -35,7 +38,15 @@ def test_stages_write_their_artifacts(tmp_path):
     assert (world_dir / "manifest.json").exists()
 
 
-def test_build_world_writes_what_the_five_stages_write_byte_for_byte(tmp_path):
+def world_job(seed: int, out: Path, branches: tuple[str, ...]) -> WorldJob:
+    """The study's world job of a default world."""
+    history, definitions = (
+        schema_default(f"worlds.{k}") for k in ("history_months", "definitions")
+    )
+    return WorldJob(seed, out, history, definitions, branches)
+
+
+def test_the_world_job_writes_what_the_five_stages_write_byte_for_byte(tmp_path):
     """The study's world job (one process) against the stages run one command each."""
     apart, together = tmp_path / "apart", tmp_path / "together"
     assert memshift("world", "--seed", "3", "--out", str(apart)).returncode == 0
@@ -43,9 +54,7 @@ def test_build_world_writes_what_the_five_stages_write_byte_for_byte(tmp_path):
         run = memshift(stage, "--world-dir", str(apart), "--branch", "none", "--branch", "del")
         assert run.returncode == 0, run.stderr
     assert memshift("manifest", "--world-dir", str(apart), "--branches", "none,del").returncode == 0
-    run = memshift(
-        "build-world", "--seed", "3", "--out", str(together), "--branch", "del", "--branch", "none"
-    )
+    run = memshift("job", "world", world_job(3, together, ("del", "none")).to_json())
     assert run.returncode == 0, run.stderr
     names = sorted(p.name for p in apart.iterdir())
     assert names == sorted(p.name for p in together.iterdir())
@@ -85,7 +94,6 @@ EXPLAIN = ("--branch", "none", "--system", "bm25", "--item", "x", "--checkpoint"
         ("world", "--seed", str(2**31), "--out", "w"),
         ("world", "--seed", str(2**64), "--out", "w"),
         ("world", "--seed", "-1", "--out", "w"),
-        ("build-world", "--seed", str(2**31), "--out", "w", "--branch", "none"),
         ("report", "--scores", "s", "--worlds-dir", "w", "--out", "r", "--seed", str(2**31)),
         ("validation-report", "--writers", "a,b", "--seed", str(2**40)),
         (
@@ -165,15 +173,6 @@ SWITCH_ARGS = "--worlds-dir w --runs-dir r --seeds 1000"
         (
             "report --scores s.parquet --worlds-dir w --out o --role judge=rules",
             "'judge=rules' is not ROLE=PROFILE",
-        ),
-        (
-            "audit-repair --world-dir w --run-dir r --branch none --cell holdmem-d1-source"
-            " --cell holdmem-dq-source",
-            "'holdmem-dq-source' is not a HoldMem cell (holdmem-d<repair>-<detection>",
-        ),
-        (
-            "audit-repair --world-dir w --run-dir r --branch none --cell bm25",
-            "'bm25' is not a HoldMem cell",
         ),
         (
             "answer-audit --world-dir w --run-dir r --branch none --audited bm25+audit"
@@ -259,12 +258,6 @@ def test_a_failed_run_of_several_stops_with_the_setting_and_how_to_resume(tmp_pa
 # Each study job that covers several systems, as its rule runs it: (command, system options)
 # and the name of the log each system writes without --calls-log
 JOBS = [
-    ("ingest", ("--detection", "source", "--detection", "append"), "calls"),
-    (
-        "audit-repair",
-        ("--cell", "holdmem-d1-source", "--cell", "holdmem-dm-append"),
-        "calls-programs",
-    ),
     ("probe", ("--system", "holdmem-d1-source", "--system", "bm25"), "calls-reader"),
     (
         "answer-audit",
@@ -272,28 +265,58 @@ JOBS = [
         "calls-auditor",
     ),
 ]
+ROOT = Path(__file__).resolve().parents[1]
+RULES = ModelAccess({"writer": "rules", "program": "rules"}, ROOT / "config/models.yaml", None)
+DETECTIONS, CELLS = ("source", "append"), (("source", "1"), ("append", "m"))
+
+
+def apart_and_together(world: Path, apart: Path, together: Path, branches: tuple[str, ...]):
+    """The memory jobs of a world in `together` as the study runs them (`memshift job`, one
+    call log a job), and in `apart` as their stages run them without a job's log (one log per
+    branch and detection or cell); the names of the jobs' logs."""
+    from memshift.models.profiles import study_profile
+    from memshift.stages import audit_repair, ingest
+
+    rules = study_profile("rules", RULES.models)
+    for branch in branches:
+        ingest.run_detections(world, apart, branch, DETECTIONS, rules, None)
+        audit_repair.run_cells(world, apart, branch, CELLS, rules, None)
+    jobs = {
+        "ingest": IngestJob(world, together, branches, DETECTIONS, RULES, together / "c1.parquet"),
+        "audit_repair": AuditRepairJob(
+            world, together, branches, tuple(f"holdmem-d{r}-{d}" for d, r in CELLS), RULES,
+            together / "c2.parquet",
+        ),
+    }  # fmt: skip
+    for stage, spec in jobs.items():
+        run = memshift("job", stage, spec.to_json())
+        assert run.returncode == 0, run.stderr
+    return {"calls": jobs["ingest"].calls, "calls-programs": jobs["audit_repair"].calls}
 
 
 # every system of a world run twice, about 20 s: `make test-studies`, in CI
 @pytest.mark.studies
 def test_a_job_call_log_holds_every_call_its_systems_would_log_apart(tmp_path):
-    """--calls-log: the same model calls as a log per branch and system, in one file whose rows
-    name their branch and system, and every other output byte for byte as without it."""
+    """A job's call log: the same model calls as a log per branch and system, in one file whose
+    rows name their branch and system, and every other output byte for byte as without it."""
     world = tmp_path / "w3"
-    branches = ("--branch", "none", "--branch", "del")
-    run = memshift("build-world", "--seed", "3", "--out", str(world), *branches)
+    branches = ("none", "del")
+    run = memshift("job", "world", world_job(3, world, branches).to_json())
     assert run.returncode == 0, run.stderr
     apart, together = tmp_path / "apart", tmp_path / "together"
     for run_dir in (apart, together):
-        common = ("--world-dir", str(world), "--run-dir", str(run_dir))
-        run = memshift("prefork", *common, cwd=tmp_path)
+        run = memshift("job", "prefork", PreforkJob(world, run_dir, RULES).to_json())
         assert run.returncode == 0, run.stderr
-    for command, systems, _ in JOBS:
+    logs = apart_and_together(world, apart, together, branches)
+    for command, systems, name in JOBS:
         for run_dir in (apart, together):
-            common = ("--world-dir", str(world), "--run-dir", str(run_dir), *branches, *systems)
-            log = ("--calls-log", str(run_dir / f"calls-{command}.parquet"))
-            run = memshift(command, *common, *(log if run_dir == together else ()), cwd=tmp_path)
+            common = ("--world-dir", str(world), "--run-dir", str(run_dir))
+            common += (*(w for b in branches for w in ("--branch", b)), *systems)
+            if run_dir == together:
+                common += ("--calls-log", str(run_dir / f"calls-{command}.parquet"))
+            run = memshift(command, *common, cwd=tmp_path)
             assert run.returncode == 0, run.stderr
+        logs[name] = together / f"calls-{command}.parquet"
 
     # latency is the clock's, and a prefix cache's hits depend on which calls share the cache
     # (one per log): a log per system replays fewer prompts before each; a request is a repeat
@@ -312,8 +335,8 @@ def test_a_job_call_log_holds_every_call_its_systems_would_log_apart(tmp_path):
     )
     assert len(per_system) == 2 * (2 + 2 + 2 + 2)  # branches x (systems of each job)
     assert not [p for p in together.rglob("calls*.parquet") if p.parent != together]
-    for command, _, name in JOBS:
-        rows = calls(together / f"calls-{command}.parquet")
+    for name, log in logs.items():
+        rows = calls(log)
         logged_apart = [
             row
             for branch in ("none", "del")
@@ -321,15 +344,15 @@ def test_a_job_call_log_holds_every_call_its_systems_would_log_apart(tmp_path):
             if path.parts[-3] == branch and path.stem == name
             for row in calls(apart / path)
         ]
-        assert rows and sorted(map(repr, rows)) == sorted(map(repr, logged_apart)), command
+        assert rows and sorted(map(repr, rows)) == sorted(map(repr, logged_apart)), name
         assert {r["branch"] for r in rows} == {"none", "del"}
-        repeats = pq.read_table(together / f"calls-{command}.parquet").column("cache_hit")
+        repeats = pq.read_table(log).column("cache_hit")
         apart_repeats = sum(
             sum(pq.read_table(apart / path).column("cache_hit").to_pylist())
             for path in per_system
             if path.stem == name
         )
-        assert sum(repeats.to_pylist()) >= apart_repeats, command
+        assert sum(repeats.to_pylist()) >= apart_repeats, name
     outputs = sorted(
         p.relative_to(apart) for p in apart.rglob("*") if p.is_file() and p.suffix == ".parquet"
     )
@@ -348,8 +371,8 @@ SETTINGS_OF_OPTIONS = {
     ("report", "draws"): "report.draws",
     ("report", "seed"): "report.seed",
     ("report", "max_failure_share"): "report.max_failure_share",
-    ("build-world", "history_months"): "worlds.history_months",
-    ("build-world", "definitions"): "worlds.definitions",
+    ("world", "history_months"): "worlds.history_months",
+    ("world", "definitions"): "worlds.definitions",
 }
 
 

@@ -28,12 +28,14 @@ from memshift.analysis.frame import open_study
 from memshift.artifacts import read_table, write_table
 from memshift.cli import cli
 from memshift.config import check_config
+from memshift.definitions import FIXED_SET
 from memshift.errors import ConfigError
 from memshift.probes import measured
 from memshift.report.markdown import Header, render
 from memshift.report.order import ordered_systems
 from memshift.scoring.scorer import score
 from memshift.stages.score import run as score_run
+from memshift.stages.specs import ModelAccess, PreforkJob, WorldJob
 from memshift.vocabulary import ALWAYS_ABSTAIN, FLOORS, FROZEN_AT_FORK, is_reserved
 from memshift.world.records import canonical_json
 from memshift.world.stored import load
@@ -87,11 +89,10 @@ def echo_answers(world: World, branch: str) -> Path:
 def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     root = tmp_path_factory.mktemp("floors")
     worlds, run = root / "worlds", root / "run" / f"w{SEED}"
-    branches = [word for b in BRANCHES for word in ("--branch", b)]
-    invoke("build-world", "--seed", str(SEED), "--out", str(worlds / f"w{SEED}"),
-           "--history-months", "1", *branches)  # fmt: skip
-    invoke("prefork", "--world-dir", str(worlds / f"w{SEED}"), "--run-dir", str(run),
-           "--llm", "rules", "--models-file", str(ROOT / "config/models.yaml"))  # fmt: skip
+    world_dir = worlds / f"w{SEED}"
+    invoke("job", "world", WorldJob(SEED, world_dir, 1, FIXED_SET, BRANCHES).to_json())
+    access = ModelAccess({"writer": "rules"}, ROOT / "config/models.yaml", None)
+    invoke("job", "prefork", PreforkJob(world_dir, run, access).to_json())
     found = World(worlds, run, [])
     found.echo.extend(echo_answers(found, branch) for branch in BRANCHES)
     return found

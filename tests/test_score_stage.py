@@ -108,7 +108,8 @@ def test_a_cells_store_is_scored_without_the_reader(tmp_path, data_1000):
     ]
     path = cell / "answers.parquet"
     write_table(pa.Table.from_pylist(answers, schema=schemas.ANSWERS), schemas.ANSWERS, path)
-    run([path], tmp_path, tmp_path / "scores.parquet")
+    stores = {1000: layout.stores_dir(tmp_path / "run")}
+    run([path], tmp_path, tmp_path / "scores.parquet", stores=stores)
     scored = {
         s["probe_id"]: s["store_correct"]
         for s in pq.read_table(tmp_path / "scores.parquet").to_pylist()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memshift import layout
-from memshift.config import MAX_SEED, parse_seeds
+from memshift.config import parse_seeds
 from memshift.definitions import DEFINITION_SETS
 from memshift.errors import ConfigError, MemshiftError
 from memshift.inputs import schema_default
@@ -19,8 +19,8 @@ from memshift.sync.contracts import SyncSettings
 from memshift.vocabulary import (
     AUDIT_VARIANTS,
     BRANCHES,
-    DETECTIONS,
     EXPORT_ARMS,
+    MAX_SEED,
     MOVABLE,
     READ_SETS,
     REPAIRS,
@@ -151,9 +151,9 @@ USER_COMMANDS = (
     "serve-study", "validate-bundle", "docs-tables",
 )  # fmt: skip
 STAGE_COMMANDS = (
-    "world", "branches", "gold", "probes", "manifest", "build-world", "rewrite", "prefork",
-    "ingest", "audit-repair", "probe", "answer-audit", "import-predictions", "export",
-    "import-run", "switch", "calibrate-writer", "switch-score", "sync", "score", "join-scores",
+    "job", "world", "branches", "gold", "probes", "manifest", "rewrite", "probe",
+    "answer-audit", "import-predictions", "export", "import-run", "switch", "calibrate-writer",
+    "switch-score", "sync",
     "report", "failures-gate", "run-manifest", "validation-report", "validation-grid-report",
     "horizons-report", "heldout-report", "rewritten-report",
 )  # fmt: skip
@@ -198,10 +198,9 @@ def cli() -> None:
 @DEFINITIONS
 def world(seed: int, out: Path, history_months: str, definitions: str) -> None:
     """Generate one world's base events (history and ordinary continuation)."""
-    from memshift.stages import world as stage
+    from memshift.stages.chain import make_world
 
-    w = stage.run(seed, out, int(history_months), definitions)
-    click.echo(f"world {seed}: {len(w.events)} base events -> {out}", err=True)
+    make_world(seed, out, int(history_months), definitions)
 
 
 @cli.command()
@@ -209,15 +208,9 @@ def world(seed: int, out: Path, history_months: str, definitions: str) -> None:
 @BRANCH
 def branches(world_dir: Path, branch_list: tuple[str, ...]) -> None:
     """Fork a world into branches: the base events plus each shift's events."""
-    from memshift.stages import branches as stage
+    from memshift.stages.chain import make_branches
 
-    for branch in _in_order(branch_list):
-        b = stage.run(world_dir, branch)
-        click.echo(
-            f"{world_dir.name} {branch}: {len(b.events)} events, {len(b.shift_events)} from the "
-            f"shift, items touched: {', '.join(b.touched_items) or 'none'}",
-            err=True,
-        )
+    make_branches(world_dir, branch_list)
 
 
 @cli.command()
@@ -225,16 +218,9 @@ def branches(world_dir: Path, branch_list: tuple[str, ...]) -> None:
 @BRANCH
 def gold(world_dir: Path, branch_list: tuple[str, ...]) -> None:
     """Gold value, status and dependencies of every item at every checkpoint, classified."""
-    from memshift.stages import gold as stage
+    from memshift.stages.chain import make_gold
 
-    for branch in _in_order(branch_list):
-        g = stage.run(world_dir, branch)
-        changed = sum(p.changed for p in g.points)
-        click.echo(
-            f"{world_dir.name} {branch}: {len(g.points)} item-times, {changed} changed, "
-            f"fidelity {g.fidelity.facts_checked} facts ok",
-            err=True,
-        )
+    make_gold(world_dir, branch_list)
 
 
 @cli.command()
@@ -242,11 +228,9 @@ def gold(world_dir: Path, branch_list: tuple[str, ...]) -> None:
 @BRANCH
 def probes(world_dir: Path, branch_list: tuple[str, ...]) -> None:
     """The probes of a branch: every item at the fork, changed and sampled item-times after."""
-    from memshift.stages import probes as stage
+    from memshift.stages.chain import make_probes
 
-    for branch in _in_order(branch_list):
-        p = stage.run(world_dir, branch)
-        click.echo(f"{world_dir.name} {branch}: {len(p)} probes", err=True)
+    make_probes(world_dir, branch_list)
 
 
 @cli.command()
@@ -266,29 +250,6 @@ def manifest(world_dir: Path, branch_list: str) -> None:
     if unknown:
         raise ConfigError(f"unknown branch {unknown[0]!r}; choose from {', '.join(BRANCHES)}")
     stage.run(world_dir, names)
-
-
-@cli.command("build-world")
-@WORLD_SEED
-@WORLD_OUT
-@HISTORY
-@DEFINITIONS
-@BRANCH
-@click.pass_context
-def build_world(
-    ctx: click.Context,
-    seed: int,
-    out: Path,
-    history_months: str,
-    definitions: str,
-    branch_list: tuple[str, ...],
-) -> None:
-    """A world from nothing in one process: `world`, then `branches`, `gold` and `probes` of
-    every branch, then `manifest` (what the study's world job runs)."""
-    ctx.invoke(world, seed=seed, out=out, history_months=history_months, definitions=definitions)
-    for stage in (branches, gold, probes):
-        ctx.invoke(stage, world_dir=out, branch_list=branch_list)
-    ctx.invoke(manifest, world_dir=out, branch_list=",".join(_in_order(branch_list)))
 
 
 @cli.command()
@@ -452,28 +413,6 @@ def _role_profiles(llm: str, pairs: tuple[str, ...], models_file: Path):  # type
 
 
 @cli.command()
-@WORLD_DIR
-@RUN_DIR
-@LLM
-@MODELS
-@CACHE
-@PROBE_SAMPLE
-def prefork(
-    world_dir: Path,
-    run_dir: Path,
-    llm: str,
-    models_file: Path,
-    cache_dir: Path,
-    sample: ProbeSample | None,
-) -> None:
-    """HoldMem's pre-fork store: one write per item, shared by every cell."""
-    from memshift.stages import prefork as stage
-
-    n = stage.run(world_dir, run_dir, _profile(llm, models_file), cache_dir, sample)
-    click.echo(f"{world_dir.name}: {n} pre-fork writes", err=True)
-
-
-@cli.command()
 @click.option(
     "--template-dir",
     type=click.Path(path_type=Path, file_okay=False, exists=True),
@@ -514,64 +453,6 @@ def rewrite(
     click.echo(f"{template_dir.name}: {summary.line()}", err=True)
 
 
-DETECTIONS_OPTION = click.option(
-    "--detection",
-    "detections",
-    required=True,
-    multiple=True,
-    type=click.Choice(DETECTIONS),
-    help="A HoldMem detection policy; repeatable (one process tokenizes and indexes each "
-    "branch's records once for all of them).",
-)
-
-
-@cli.command()
-@WORLD_DIR
-@RUN_DIR
-@BRANCH
-@DETECTIONS_OPTION
-@LLM
-@click.option(
-    "--auditor-llm",
-    default=None,
-    help="The auditor's model profile (the `audit` detection), if not --llm's.",
-)
-@MODELS
-@CACHE
-@JOB_CALLS
-@PROBE_SAMPLE
-def ingest(
-    world_dir: Path,
-    run_dir: Path,
-    branch_list: tuple[str, ...],
-    detections: tuple[str, ...],
-    llm: str,
-    auditor_llm: str | None,
-    models_file: Path,
-    cache_dir: Path,
-    calls_log: Path | None,
-    sample: ProbeSample | None,
-) -> None:
-    """HoldMem detection policies over branches: writes, maintenance, what is served."""
-    from memshift.stages import ingest as stage
-
-    profile = _profile(llm, models_file)
-    auditor = _profile(auditor_llm, models_file) if auditor_llm else profile
-    chosen = list(dict.fromkeys(detections))
-    with _job_calls(calls_log) as calls:
-        for branch in _in_order(branch_list):
-            detectors = stage.run_detections(
-                world_dir, run_dir, branch, chosen, profile, cache_dir, auditor, calls, sample
-            )
-            for detection, d in zip(chosen, detectors, strict=True):
-                invalidated = sum(m.invalidated for m in d.maintenance)
-                click.echo(
-                    f"{world_dir.name} {branch} {detection}: {len(d.writes)} writes, "
-                    f"{invalidated} invalidations",
-                    err=True,
-                )
-
-
 def cell_pairs(
     names: tuple[str, ...], detections: tuple[str, ...], what: str
 ) -> list[tuple[str, str]]:
@@ -590,51 +471,6 @@ def cell_pairs(
             )
         pairs.append((parts[1], parts[0]))
     return pairs
-
-
-@cli.command("audit-repair")
-@WORLD_DIR
-@RUN_DIR
-@BRANCH
-@click.option(
-    "--cell",
-    "cells",
-    multiple=True,
-    required=True,
-    callback=lambda ctx, param, value: cell_pairs(value, DETECTIONS, ""),
-    help="A HoldMem cell, holdmem-d<D>-<B>: repair arm D on detection B's writes; repeatable "
-    "(one process reads each branch once for all of them).",
-)
-@LLM
-@MODELS
-@CACHE
-@JOB_CALLS
-@PROBE_SAMPLE
-def audit_repair(
-    world_dir: Path,
-    run_dir: Path,
-    branch_list: tuple[str, ...],
-    cells: list[tuple[str, str]],
-    llm: str,
-    models_file: Path,
-    cache_dir: Path,
-    calls_log: Path | None,
-    sample: ProbeSample | None,
-) -> None:
-    """Apply repair arms (D) to detection policies' writes: one store per cell and branch."""
-    from memshift.stages import audit_repair as stage
-
-    profile = _profile(llm, models_file)
-    with _job_calls(calls_log) as calls:
-        for branch in _in_order(branch_list):
-            counts = stage.run_cells(
-                world_dir, run_dir, branch, cells, profile, cache_dir, calls, sample
-            )
-            for (detection, repair), n in zip(cells, counts, strict=True):
-                click.echo(
-                    f"{world_dir.name} {branch} D={repair} {detection}: {n} served items",
-                    err=True,
-                )
 
 
 @cli.command()
@@ -1258,77 +1094,6 @@ def validate_bundle(bundle: Path) -> None:
     if issues:
         raise SystemExit(1)
     click.echo(f"{bundle}: valid", err=True)
-
-
-@cli.command()
-@click.argument("answers", nargs=-1, type=click.Path(path_type=Path))
-@WORLDS_DIR
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
-@click.option(
-    "--fork-check",
-    "fork_out",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="First check that every --fork-cell showed the reader the same context at the fork "
-    "(the record of the check is written here; a mismatch stops before any score is written).",
-)
-@click.option(
-    "--fork-cell",
-    "fork_cells",
-    multiple=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="A HoldMem cell's answers.parquet for --fork-check; repeatable.",
-)
-@click.option(
-    "--prefork",
-    "preforks",
-    multiple=True,
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="A world's pre-fork store (its run's w<seed>/prefork-writes.parquet): the floors of "
-    "that world (always-abstain and frozen-at-fork, answered without a model) are scored after "
-    "its systems, on every branch they were scored on; repeatable.",
-)
-@PROBE_SAMPLE
-def score(
-    answers: tuple[Path, ...],
-    worlds_dir: Path,
-    out: Path,
-    fork_out: Path | None,
-    fork_cells: tuple[Path, ...],
-    preforks: tuple[Path, ...],
-    sample: ProbeSample | None,
-) -> None:
-    """Score every answer against its probe's gold with the deterministic typed scorer.
-
-    ANSWERS are answers.parquet tables, or the folders of the jobs that probe several systems of
-    a world (cells/, baselines/, audit/ of a run's w<seed>/): every table in them. With
-    --prefork, the floors too (docs/report.md, Floors), on the probes the study's --probe-sample
-    asks."""
-    from memshift.stages import score as stage
-
-    if fork_cells and fork_out is None:
-        raise click.UsageError("--fork-cell needs --fork-check")
-    if fork_out is None:
-        n = stage.run(list(answers), worlds_dir, out, list(preforks), sample)
-    else:
-        checked, n = stage.run_world(
-            list(answers), list(fork_cells), worlds_dir, out, fork_out, list(preforks), sample
-        )
-        click.echo(
-            f"{checked} fork probes checked, identical across {len(fork_cells)} cells", err=True
-        )
-    click.echo(f"{n} answers scored -> {out}", err=True)
-
-
-@cli.command("join-scores")
-@click.argument("parts", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
-def join_scores(parts: tuple[Path, ...], out: Path) -> None:
-    """Join the worlds' score tables (one `score` job each) into the study's one table."""
-    from memshift.stages import score as stage
-
-    n = stage.join(list(parts), out)
-    click.echo(f"{n} scores of {len(parts)} worlds joined -> {out}", err=True)
 
 
 def _pools(specs: tuple[str, ...]) -> dict[str, list[str]]:
@@ -2438,6 +2203,18 @@ def rewritten(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> 
     config = _study_with_rewriter(configfile)
     _run_each(configfile, cores, "rewriter", ["", config["worlds"]["rewriter"]], snakemake_args)
     _report_rewritten(config)
+
+
+@cli.command()
+@click.argument("stage", metavar="STAGE")
+@click.argument("spec", metavar="SPEC")
+def job(stage: str, spec: str) -> None:
+    """Run one job of the workflow: STAGE (world, prefork, ingest, audit_repair, score,
+    join_scores) with SPEC, the job's settings, inputs and outputs as one JSON object
+    (`memshift.stages.specs`; the workflow builds it from the checked study)."""
+    from memshift.stages import specs
+
+    specs.run(stage, spec)
 
 
 def main() -> None:

@@ -22,6 +22,7 @@ from memshift.layout import Study
 from memshift.probe_sample import ProbeSample
 from memshift.strict_schema import first_error
 from memshift.vocabulary import (
+    MAX_SEED,
     MOVABLE,
     REPAIRS,
     UNSHIFTED,
@@ -40,7 +41,6 @@ SPLITS: dict[str, range] = {
     "test": range(1000, 1020),
     "replication": range(1020, 1040),
 }
-MAX_SEED = 2**31 - 1
 MAX_CONFIG_VALUES = 100_000
 DEFAULT_CONFIG = layout.config_file("config")
 

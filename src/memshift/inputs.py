@@ -173,21 +173,26 @@ def _no_constant(name: str) -> None:
 
 def load_json(path: Path, what: str, max_bytes: int) -> Any:
     """A JSON file handed to the project, parsed within bounds; InputError in one line."""
-    text = read_bounded_text(path, what, max_bytes)
+    return parse_json(read_bounded_text(path, what, max_bytes), f"{what} {path}")
+
+
+def parse_json(text: str, what: str) -> Any:
+    """A JSON text (`what` names it in an error) parsed with no key twice in an object, no
+    NaN or Infinity and no nesting deeper than MAX_DEPTH; InputError in one line."""
     if json_depth(text) > MAX_DEPTH:
-        raise InputError(f"{what} {path} nests arrays and objects deeper than {MAX_DEPTH} levels")
+        raise InputError(f"{what} nests arrays and objects deeper than {MAX_DEPTH} levels")
     try:
         return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except _RepeatedKey as exc:
         raise InputError(
-            f"{what} {path}: the key {shortened(exc.args[0])} appears twice in one object"
+            f"{what}: the key {shortened(exc.args[0])} appears twice in one object"
         ) from None
     except json.JSONDecodeError as exc:
         raise InputError(
-            f"{what} {path} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+            f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
         ) from None
     except ValueError as exc:
-        raise InputError(f"{what} {path} is not valid JSON: {one_line(str(exc))}") from None
+        raise InputError(f"{what} is not valid JSON: {one_line(str(exc))}") from None
 
 
 def describe_error(error: jsonschema.ValidationError) -> str:

@@ -155,7 +155,12 @@ def stores_dir(run_world_dir: Path) -> Path:
 
 def cell_store(run_world_dir: Path, branch: str, system: str) -> Path:
     """A HoldMem cell's store (holdmem-d<D>-<B>) of a branch in `stores_dir`."""
-    return table(stores_dir(run_world_dir) / branch / system, STORE)
+    return store_in(stores_dir(run_world_dir), branch, system)
+
+
+def store_in(stores: Path, branch: str, system: str) -> Path:
+    """A HoldMem cell's store of a branch in a world's stores folder (`stores_dir`)."""
+    return table(stores / branch / system, STORE)
 
 
 def sync_dir(run_world_dir: Path) -> Path:

@@ -11,6 +11,8 @@ from memshift.registry import SHIFTS, SYSTEMS
 
 # the registry entry serving every HoldMem cell, and the stem of every HoldMem name
 HOLDMEM = "holdmem"
+# a seed is a world's number, within a signed 32-bit integer
+MAX_SEED = 2**31 - 1
 # the branch without a shift, whose item-times pair with a shifted branch's
 UNSHIFTED = "none"
 # the branch whose shift moves definitions to their second version (unnamed probes are asked

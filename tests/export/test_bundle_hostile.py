@@ -26,14 +26,17 @@ from portable_memory import BundleValidator
 from test_portable import MEM, cell
 
 from conftest import world
+from memshift.definitions import FIXED_SET
 from memshift.errors import MemshiftError
 from memshift.export.bounds import MAX_BUNDLE_BYTES, MAX_ENTRIES, MAX_FILE_BYTES, survey
 from memshift.export.bundles import MAX_ISSUE_CHARS, bundle_issues, bundle_summary
 from memshift.export.imported import PortableHoldMem
 from memshift.export.portable import export_bundle
 from memshift.export.streams import line_problem
+from memshift.inputs import schema_default
 from memshift.memory.system import BUNDLE_FORMAT, HoldMem
 from memshift.models.requests import CallContext
+from memshift.stages.specs import WorldJob
 
 SEED = 1000
 SYSTEM = "pm-d1-source-ext"
@@ -54,8 +57,9 @@ def pristine(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def world_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("worlds") / "w1000"
-    command = [sys.executable, "-m", "memshift.cli", "build-world", "--seed", str(SEED)]
-    subprocess.run([*command, "--out", str(out), "--branch", "none"], check=True, timeout=120)
+    spec = WorldJob(SEED, out, schema_default("worlds.history_months"), FIXED_SET, ("none",))
+    command = [sys.executable, "-m", "memshift.cli", "job", "world", spec.to_json()]
+    subprocess.run(command, check=True, timeout=120)
     return out
 
 

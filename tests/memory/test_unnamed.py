@@ -115,7 +115,7 @@ def test_named_and_unnamed_differ_by_exactly_zero_and_stay_out_of_the_measures(
     world_dir, run_dir = study
     scores = tmp_path / "scores.parquet"
     answers = [layout.table(layout.system_dir(run_dir, "def", s), layout.ANSWERS) for s in CELLS]
-    score.run(answers, world_dir.parent, scores)
+    score.run(answers, world_dir.parent, scores, stores={1000: layout.stores_dir(run_dir)})
     maintenance = [
         layout.table(layout.detection_dir(run_dir, "def", f"holdmem-{d}"), layout.MAINTENANCE)
         for d in ("append", "source")

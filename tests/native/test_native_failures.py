@@ -13,10 +13,12 @@ from analysis.test_failures import scored, study
 from memshift import layout
 from memshift.analysis.failures import counted, failures_table, verdict_line
 from memshift.cli import cli
+from memshift.definitions import FIXED_SET
 from memshift.models.profiles import Profile
 from memshift.native.library_calls import FAILURE, ROLE
 from memshift.native.settings import NativeSettings
 from memshift.stages import probe_native
+from memshift.stages.specs import WorldJob
 from memshift_tools.localserver import LocalServer
 from memshift_tools.replay import Replayer
 
@@ -29,8 +31,8 @@ def test_a_native_system_whose_library_calls_all_fail_is_not_measured(tmp_path, 
     # environment restored since: the adapter refuses a Mem0 imported with telemetry on
     monkeypatch.setenv("MEM0_TELEMETRY", "false")
     world_dir, run_dir = tmp_path / "worlds/w1000", tmp_path / "run/w1000"
-    args = ["build-world", "--seed", str(SEED), "--out", str(world_dir), "--branch", BRANCH]
-    built = CliRunner().invoke(cli, [*args, "--history-months", "1"])
+    spec = WorldJob(SEED, world_dir, 1, FIXED_SET, (BRANCH,))
+    built = CliRunner().invoke(cli, ["job", "world", spec.to_json()])
     assert built.exit_code == 0, built.output
     settings = NativeSettings(
         "mem0", "local", STAND_IN["embedder_model"], STAND_IN["embedding_dims"]

@@ -36,7 +36,7 @@ def test_rewritten_worlds_are_built_as_templates_then_rewritten(tmp_path: Path) 
     jobs = planned(where)
     assert jobs["rewrite"] == ["world=1000"]
     shown = outputs(where)
-    assert "memshift build-world --seed 1000 --out results/worlds-h1/w1000" in shown
+    assert "memshift job world" in shown and '"out":"results/worlds-h1/w1000"' in shown
     assert "--template-dir results/worlds-h1/w1000 --out results/worlds-h1-rw-rules/w1000" in shown
     assert "--run-dir results/runs/variant/h1-rw-rules/rules/w1000" in shown
     # the same study without the rewriter plans no rewrite and reads the templates
@@ -48,7 +48,7 @@ def test_rewritten_worlds_are_built_as_templates_then_rewritten(tmp_path: Path) 
 def test_a_held_out_set_names_its_worlds_and_runs(tmp_path: Path) -> None:
     where = workflow_copy(tmp_path / "ho", SMALL)
     shown = outputs(where, "--config", "definition_set=heldout-2", "horizon=3")
-    assert "--history-months 3 --definitions heldout-2" in shown
+    assert '"definitions":"heldout-2","history_months":3' in shown
     assert "results/worlds-h3-heldout-2/w1000" in shown
     assert "results/runs/variant/h3-heldout-2/rules/w1000" in shown
 

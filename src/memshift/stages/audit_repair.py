@@ -4,6 +4,7 @@ its cells, and a detection's writes read once for all of its cells."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,7 +20,9 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.probe_sample import ProbeSample, sample_world
-from memshift.vocabulary import PROGRAM_WORDING, cell_system, detection_system
+from memshift.stages.chain import in_order
+from memshift.stages.specs import AuditRepairJob
+from memshift.vocabulary import PROGRAM_WORDING, cell_parts, cell_system, detection_system
 from memshift.world.stored import load, load_public_events
 
 
@@ -79,3 +82,22 @@ def run_cells(
             log.write(layout.table(out.parent, layout.PROGRAM_CALLS))
         counts.append(sum(len(v) for slots in store.values() for v in slots.values()))
     return counts
+
+
+def run_job(job: AuditRepairJob) -> None:
+    """Every HoldMem cell of a study's world on each of its branches (`AuditRepairJob`), the
+    programs' calls in the job's one log, written once every branch is done."""
+    program = job.access.profile("program")
+    cells = []
+    for name in job.cells:
+        repair, detection = cell_parts(name)  # type: ignore[misc]
+        cells.append((detection, repair))
+    calls = CallLog()
+    for branch in in_order(job.branches):
+        counts = run_cells(
+            job.world, job.run, branch, cells, program, job.access.cache, calls, job.sample
+        )
+        for (detection, repair), n in zip(cells, counts, strict=True):
+            print(f"{job.world.name} {branch} D={repair} {detection}: {n} served items",
+                  file=sys.stderr)  # fmt: skip
+    calls.write(job.calls)

@@ -5,6 +5,7 @@ One process runs several policies over a branch read once (`run_detections`)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,6 +27,8 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.probe_sample import ProbeSample, sample_world
+from memshift.stages.chain import in_order
+from memshift.stages.specs import IngestJob
 from memshift.vocabulary import detection_system
 from memshift.world.generate import World
 from memshift.world.records import PublicEvent
@@ -114,3 +117,25 @@ def _detect(
     if calls is None:
         log.write(layout.table(out, layout.DETECTION_CALLS))
     return detector
+
+
+def run_job(job: IngestJob) -> None:
+    """Every detection of a study's world on each of its branches (`IngestJob`), the model calls
+    in the job's one log, written once every branch is done."""
+    writer = job.access.profile("writer")
+    auditor = job.access.profile("auditor") if "auditor" in job.access.roles else writer
+    detections = list(dict.fromkeys(job.detections))
+    calls = CallLog()
+    for branch in in_order(job.branches):
+        detectors = run_detections(
+            job.world, job.run, branch, detections, writer, job.access.cache, auditor, calls,
+            job.sample,
+        )  # fmt: skip
+        for detection, d in zip(detections, detectors, strict=True):
+            invalidated = sum(m.invalidated for m in d.maintenance)
+            print(
+                f"{job.world.name} {branch} {detection}: {len(d.writes)} writes, "
+                f"{invalidated} invalidations",
+                file=sys.stderr,
+            )
+    calls.write(job.calls)

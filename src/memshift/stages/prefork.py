@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from memshift import layout, schemas
@@ -13,6 +14,7 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.probe_sample import ProbeSample, sample_world
+from memshift.stages.specs import PreforkJob
 from memshift.vocabulary import HOLDMEM, UNSHIFTED
 from memshift.world.stored import load, load_public_events
 
@@ -33,3 +35,9 @@ def run(
     write_table(writes_to_table(writes), schemas.WRITES, layout.prefork(out_dir))
     log.write(layout.prefork_calls(out_dir))
     return len(writes)
+
+
+def run_job(job: PreforkJob) -> None:
+    """The pre-fork job of a study's world (`PreforkJob`)."""
+    n = run(job.world, job.run, job.access.profile("writer"), job.access.cache, job.sample)
+    print(f"{job.world.name}: {n} pre-fork writes", file=sys.stderr)

@@ -7,7 +7,8 @@ they were scored on. A study scores each world in its own job, after the world's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from memshift.errors import MemshiftError
 from memshift.probe_sample import ProbeSample
 from memshift.scoring.scorer import accepted_premise, kept_fork_value, score_answer
 from memshift.stages import fork_check
+from memshift.stages.specs import JoinScoresJob, ScoreJob
 from memshift.vocabulary import cell_parts
 
 Stored = dict[tuple[int, str], str | None]  # (checkpoint, item) -> the newest served value
@@ -52,13 +54,33 @@ def run_world(
     fork_out: Path,
     preforks: Sequence[Path] = (),
     sample: ProbeSample | None = None,
+    stores: Mapping[int, Path] | None = None,
 ) -> tuple[int, int]:
     """A world's scores, once its HoldMem cells (`cell_answers`) are known to have shown the
     reader the same context at the fork (the fork check's record is `fork_out`; a mismatch stops
     the job before any score is written): the probes checked and the answers scored (with
     `preforks`, the floors' too: `run`)."""
     checked = fork_check.run(cell_answers, fork_out)
-    return checked, run(answer_files, worlds_dir, out, preforks, sample)
+    return checked, run(answer_files, worlds_dir, out, preforks, sample, stores)
+
+
+def run_job(job: ScoreJob) -> None:
+    """The score job of a study's world (`ScoreJob`)."""
+    stores = {} if job.stores is None else {job.world: job.stores}
+    preforks = [] if job.prefork is None else [job.prefork]
+    checked, n = run_world(
+        job.answers, job.fork_cells, job.worlds, job.out, job.fork_check, preforks, job.sample,
+        stores,
+    )  # fmt: skip
+    print(f"{checked} fork probes checked, identical across {len(job.fork_cells)} cells",
+          file=sys.stderr)  # fmt: skip
+    print(f"{n} answers scored -> {job.out}", file=sys.stderr)
+
+
+def run_join(job: JoinScoresJob) -> None:
+    """The study's scores, its worlds' joined (`JoinScoresJob`)."""
+    n = join(job.parts, job.out)
+    print(f"{n} scores of {len(job.parts)} worlds joined -> {job.out}", file=sys.stderr)
 
 
 def answer_tables(paths: Sequence[Path]) -> list[Path]:
@@ -125,9 +147,11 @@ def run(
     out: Path,
     preforks: Sequence[Path] = (),
     sample: ProbeSample | None = None,
+    stores: Mapping[int, Path] | None = None,
 ) -> int:
-    """Score the answers of `answer_files` (answers tables or jobs' folders of them); then, for
-    each world's pre-fork store of `preforks` (`<run>/w<seed>/prefork-writes.parquet`), the
+    """Score the answers of `answer_files` (answers tables or jobs' folders of them), a HoldMem
+    cell's with what it stored (`stores`: each world's stores folder, `layout.stores_dir`); then,
+    for each world's pre-fork store of `preforks` (`<run>/w<seed>/prefork-writes.parquet`), the
     floors of that world on every branch its systems were scored on (of a sampled study,
     `sample`, on the probes the sample asks)."""
     scorer = _Scorer(worlds_dir)
@@ -144,8 +168,7 @@ def run(
             found.setdefault(world, set()).add(branch)
         stored = None
         if len(systems) == 1 and cell_parts(next(iter(systems))) is not None:
-            store = layout.cell_store(*layout.answers_of(path))
-            stored = stored_values(read_table(store, schemas.STORE))
+            stored = stored_values(read_table(_store_of(answers, stores or {}), schemas.STORE))
         scorer.add(answers, path, stored)
     for prefork in preforks:
         worlds = scored.get(prefork.parent.resolve(), {})
@@ -161,6 +184,16 @@ def run(
     rows = scorer.rows
     write_table(pa.Table.from_pydict(rows, schema=schemas.SCORES), schemas.SCORES, out)
     return len(rows["probe_id"])
+
+
+def _store_of(answers: pa.Table, stores: Mapping[int, Path]) -> Path:
+    """Where the store of a HoldMem cell's answers (one world, branch and cell) is kept."""
+    [(world, branch, system)] = set(
+        zip(*(answers.column(c).to_pylist() for c in ("world", "branch", "system")), strict=True)
+    )
+    if world not in stores:
+        raise MemshiftError(f"the answers of {system} in world {world} need its stores folder")
+    return layout.store_in(stores[world], branch, system)
 
 
 def join(parts: Sequence[Path], out: Path) -> int:

@@ -1,0 +1,290 @@
+"""The spec of a workflow job: one typed value per job, built by the workflow from the checked
+study and the layout, and handed to the job whole (`memshift job STAGE SPEC`).
+
+A spec is a frozen dataclass of paths, names, numbers and flags; its JSON (`to_json`, keys
+sorted) is one shell word of the rule's command and one parameter of the job, so a change of any
+setting reruns exactly the jobs whose spec it changes. `from_json` takes the text back to the
+same value, refusing (one line naming the field) an unknown or missing field, a value of the
+wrong type and a name outside its vocabulary. Each stage's `run_job` takes its spec and nothing
+else; `JOBS` names the stage each spec runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin, get_type_hints
+
+from memshift.errors import ConfigError
+from memshift.inputs import parse_json
+from memshift.probe_sample import ProbeSample
+from memshift.vocabulary import BRANCHES, DETECTIONS, MAX_SEED, REPAIRS, ROLES, cell_parts
+
+MAX_SPEC_CHARS = 1 << 20  # a world's job names a few hundred paths: far below this
+
+S = TypeVar("S", bound="JobSpec")
+
+
+def _decode(value: Any, hint: Any, where: str) -> Any:
+    """`value` (parsed JSON) as the type `hint`, or a ConfigError naming `where`."""
+    origin = get_origin(hint)
+    if origin in (Union, types.UnionType):
+        options = [a for a in get_args(hint) if a is not type(None)]
+        if value is None and len(options) < len(get_args(hint)):
+            return None
+        [option] = options
+        return _decode(value, option, where)
+    if origin is tuple:
+        item, _ = get_args(hint)
+        if not isinstance(value, list):
+            raise ConfigError(f"{where}: {_shown(value)} is not a list")
+        return tuple(_decode(v, item, f"{where}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        _, item = get_args(hint)
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: {_shown(value)} is not an object")
+        return {k: _decode(v, item, f"{where}.{k}") for k, v in value.items()}
+    if dataclasses.is_dataclass(hint):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: {_shown(value)} is not an object")
+        return _fields_of(hint, value, where)
+    if hint is Path:
+        if not isinstance(value, str) or not value or "\x00" in value:
+            raise ConfigError(f"{where}: {_shown(value)} is not a path")
+        return Path(value)
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: {_shown(value)} is not true or false")
+        return value
+    if hint is int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ConfigError(f"{where}: {_shown(value)} is not an integer")
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: {_shown(value)} is not a string")
+        return value
+    raise TypeError(f"a job spec cannot hold {hint!r} ({where})")
+
+
+def _fields_of(cls: Any, data: Mapping[str, Any], where: str) -> Any:
+    hints = get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown field {_shown(unknown[0])}; the fields are {', '.join(fields)}"
+        )
+    missing = [
+        name
+        for name, f in fields.items()
+        if name not in data
+        and f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
+    ]
+    if missing:
+        raise ConfigError(f"{where}: the field {missing[0]!r} is missing")
+    values = {name: _decode(v, hints[name], f"{where}.{name}") for name, v in data.items()}
+    return cls(**values)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:77]}..."
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _check_names(where: str, names: tuple[str, ...], allowed: tuple[str, ...]) -> None:
+    for name in names:
+        if name not in allowed:
+            raise ConfigError(f"{where}: {_shown(name)} is not one of {', '.join(allowed)}")
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """What every spec is: a typed value with one JSON text."""
+
+    stage: ClassVar[str]
+    runner: ClassVar[str]  # "module:function" taking the spec
+
+    def __post_init__(self) -> None:
+        # a spec built in the workflow is held to the types its job will read it back with
+        hints = get_type_hints(type(self))
+        for f in dataclasses.fields(self):
+            _decode(_plain(getattr(self, f.name)), hints[f.name], self.where(f.name))
+
+    def where(self, name: str) -> str:
+        """A field of this spec, as an error names it."""
+        return f"the {self.stage} job's spec.{name}"
+
+    def to_json(self) -> str:
+        return json.dumps(_plain(self), sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls: type[S], text: str) -> S:
+        where = f"the {cls.stage} job's spec"
+        if len(text) > MAX_SPEC_CHARS:
+            raise ConfigError(f"{where} is {len(text):,} characters, over {MAX_SPEC_CHARS:,}")
+        data = parse_json(text, where)
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where} is not a JSON object")
+        spec: S = _fields_of(cls, data, where)
+        return spec
+
+
+@dataclass(frozen=True)
+class ModelAccess:
+    """How a job reaches its models: each role it calls by profile name, the models file that
+    defines them and the response cache (None: no cache)."""
+
+    roles: dict[str, str]
+    models: Path
+    cache: Path | None
+
+    def __post_init__(self) -> None:
+        _check_names("the job's spec.access.roles", tuple(self.roles), ROLES)
+
+    def profile(self, role: str) -> Any:
+        """The profile serving `role` (models.profiles.Profile)."""
+        from memshift.models.profiles import study_profile
+
+        if role not in self.roles:
+            raise ConfigError(f"the job's spec names no profile for the {role} role")
+        return study_profile(self.roles[role], self.models)
+
+
+@dataclass(frozen=True)
+class WorldJob(JobSpec):
+    """A world from nothing: its events, every branch's events, gold and probes, its manifest."""
+
+    stage: ClassVar[str] = "world"
+    runner: ClassVar[str] = "memshift.stages.chain:run_job"
+    seed: int
+    out: Path
+    history_months: int
+    definitions: str
+    branches: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ConfigError(f"{self.where('seed')}: {self.seed} is outside 0..{MAX_SEED}")
+        _check_names(self.where("branches"), self.branches, BRANCHES)
+
+
+@dataclass(frozen=True)
+class PreforkJob(JobSpec):
+    """HoldMem's pre-fork store of a world."""
+
+    stage: ClassVar[str] = "prefork"
+    runner: ClassVar[str] = "memshift.stages.prefork:run_job"
+    world: Path
+    run: Path
+    access: ModelAccess
+    sample: ProbeSample | None = None
+
+
+@dataclass(frozen=True)
+class IngestJob(JobSpec):
+    """Every HoldMem detection over a world's branches, with the job's one call log."""
+
+    stage: ClassVar[str] = "ingest"
+    runner: ClassVar[str] = "memshift.stages.ingest:run_job"
+    world: Path
+    run: Path
+    branches: tuple[str, ...]
+    detections: tuple[str, ...]
+    access: ModelAccess
+    calls: Path
+    sample: ProbeSample | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_names(self.where("branches"), self.branches, BRANCHES)
+        _check_names(self.where("detections"), self.detections, DETECTIONS)
+
+
+@dataclass(frozen=True)
+class AuditRepairJob(JobSpec):
+    """Every HoldMem cell's repair arm over its detection's writes, on a world's branches."""
+
+    stage: ClassVar[str] = "audit_repair"
+    runner: ClassVar[str] = "memshift.stages.audit_repair:run_job"
+    world: Path
+    run: Path
+    branches: tuple[str, ...]
+    cells: tuple[str, ...]
+    access: ModelAccess
+    calls: Path
+    sample: ProbeSample | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_names(self.where("branches"), self.branches, BRANCHES)
+        for cell in self.cells:
+            parts = cell_parts(cell)
+            if parts is None or parts[0] not in REPAIRS or parts[1] not in DETECTIONS:
+                raise ConfigError(
+                    f"{self.where('cells')}: {_shown(cell)} is not a HoldMem cell "
+                    "(holdmem-d<D>-<B>)"
+                )
+
+
+@dataclass(frozen=True)
+class ScoreJob(JobSpec):
+    """A world's answers scored (each table, or each job's folder of them), after its cells'
+    fork check; its cells' stores from its stores folder, its floors from its pre-fork store."""
+
+    stage: ClassVar[str] = "score"
+    runner: ClassVar[str] = "memshift.stages.score:run_job"
+    world: int
+    answers: tuple[Path, ...]
+    worlds: Path
+    out: Path
+    fork_check: Path
+    fork_cells: tuple[Path, ...]
+    stores: Path | None = None
+    prefork: Path | None = None
+    sample: ProbeSample | None = None
+
+
+@dataclass(frozen=True)
+class JoinScoresJob(JobSpec):
+    """The worlds' score tables joined into the study's."""
+
+    stage: ClassVar[str] = "join_scores"
+    runner: ClassVar[str] = "memshift.stages.score:run_join"
+    parts: tuple[Path, ...]
+    out: Path
+
+
+JOBS: dict[str, type[JobSpec]] = {
+    spec.stage: spec
+    for spec in (WorldJob, PreforkJob, IngestJob, AuditRepairJob, ScoreJob, JoinScoresJob)
+}
+
+
+def run(stage: str, text: str) -> None:
+    """Run the job of `stage` that `text` specifies."""
+    if stage not in JOBS:
+        raise ConfigError(f"no job stage {stage!r}; the stages are {', '.join(JOBS)}")
+    spec = JOBS[stage].from_json(text)
+    module, _, name = spec.runner.partition(":")
+    runner: Callable[[JobSpec], None] = getattr(import_module(module), name)
+    runner(spec)
