@@ -5,12 +5,17 @@ from memshift import layout
 from memshift.fingerprint import job_modules, modules_fingerprint
 from memshift.models.profiles import role_fingerprint
 from memshift.stages.specs import (
+    AnswerAuditJob,
     AuditRepairJob,
+    CustomProbeJob,
     IngestJob,
     JoinScoresJob,
     ModelAccess,
+    NativeProbeJob,
     PreforkJob,
+    ProbeJob,
     ScoreJob,
+    SyncJob,
     WorldJob,
 )
 from memshift.vocabulary import (
@@ -394,21 +399,36 @@ def answers_every(system):
     return system in SYSTEMS["unshifted_all_items"]
 
 
-def every_item_time(system):
-    """The probe command's option for a system that answers every unshifted item-time (words,
-    none for another system)."""
-    return ["--every-item-time", system] if answers_every(system) else []
+def job_log(world, job):
+    """The call log of a world's `job` (`layout.job_calls`), which the job's rule declares as
+    an output too: a spec built from its rule's outputs would not be compared between runs
+    (Snakemake leaves params derived from input or output files out of its params trigger).
+    """
+    return layout.job_calls(L.run_world(world), job)
+
+
+def probe_job(world, systems, job):
+    """The spec of the probe `job` that asks built-in `systems` a world's probes (rules
+    probe_cell and probe_baselines)."""
+    return ProbeJob(
+        world=L.world(world),
+        run=L.run_world(world),
+        branches=tuple(BRANCHES),
+        systems=tuple(systems),
+        every_item_time=tuple(s for s in systems if answers_every(s)),
+        read_set=STUDY["consent"]["read_set"],
+        embedder=STUDY["embedder"],
+        embedding_cache=L.embedding_cache(world),
+        access=access("reader"),
+        calls=job_log(world, job),
+        sample=SAMPLE,
+    ).to_json()
 
 
 # the study's slice (probes.sample) as the option of every job whose outputs it changes: the
 # settings are a param of those jobs, so a new sample reruns them and no other
 SAMPLE = STUDY["probe_sample"]
 SAMPLE_ARG = ["--probe-sample", SAMPLE.to_json()] if SAMPLE else []
-
-# every HoldMem cell, for the jobs that run them one after another in one process
-CELL_ARGS = flags("--cell", SYSTEMS["cells"])
-# the cells that answer every unshifted item-time
-EVERY_CELL_ARGS = [word for cell in SYSTEMS["cells"] for word in every_item_time(cell)]
 
 
 def custom_code(wildcards):

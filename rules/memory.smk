@@ -56,13 +56,13 @@ rule ingest:
     params:
         code=INGEST_CODE,
         profile=profile_code(*INGEST_ROLES),
-        spec=lambda wildcards, output: IngestJob(
+        spec=lambda wildcards: IngestJob(
             world=L.world(wildcards.world),
             run=L.run_world(wildcards.world),
             branches=tuple(BRANCHES),
             detections=tuple(SYSTEMS["detections"]),
             access=access(*INGEST_ROLES),
-            calls=Path(output.calls),
+            calls=job_log(wildcards.world, layout.INGEST_JOB),
             sample=SAMPLE,
         ).to_json(),
     shell:
@@ -92,13 +92,13 @@ rule audit_repair:
     params:
         code=job_code("audit_repair", "program"),
         profile=profile_code("program"),
-        spec=lambda wildcards, output: AuditRepairJob(
+        spec=lambda wildcards: AuditRepairJob(
             world=L.world(wildcards.world),
             run=L.run_world(wildcards.world),
             branches=tuple(BRANCHES),
             cells=tuple(SYSTEMS["cells"]),
             access=access("program"),
-            calls=Path(output.calls),
+            calls=job_log(wildcards.world, layout.REPAIR_JOB),
             sample=SAMPLE,
         ).to_json(),
     shell:

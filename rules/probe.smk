@@ -21,21 +21,11 @@ rule probe_cell:
     params:
         code=job_code("probe", "reader", system="holdmem"),
         profile=profile_code("reader"),
-        world=world_dir,
-        run=run_dir,
-        branches=BRANCH_ARGS,
-        cells=flags("--system", SYSTEMS["cells"]),
-        llm=ROLE["reader"],
-        models=STUDY["models"],
-        cache=str(L.llm_cache),
-        sample=SAMPLE_ARG,
-        every=EVERY_CELL_ARGS,
-        read_set=STUDY["consent"]["read_set"],
+        spec=lambda wildcards: probe_job(
+            wildcards.world, SYSTEMS["cells"], layout.CELLS_JOB
+        ),
     shell:
-        "memshift probe --world-dir {params.world:q} --run-dir {params.run:q}"
-        " {params.branches:q} {params.cells:q} {params.every:q} --read-set {params.read_set:q}"
-        " --llm {params.llm:q} --models-file {params.models:q} --cache-dir {params.cache:q}"
-        " --calls-log {output.calls:q} {params.sample:q} 2> {log:q}"
+        "memshift job probe {params.spec:q} 2> {log:q}"
 
 
 # every built-in baseline of a world in one job, like probe_cell
@@ -62,23 +52,11 @@ rule probe_baselines:
             "probe", [("reader", ROLE["reader"])], systems=SYSTEMS["baselines"]
         ),
         profile=profile_code("reader"),
-        world=world_dir,
-        run=run_dir,
-        branches=BRANCH_ARGS,
-        systems=flags("--system", SYSTEMS["baselines"]),
-        every=[w for system in SYSTEMS["baselines"] for w in every_item_time(system)],
-        llm=ROLE["reader"],
-        models=STUDY["models"],
-        cache=str(L.llm_cache),
-        sample=SAMPLE_ARG,
-        embedder=STUDY["embedder"],
-        vectors=lambda wc: str(L.embedding_cache(wc.world)),
+        spec=lambda wildcards: probe_job(
+            wildcards.world, SYSTEMS["baselines"], layout.BASELINES_JOB
+        ),
     shell:
-        "memshift probe --world-dir {params.world:q} --run-dir {params.run:q}"
-        " {params.branches:q} {params.systems:q} {params.every:q}"
-        " --embedder {params.embedder:q} --embedding-cache {params.vectors:q}"
-        " --llm {params.llm:q} --models-file {params.models:q} --cache-dir {params.cache:q}"
-        " --calls-log {output.calls:q} {params.sample:q} 2> {log:q}"
+        "memshift job probe {params.spec:q} 2> {log:q}"
 
 
 # a custom system (systems.custom), one job per world
@@ -103,27 +81,23 @@ rule probe_system:
         runtime=30 * len(BRANCHES),
         llm_api=1,
     params:
-        code=job_code("probe", "reader"),
+        code=job_code("probe_custom", "reader"),
         profile=profile_code("reader"),
-        world=world_dir,
-        run=run_dir,
-        branches=BRANCH_ARGS,
-        llm=ROLE["reader"],
-        models=STUDY["models"],
-        cache=str(L.llm_cache),
-        sample=SAMPLE_ARG,
         custom=custom_code,
-        spec=lambda wc: SYSTEMS["custom"][wc.system],
-        embedder=STUDY["embedder"],
-        vectors=lambda wc: str(L.embedding_cache(wc.world)),
-        every=lambda wc: every_item_time(wc.system),
+        spec=lambda wildcards: CustomProbeJob(
+            world=L.world(wildcards.world),
+            run=L.run_world(wildcards.world),
+            branches=tuple(BRANCHES),
+            system=wildcards.system,
+            spec=SYSTEMS["custom"][wildcards.system],
+            every_item_time=answers_every(wildcards.system),
+            embedder=STUDY["embedder"],
+            embedding_cache=L.embedding_cache(wildcards.world),
+            access=access("reader"),
+            sample=SAMPLE,
+        ).to_json(),
     shell:
-        "memshift probe --world-dir {params.world:q} --run-dir {params.run:q}"
-        " {params.branches:q} --system {wildcards.system:q} --spec {params.spec:q}"
-        " {params.every:q}"
-        " --embedder {params.embedder:q} --embedding-cache {params.vectors:q}"
-        " --llm {params.llm:q} --models-file {params.models:q} --cache-dir {params.cache:q}"
-        " {params.sample:q} 2> {log:q}"
+        "memshift job probe_custom {params.spec:q} 2> {log:q}"
 
 
 # a custom system with the optional `invalidations` method: the same job, which also writes
@@ -198,20 +172,18 @@ rule answer_audit:
     params:
         code=job_code("answer_audit", "auditor"),
         profile=profile_code("auditor"),
-        world=world_dir,
-        run=run_dir,
-        branches=BRANCH_ARGS,
-        audited=flags("--audited", audited()),
-        batch=SYSTEMS["answer_audit_batch"],
-        llm=ROLE["auditor"],
-        models=STUDY["models"],
-        cache=str(L.llm_cache),
-        sample=SAMPLE_ARG,
+        spec=lambda wildcards: AnswerAuditJob(
+            world=L.world(wildcards.world),
+            run=L.run_world(wildcards.world),
+            branches=tuple(BRANCHES),
+            audited=tuple(audited()),
+            batch=SYSTEMS["answer_audit_batch"],
+            access=access("auditor"),
+            calls=job_log(wildcards.world, layout.AUDIT_JOB),
+            sample=SAMPLE,
+        ).to_json(),
     shell:
-        "memshift answer-audit --world-dir {params.world:q} --run-dir {params.run:q}"
-        " {params.branches:q} {params.audited:q} --batch {params.batch:q}"
-        " --llm {params.llm:q} --models-file {params.models:q} --cache-dir {params.cache:q}"
-        " --calls-log {output.calls:q} {params.sample:q} 2> {log:q}"
+        "memshift job answer_audit {params.spec:q} 2> {log:q}"
 
 
 rule probe_native:
@@ -239,20 +211,16 @@ rule probe_native:
             "probe_native", "reader", "program", system=native_library(wc)
         ),
         profile=profile_code("reader", "program"),
-        world=world_dir,
-        run=run_dir,
-        branches=BRANCH_ARGS,
-        llm=ROLE["reader"],
-        program=ROLE["program"],
-        models=STUDY["models"],
-        cache=str(L.llm_cache),
-        sample=SAMPLE_ARG,
-        settings=lambda wc: SYSTEMS["native"][wc.system],
         own=native_profile_code,
-        every=lambda wc: every_item_time(wc.system),
+        spec=lambda wildcards: NativeProbeJob(
+            world=L.world(wildcards.world),
+            run=L.run_world(wildcards.world),
+            branches=tuple(BRANCHES),
+            system=wildcards.system,
+            settings=SYSTEMS["native"][wildcards.system],
+            every_item_time=answers_every(wildcards.system),
+            access=access("reader", "program"),
+            sample=SAMPLE,
+        ).to_json(),
     shell:
-        "memshift probe --world-dir {params.world:q} --run-dir {params.run:q}"
-        " {params.branches:q} --system {wildcards.system:q} --native {params.settings:q}"
-        " --program-llm {params.program:q} {params.every:q}"
-        " --llm {params.llm:q} --models-file {params.models:q} --cache-dir {params.cache:q}"
-        " {params.sample:q} 2> {log:q}"
+        "memshift job probe_native {params.spec:q} 2> {log:q}"

@@ -23,15 +23,15 @@ rule score_world:
         runtime=10,
     params:
         code=job_code("score"),
-        spec=lambda wildcards, input, output: ScoreJob(
+        spec=lambda wildcards: ScoreJob(
             world=int(wildcards.world),
-            answers=tuple(map(Path, input.answers)),
+            answers=tuple(map(Path, all_answers(wildcards.world))),
             worlds=L.worlds,
-            out=Path(output.scores),
-            fork_check=Path(output.fork_check),
+            out=L.world_scores(wildcards.world),
+            fork_check=layout.fork_check(L.run_world(wildcards.world)),
             fork_cells=tuple(map(Path, cell_answers(wildcards.world))),
-            stores=Path(input.stores[0]) if input.stores else None,
-            prefork=Path(input.prefork),
+            stores=next(map(Path, cell_stores(wildcards.world)), None),
+            prefork=layout.prefork(L.run_world(wildcards.world)),
             sample=SAMPLE,
         ).to_json(),
     shell:
@@ -50,8 +50,8 @@ rule score:
         "../envs/memshift.yaml"
     params:
         code=job_code("score"),
-        spec=lambda wildcards, input, output: JoinScoresJob(
-            parts=tuple(map(Path, input)), out=Path(str(output))
+        spec=JoinScoresJob(
+            parts=tuple(L.world_scores(world) for world in SEEDS), out=L.scores
         ).to_json(),
     shell:
         "memshift job join_scores {params.spec:q} 2> {log:q}"

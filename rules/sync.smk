@@ -25,20 +25,11 @@ if SYNC:
         params:
             code=job_code("sync", "writer", "reader"),
             profile=profile_code("writer", "reader"),
-            world=world_dir,
-            run=run_dir,
-            lag=SYNC["lag_minutes"],
-            delay=SYNC["probe_delay_minutes"],
-            poll=SYNC["poll_minutes"],
-            page=SYNC["page"],
-            resync=SYNC["resync_p"],
-            llm=STUDY["llm"],
-            roles=ROLE_ARGS,
-            models=STUDY["models"],
-            cache=str(L.llm_cache),
+            spec=lambda wildcards: SyncJob(
+                world=L.world(wildcards.world),
+                out=layout.sync_dir(L.run_world(wildcards.world)),
+                settings=dict(SYNC),
+                access=access("writer", "reader"),
+            ).to_json(),
         shell:
-            "memshift sync --world-dir {params.world:q} --run-dir {params.run:q}"
-            " --lag-minutes {params.lag:q} --probe-delay-minutes {params.delay:q}"
-            " --poll-minutes {params.poll:q} --page {params.page:q} --resync-p {params.resync:q}"
-            " --llm {params.llm:q} {params.roles:q} --models-file {params.models:q}"
-            " --cache-dir {params.cache:q} 2> {log:q}"
+            "memshift job sync {params.spec:q} 2> {log:q}"

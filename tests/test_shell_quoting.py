@@ -157,9 +157,43 @@ def problems_of(command: str, values: dict[str, str]) -> list[str]:
     for name, value in values.items():
         tag = "-T" + value.rsplit("-T", 1)[1]
         for token in tokens:
-            if tag in token and value not in token:
-                wrong.append(f"{name} {value!r} altered: token {token!r} of {command!r}")
+            for word in spec_strings(token):
+                if tag in word and value not in word:
+                    wrong.append(f"{name} {value!r} altered: token {token!r} of {command!r}")
     return wrong
+
+
+def spec_strings(token: str) -> list[str]:
+    """The words a value may sit in: a job's spec (`memshift job STAGE SPEC`), one shell word of
+    JSON, as its strings once the job has read it back; any other token as it is."""
+    try:
+        spec = json.loads(token) if token.startswith("{") else None
+    except ValueError:
+        spec = None
+    if not isinstance(spec, dict):
+        return [token]
+    found: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(key)
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(spec)
+    return found
+
+
+def spec_of(tokens: list[str]) -> dict:
+    """The spec of a `memshift job STAGE SPEC` command's tokens, {} for another command."""
+    if tokens[:2] != ["memshift", "job"] or len(tokens) < 4:
+        return {}
+    return json.loads(tokens[3])
 
 
 def test_the_checker_finds_a_value_the_shell_would_split_run_or_expand() -> None:
@@ -294,6 +328,11 @@ def plan_with_hostile_values(where: Path, preset: str, index: int) -> tuple[list
         for at, token in enumerate(tokens[:-1]):
             if token in given:
                 given[token].add(tokens[at + 1])
+        spec = spec_of(tokens)
+        if "access" in spec:
+            given["--models-file"].add(spec["access"]["models"])
+        if tokens[2:3] == ["probe_native"]:
+            given["--native"].add(spec["settings"])
     # each option is given exactly the study's value, as one word
     if given["--models-file"] != {values["models"]}:
         wrong.append(f"{preset}: --models-file given {given['--models-file']}")

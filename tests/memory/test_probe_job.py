@@ -24,7 +24,7 @@ def test_a_job_reads_each_item_side_by_side_and_answers_as_alone(tmp_path, seed)
     build_world(seed, world_dir, BRANCHES)
     log = CallLog()
     answered = list(
-        probe.run_job(world_dir, together, BRANCHES, SYSTEMS, RULES, None, log,
+        probe.run_together(world_dir, together, BRANCHES, SYSTEMS, RULES, None, log,
                       every_item_time=("bm25",))
     )  # fmt: skip
     assert [(b, s) for b, s, _ in answered] == [(b, s) for b in BRANCHES for s in SYSTEMS]

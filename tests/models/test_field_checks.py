@@ -24,6 +24,7 @@ from memshift.models.client import ModelClient
 from memshift.models.field_checks import secret_problem, url_problem
 from memshift.models.profiles import load_profiles
 from memshift.native.settings import NativeSettings
+from memshift.stages.specs import ModelAccess, NativeProbeJob
 from memshift_tools.localserver import LocalServer, canned_answer
 from memshift_tools.stand_ins import STAND_IN_EMBEDDER, stand_in_profile
 
@@ -262,7 +263,7 @@ def test_a_native_embedder_url_is_held_to_a_profiles_rules_at_config_check(tmp_p
 def test_a_native_embedder_url_on_the_command_line_is_refused(url, problem):
     settings = {"library": "mem0", "profile": "p", **STAND_IN_EMBEDDER, "embedder_base_url": url}
     message = refused(lambda: NativeSettings.from_json(json.dumps(settings)))
-    assert message.startswith("--native: embedder_base_url ") and problem in message
+    assert message.startswith("settings: embedder_base_url ") and problem in message
 
 
 MEM0 = json.dumps({"library": "mem0", "profile": "p", **STAND_IN_EMBEDDER})
@@ -285,21 +286,22 @@ BAD_NATIVE_JSON = [
 @pytest.mark.parametrize(("text", "problem"), BAD_NATIVE_JSON)
 def test_malformed_native_settings_are_refused_in_one_line(text, problem):
     message = refused(lambda: NativeSettings.from_json(text))
-    assert message.startswith("--native: ") and problem in message
+    assert message.startswith("settings: ") and problem in message
 
 
 @pytest.mark.parametrize(("text", "problem"), BAD_NATIVE_JSON[:3])
-def test_the_probe_command_refuses_malformed_native_settings_without_a_traceback(
+def test_the_native_probe_job_refuses_malformed_settings_without_a_traceback(
     tmp_path, text, problem
 ):
+    access = ModelAccess({"reader": "rules", "program": "rules"}, Path("config/models.yaml"), None)
+    job = NativeProbeJob(tmp_path / "w", tmp_path / "r", ("none",), "m", text, False, access)
     done = subprocess.run(
-        [sys.executable, "-m", "memshift.cli", "probe", "--world-dir", str(tmp_path / "w"),
-         "--run-dir", str(tmp_path / "r"), "--branch", "none", "--system", "m",
-         "--native", text],
+        [sys.executable, "-m", "memshift.cli", "job", "probe_native", job.to_json()],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1 and problem in done.stderr
+    assert "the probe_native job's spec.settings: " in done.stderr
 
 
 def test_valid_native_settings_pass_both_ways(tmp_path):

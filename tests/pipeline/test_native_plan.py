@@ -3,6 +3,7 @@ system's settings; the planner never imports the library."""
 
 from __future__ import annotations
 
+import json
 import shlex
 
 import yaml
@@ -41,5 +42,13 @@ def test_the_probe_job_of_a_native_system_passes_its_settings(tmp_path):
     assert jobs["probe_native"] == ["world=1000, system=mem0"]
     # probed by its own job only: not among the baselines of probe_baselines
     assert jobs["probe_baselines"] == ["world=1000"] and "probe_system" not in jobs
-    assert "--system bm25 " in shown.stdout and shown.stdout.count("--system mem0 ") == 1
-    assert f"--system mem0 --native {shlex.quote(settings)}" in shown.stdout
+    specs = {}
+    for line in shown.stdout.splitlines():
+        command = line.removeprefix("Shell command: ")
+        words = shlex.split(command) if command.startswith("memshift job ") else []
+        if words[2:3] in (["probe"], ["probe_native"]):
+            specs.setdefault(words[2], []).append(json.loads(words[3]))
+    [native] = specs["probe_native"]
+    assert ["bm25"] in [spec["systems"] for spec in specs["probe"]]
+    assert not [spec for spec in specs["probe"] if "mem0" in spec["systems"]]
+    assert native["system"] == "mem0" and native["settings"] == settings

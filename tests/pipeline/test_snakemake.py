@@ -7,6 +7,7 @@ import html
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -891,15 +892,18 @@ def test_each_role_calls_its_own_profile_and_the_run_folder_names_it(tmp_path):
     ]
     by_stage: dict[str, set[str]] = {}
     for command in commands:
-        words = command.split()
+        words = shlex.split(command)
         if "--llm" in words:
             by_stage.setdefault(words[1], set()).add(words[words.index("--llm") + 1])
+        if words[1] == "job":
+            roles = json.loads(words[3]).get("access", {}).get("roles", {})
+            by_stage.setdefault(words[2], set()).update(roles.values())
     assert by_stage["probe"] == {"sim-all-20"}
-    assert by_stage["prefork"] == by_stage["ingest"] == by_stage["audit-repair"] == {"rules"}
+    assert by_stage["prefork"] == by_stage["ingest"] == by_stage["audit_repair"] == {"rules"}
     assert by_stage["report"] == {"rules"}
     assert any("--role reader=sim-all-20" in c for c in commands if c.startswith("memshift report"))
     assert all(
         f"results/runs/e2e/h{STUDY['worlds']['history_months']}/rules+reader=sim-all-20/" in c
         for c in commands
-        if "--run-dir" in c
+        if "--run-dir" in c or '"run":' in c
     )

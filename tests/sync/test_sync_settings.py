@@ -5,9 +5,11 @@ could change."""
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
+from dataclasses import asdict
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -99,21 +101,28 @@ def test_the_widest_settings_deliver_a_year_of_events_without_overflow():
 
 
 @pytest.mark.parametrize(
-    ("option", "value", "name"),
+    ("name", "value", "problem"),
     [
-        ("--lag-minutes", str(10**20), "lag_minutes"),
-        ("--probe-delay-minutes", str(10**15), "probe_delay_minutes"),
-        ("--poll-minutes", "20000", "poll_minutes"),
-        ("--resync-p", "nan", "resync_p"),
+        ("lag_minutes", 10**20, "sync.lag_minutes: "),
+        ("probe_delay_minutes", 10**15, "sync.probe_delay_minutes: "),
+        ("poll_minutes", 20000, "sync.poll_minutes: "),
+        ("resync_p", 1.5, "sync.resync_p: "),
+        ("resync_p", math.nan, "is not valid JSON: NaN is not a JSON number"),
+        ("resync_p", "0.5", "spec.settings.resync_p: '0.5' is not a number"),
+        ("lag", 5, "sync.lag is not a sync setting"),
     ],
 )
-def test_memshift_sync_refuses_them_in_one_line_before_reading_a_world(
-    tmp_path: Path, option: str, value: str, name: str
+def test_the_sync_job_refuses_them_in_one_line_before_reading_a_world(
+    tmp_path: Path, name: str, value: object, problem: str
 ):
+    settings = {**asdict(SyncSettings()), name: value}
+    spec = {"world": str(tmp_path / "w"), "out": str(tmp_path / "r"), "settings": settings,
+            "access": {"roles": {"writer": "rules", "reader": "rules"},
+                       "models": "config/models.yaml", "cache": None}}  # fmt: skip
     done = subprocess.run(
-        [sys.executable, "-m", "memshift.cli", "sync", "--world-dir", str(tmp_path / "w"),
-         "--run-dir", str(tmp_path / "r"), option, value],
+        [sys.executable, "-m", "memshift.cli", "job", "sync", json.dumps(spec)],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.count("\n") == 1 and f"sync.{name}: " in done.stderr
+    assert done.stderr.count("\n") == 1 and problem in done.stderr
+    assert not any(tmp_path.iterdir())

@@ -63,20 +63,20 @@ class NativeSettings:
         return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, text: str) -> NativeSettings:
-        """The settings a probe job is given on its command line, held to the rules of
-        `systems.native` in a study."""
+    def from_json(cls, text: str, where: str = "settings") -> NativeSettings:
+        """The settings a probe job is given in its spec (`where` names them in an error), held
+        to the rules of `systems.native` in a study."""
         try:
             raw = parse_storable(text)
         except ValueError as exc:
-            raise ConfigError(f"--native: not a native system's settings: {exc}") from None
+            raise ConfigError(f"{where}: not a native system's settings: {exc}") from None
         if not isinstance(raw, dict):
             known = sorted(f.name for f in fields(cls))
             raise ConfigError(
-                f"--native: not a native system's settings: expected an object with keys among "
+                f"{where}: not a native system's settings: expected an object with keys among "
                 f"{known}"
             )
-        check_fields("--native", settings_schema(), raw, urls=URLS)
+        check_fields(where, settings_schema(), raw, urls=URLS)
         return cls(**raw)
 
 

@@ -3,6 +3,7 @@ answers of the system `<system>+audit`, with every proposed transition and gate 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,8 @@ from memshift.probe_sample import ProbeSample, sample_world
 from memshift.probes import HELD, UNNAMED, measured
 from memshift.retrieval.budgets import evidence_budget
 from memshift.sampled_probes import sample_probes
+from memshift.stages.chain import in_order
+from memshift.stages.specs import AnswerAuditJob
 from memshift.vocabulary import audited_system
 from memshift.world.items import Item
 from memshift.world.stored import load, load_public_events
@@ -204,3 +207,21 @@ def corrected(value: Value) -> dict[str, str | None]:
     if value is None:
         return {"status": "abstain", "value": None}
     return {"status": "answer", "value": answer_json(value)}
+
+
+def run_job(job: AnswerAuditJob) -> None:
+    """The answer audits of a world's branches (`AnswerAuditJob`), the auditor's calls in the
+    job's one log, written once every branch is done."""
+    auditor = job.access.profile("auditor")
+    audits = job.audits()
+    calls = CallLog()
+    for branch in in_order(job.branches):
+        counts = run_audits(
+            job.world, job.run, branch, audits, auditor, job.access.cache, calls, job.sample,
+            job.batch,
+        )  # fmt: skip
+        for (system, variant), (n, repaired) in zip(audits, counts, strict=True):
+            name = audited_system(system, variant)
+            print(f"{job.world.name} {branch} {name}: {n} answers, {repaired} repaired",
+                  file=sys.stderr)  # fmt: skip
+    calls.write(job.calls)

@@ -5,6 +5,7 @@ tell which item-times changed; memshift's own systems are asked the counted prob
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,8 @@ from memshift.probes import measured
 from memshift.public_probes import PublicProbe, public_probes
 from memshift.retrieval.budgets import evidence_budget
 from memshift.sampled_probes import sample_probes
+from memshift.stages.chain import in_order
+from memshift.stages.specs import ProbeJob
 from memshift.world.generate import World
 from memshift.world.records import PublicEvent
 from memshift.world.stored import load as load_world
@@ -108,7 +111,7 @@ class Followed:
         return {"world": self.world, "branch": self.branch, "system": self.system, "run": run}
 
 
-def run_job(
+def run_together(
     world_dir: Path,
     run_world_dir: Path,
     branches: Sequence[str],
@@ -231,3 +234,21 @@ def answer_and_log(
             layout.table(layout.system_dir(run_world_dir, branch, system), layout.READER_CALLS)
         )
     return table.num_rows
+
+
+def say_answers(world_dir: Path, branch: str, system: str, n: int) -> None:
+    print(f"{world_dir.name} {branch} {system}: {n} answers", file=sys.stderr)
+
+
+def run_job(job: ProbeJob) -> None:
+    """Built-in systems on a world's branches in one batch (`ProbeJob`, `run_together`), the
+    reader's calls in the job's one log, written once every answer is."""
+    calls = CallLog()
+    answered = run_together(
+        job.world, job.run, in_order(job.branches), job.systems, job.access.profile("reader"),
+        job.access.cache, calls, job.embedder, job.embedding_cache, job.every_item_time,
+        job.read_set, job.sample,
+    )  # fmt: skip
+    for branch, system, n in answered:
+        say_answers(job.world, branch, system, n)
+    calls.write(job.calls)

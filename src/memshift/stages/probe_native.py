@@ -23,7 +23,9 @@ from memshift.models.requests import CallContext
 from memshift.native.library_calls import library_rows, library_table
 from memshift.native.settings import NativeSettings, build
 from memshift.probe_sample import ProbeSample
+from memshift.stages.chain import in_order
 from memshift.stages.probe import BranchReads, answer_and_log
+from memshift.stages.specs import NativeProbeJob
 
 
 def run(
@@ -91,3 +93,16 @@ def run(
     if failures:
         print(f"{system} {branch}: {len(failures)} library calls failed", file=sys.stderr)
     return n
+
+
+def run_job(job: NativeProbeJob) -> None:
+    """A native system on a world's branches (`NativeProbeJob`), one branch after another."""
+    settings = NativeSettings.from_json(job.settings, job.where("settings"))
+    reader = job.access.profile("reader")
+    profiles = (job.access.named(settings.profile), job.access.profile("program"))
+    for branch in in_order(job.branches):
+        n = run(
+            job.world, job.run, branch, job.system, reader, job.access.cache, settings, profiles,
+            job.every_item_time, job.sample,
+        )  # fmt: skip
+        print(f"{job.world.name} {branch} {job.system}: {n} answers", file=sys.stderr)

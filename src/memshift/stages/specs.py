@@ -23,7 +23,18 @@ from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin, get_type
 from memshift.errors import ConfigError
 from memshift.inputs import parse_json
 from memshift.probe_sample import ProbeSample
-from memshift.vocabulary import BRANCHES, DETECTIONS, MAX_SEED, REPAIRS, ROLES, cell_parts
+from memshift.vocabulary import (
+    AUDIT_VARIANTS,
+    BRANCHES,
+    DETECTIONS,
+    MAX_SEED,
+    READ_SETS,
+    REPAIRS,
+    ROLES,
+    audited_parts,
+    cell_parts,
+    system_name_problem,
+)
 
 MAX_SPEC_CHARS = 1 << 20  # a world's job names a few hundred paths: far below this
 
@@ -37,8 +48,12 @@ def _decode(value: Any, hint: Any, where: str) -> Any:
         options = [a for a in get_args(hint) if a is not type(None)]
         if value is None and len(options) < len(get_args(hint)):
             return None
-        [option] = options
-        return _decode(value, option, where)
+        for option in options[:-1]:
+            try:
+                return _decode(value, option, where)
+            except ConfigError:
+                pass
+        return _decode(value, options[-1], where)
     if origin is tuple:
         item, _ = get_args(hint)
         if not isinstance(value, list):
@@ -65,6 +80,10 @@ def _decode(value: Any, hint: Any, where: str) -> Any:
         if not isinstance(value, int) or isinstance(value, bool):
             raise ConfigError(f"{where}: {_shown(value)} is not an integer")
         return value
+    if hint is float:
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise ConfigError(f"{where}: {_shown(value)} is not a number")
+        return float(value)
     if hint is str:
         if not isinstance(value, str):
             raise ConfigError(f"{where}: {_shown(value)} is not a string")
@@ -162,11 +181,15 @@ class ModelAccess:
 
     def profile(self, role: str) -> Any:
         """The profile serving `role` (models.profiles.Profile)."""
-        from memshift.models.profiles import study_profile
-
         if role not in self.roles:
             raise ConfigError(f"the job's spec names no profile for the {role} role")
-        return study_profile(self.roles[role], self.models)
+        return self.named(self.roles[role])
+
+    def named(self, name: str) -> Any:
+        """The models file's profile `name` (models.profiles.Profile)."""
+        from memshift.models.profiles import study_profile
+
+        return study_profile(name, self.models)
 
 
 @dataclass(frozen=True)
@@ -274,10 +297,148 @@ class JoinScoresJob(JobSpec):
     out: Path
 
 
+def _check_systems(where: str, names: tuple[str, ...]) -> None:
+    """Each name a system name (`vocabulary.system_name_problem`): it names folders and files
+    of the run, so anything else is refused before anything is written."""
+    for name in names:
+        problem = system_name_problem(name)
+        if problem is not None:
+            raise ConfigError(f"{where}: {_shown(name)} {problem}")
+
+
+@dataclass(frozen=True)
+class ProbeJob(JobSpec):
+    """Built-in systems (HoldMem's cells, the baselines) asked the probes of a world's branches
+    through the shared reader, in one batch, with the job's one call log. `every_item_time`:
+    the systems that answer every unshifted item-time; `read_set`: what a B=1 cell revokes an
+    item by; `embedder` and `embedding_cache`: plain RAG's."""
+
+    stage: ClassVar[str] = "probe"
+    runner: ClassVar[str] = "memshift.stages.probe:run_job"
+    world: Path
+    run: Path
+    branches: tuple[str, ...]
+    systems: tuple[str, ...]
+    every_item_time: tuple[str, ...]
+    read_set: str
+    embedder: str
+    embedding_cache: Path | None
+    access: ModelAccess
+    calls: Path
+    sample: ProbeSample | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_names(self.where("branches"), self.branches, BRANCHES)
+        _check_systems(self.where("systems"), self.systems)
+        _check_names(self.where("every_item_time"), self.every_item_time, self.systems)
+        _check_names(self.where("read_set"), (self.read_set,), READ_SETS)
+
+
+@dataclass(frozen=True)
+class CustomProbeJob(JobSpec):
+    """A custom system (`systems.custom`: `spec`, a class with the memory interface) asked the
+    probes of a world's branches, its reader's calls logged per branch beside its answers."""
+
+    stage: ClassVar[str] = "probe_custom"
+    runner: ClassVar[str] = "memshift.stages.probe_custom:run_job"
+    world: Path
+    run: Path
+    branches: tuple[str, ...]
+    system: str
+    spec: str
+    every_item_time: bool
+    embedder: str
+    embedding_cache: Path | None
+    access: ModelAccess
+    sample: ProbeSample | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_names(self.where("branches"), self.branches, BRANCHES)
+        _check_systems(self.where("system"), (self.system,))
+
+
+@dataclass(frozen=True)
+class NativeProbeJob(JobSpec):
+    """A real memory library (`systems.native`: `settings`, its JSON) following each of a
+    world's branches and asked its probes."""
+
+    stage: ClassVar[str] = "probe_native"
+    runner: ClassVar[str] = "memshift.stages.probe_native:run_job"
+    world: Path
+    run: Path
+    branches: tuple[str, ...]
+    system: str
+    settings: str
+    every_item_time: bool
+    access: ModelAccess
+    sample: ProbeSample | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_names(self.where("branches"), self.branches, BRANCHES)
+        _check_systems(self.where("system"), (self.system,))
+
+
+@dataclass(frozen=True)
+class AnswerAuditJob(JobSpec):
+    """Systems' answers audited before scoring on a world's branches, each written as the
+    answers of its audited name (`<system>+audit` or `<system>+audit-<variant>`), with the job's
+    one call log; `batch`: a system's answers about one item-time one call audits."""
+
+    stage: ClassVar[str] = "answer_audit"
+    runner: ClassVar[str] = "memshift.stages.answer_audit:run_job"
+    world: Path
+    run: Path
+    branches: tuple[str, ...]
+    audited: tuple[str, ...]
+    batch: int
+    access: ModelAccess
+    calls: Path
+    sample: ProbeSample | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_names(self.where("branches"), self.branches, BRANCHES)
+        for name in self.audited:
+            parts = audited_parts(name)
+            if parts is None or parts[1] not in AUDIT_VARIANTS:
+                raise ConfigError(
+                    f"{self.where('audited')}: {_shown(name)} is not an audited system, "
+                    "<system>+audit or <system>+audit-<variant> (variant one of "
+                    f"{', '.join(v for v in AUDIT_VARIANTS if v != 'full')})"
+                )
+            _check_systems(self.where("audited"), (parts[0],))
+        if self.batch < 1:
+            raise ConfigError(f"{self.where('batch')}: {self.batch} is not 1 or more")
+
+    def audits(self) -> list[tuple[str, str]]:
+        """Each audited name as (system, variant), in order."""
+        return [audited_parts(name) for name in self.audited]  # type: ignore[misc]
+
+
+@dataclass(frozen=True)
+class SyncJob(JobSpec):
+    """The sync study of a world (`sync:`): its systems under ideal delivery and under the
+    sources' sync contracts (`settings`: the study's `sync`, `sync.contracts.SyncSettings`),
+    written to `out`."""
+
+    stage: ClassVar[str] = "sync"
+    runner: ClassVar[str] = "memshift.stages.sync:run_job"
+    world: Path
+    out: Path
+    settings: dict[str, int | float]
+    access: ModelAccess
+
+
 JOBS: dict[str, type[JobSpec]] = {
     spec.stage: spec
-    for spec in (WorldJob, PreforkJob, IngestJob, AuditRepairJob, ScoreJob, JoinScoresJob)
-}
+    for spec in (
+        WorldJob, PreforkJob, IngestJob, AuditRepairJob, ProbeJob, CustomProbeJob, NativeProbeJob,
+        AnswerAuditJob, SyncJob, ScoreJob, JoinScoresJob,
+    )
+}  # fmt: skip
 
 
 def run(stage: str, text: str) -> None:

@@ -4,6 +4,8 @@ same sync probes through the shared reader; both are scored."""
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -12,6 +14,7 @@ import pyarrow as pa
 
 from memshift import layout, schemas
 from memshift.artifacts import write_table
+from memshift.errors import ConfigError
 from memshift.gold.tables import value_json
 from memshift.memory.baselines import NoStoreBM25
 from memshift.memory.interface import MemorySystem, Question
@@ -23,6 +26,7 @@ from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.probes import question_text
 from memshift.scoring.scorer import score
+from memshift.stages.specs import SyncJob
 from memshift.sync.contracts import Delivery, SyncSettings, deliver
 from memshift.sync.probes import SyncProbe, sync_probes
 from memshift.vocabulary import UNSHIFTED, cell_parts, cell_system
@@ -154,3 +158,15 @@ def deliveries_table(delivered: list[Delivery], world: int) -> pa.Table:
         ):
             rows[column].append(value)
     return pa.Table.from_pydict(rows, schema=schemas.SYNC_DELIVERIES)
+
+
+def run_job(job: SyncJob) -> None:
+    """The sync study of a world (`SyncJob`)."""
+    known = [f.name for f in dataclasses.fields(SyncSettings)]
+    unknown = sorted(set(job.settings) - set(known))
+    if unknown:
+        raise ConfigError(f"sync.{unknown[0]} is not a sync setting; they are {', '.join(known)}")
+    settings = SyncSettings(**job.settings)  # type: ignore[arg-type]
+    writer, reader = job.access.profile("writer"), job.access.profile("reader")
+    n = run(job.world, job.out, settings, writer, reader, job.access.cache)
+    print(f"{job.world.name} sync: {n} scored answers -> {job.out}", file=sys.stderr)
