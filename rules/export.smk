@@ -24,18 +24,17 @@ rule export_pm:
     params:
         code=job_code("export"),
         profile=profile_code("writer"),
-        world=world_dir,
-        run=run_dir,
-        detection=lambda wc: cell_parts(EXPORTS[wc.system][0])[1],
-        repair=lambda wc: cell_parts(EXPORTS[wc.system][0])[0],
-        arm=lambda wc: EXPORTS[wc.system][1],
-        out=lambda wc, output: str(Path(output[0]).parent),
-        llm=ROLE["writer"],
-        models=STUDY["models"],
+        spec=lambda wildcards: ExportJob(
+            world=L.world(wildcards.world),
+            run=L.run_world(wildcards.world),
+            detection=cell_parts(EXPORTS[wildcards.system][0])[1],
+            repair=cell_parts(EXPORTS[wildcards.system][0])[0],
+            arm=EXPORTS[wildcards.system][1],
+            access=access("writer"),
+            out=layout.bundle_dir(L.run_world(wildcards.world), wildcards.system),
+        ).to_json(),
     shell:
-        "memshift export --world-dir {params.world:q} --run-dir {params.run:q}"
-        " --detection {params.detection:q} --repair {params.repair:q} --arm {params.arm:q}"
-        " --llm {params.llm:q} --models-file {params.models:q} --out {params.out:q} 2> {log:q}"
+        "memshift job export {params.spec:q} 2> {log:q}"
 
 
 rule import_pm:
@@ -63,22 +62,16 @@ rule import_pm:
     params:
         code=job_code("import_run", "writer", "reader"),
         profile=profile_code("writer", "reader"),
-        world=world_dir,
-        run=run_dir,
-        branches=BRANCH_ARGS,
-        llm=ROLE["writer"],
-        reader=ROLE["reader"],
-        models=STUDY["models"],
-        cache=str(L.llm_cache),
         # the imported memory answers the probes its cell answers, so they pair one to one
-        every=lambda wc: (
-            ["--every-item-time"]
-            if answers_every((portable_parts(wc.system) or ("",))[0])
-            else []
-        ),
+        spec=lambda wildcards: ImportRunJob(
+            world=L.world(wildcards.world),
+            run=L.run_world(wildcards.world),
+            branches=tuple(BRANCHES),
+            system=wildcards.system,
+            every_item_time=answers_every(
+                (portable_parts(wildcards.system) or ("",))[0]
+            ),
+            access=access("writer", "reader"),
+        ).to_json(),
     shell:
-        "memshift import-run --world-dir {params.world:q} --run-dir {params.run:q}"
-        " {params.branches:q} --system {wildcards.system:q} {params.every:q}"
-        " --llm {params.llm:q}"
-        " --reader-llm {params.reader:q} --models-file {params.models:q}"
-        " --cache-dir {params.cache:q} 2> {log:q}"
+        "memshift job import_run {params.spec:q} 2> {log:q}"

@@ -129,15 +129,16 @@ rule predictions:
         "../envs/memshift.yaml"
     params:
         code=job_code("predictions"),
-        world=world_dir,
-        run=run_dir,
-        branches=BRANCH_ARGS,
-        file=lambda wc: SYSTEMS["predictions"][wc.system],
-        sample=SAMPLE_ARG,
+        spec=lambda wildcards: PredictionsJob(
+            world=L.world(wildcards.world),
+            run=L.run_world(wildcards.world),
+            branches=tuple(BRANCHES),
+            system=wildcards.system,
+            file=Path(SYSTEMS["predictions"][wildcards.system]),
+            sample=SAMPLE,
+        ).to_json(),
     shell:
-        "memshift import-predictions --world-dir {params.world:q} --run-dir {params.run:q}"
-        " {params.branches:q} --system {wildcards.system:q} --file {params.file:q}"
-        " {params.sample:q} 2> {log:q}"
+        "memshift job predictions {params.spec:q} 2> {log:q}"
 
 
 use rule predictions as predictions_reporting with:

@@ -166,7 +166,12 @@ rule failures_gate:
         "../envs/memshift.yaml"
     params:
         code=job_code("failures_gate"),
-        allow=["--allow-failures"] if STUDY["report"]["allow_failures"] else [],
+        spec=FailuresGateJob(
+            failures=layout.report_table(L.report, "failures"),
+            report=layout.report_page(L.report, "md"),
+            out=L.failures_gate,
+            allow_failures=STUDY["report"]["allow_failures"],
+        ).to_json(),
     shell:
-        "status=0; memshift failures-gate {input.failures:q} --out {output:q} {params.allow:q}"
+        "status=0; memshift job failures_gate {params.spec:q}"
         " 2> {log:q} || status=$?; cat {log:q} >&2; exit $status"

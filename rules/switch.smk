@@ -35,25 +35,19 @@ if SWITCH_PLAN:
         params:
             code=lambda wc: code_of("switch", switch_uses(wc.switch)),
             profile=lambda wc: profiles_code(switch_uses(wc.switch)),
-            worlds=str(L.worlds),
-            runs=str(L.runs),
-            seeds=",".join(str(seed) for seed in SEEDS),
-            old=lambda wc: switch_profiles(wc.switch)[0],
-            new=lambda wc: switch_profiles(wc.switch)[1],
-            reader=ROLE["reader"],
-            cells=flags("--cell", switch_cells()),
-            reuse=lambda wc: (
-                ["--reuse-prefork"]
-                if switch_profiles(wc.switch)[0] == ROLE["writer"]
-                else []
-            ),
-            models=STUDY["models"],
-            cache=str(L.llm_cache),
+            spec=lambda wildcards: SwitchJob(
+                worlds=L.worlds,
+                runs=L.runs,
+                seeds=tuple(SEEDS),
+                name=wildcards.switch,
+                old=switch_profiles(wildcards.switch)[0],
+                new=switch_profiles(wildcards.switch)[1],
+                cells=tuple(switch_cells()),
+                reuse_prefork=switch_profiles(wildcards.switch)[0] == ROLE["writer"],
+                access=access("reader"),
+            ).to_json(),
         shell:
-            "memshift switch --worlds-dir {params.worlds:q} --runs-dir {params.runs:q}"
-            " --seeds {params.seeds:q} --switch {wildcards.switch:q} --from {params.old:q}"
-            " --to {params.new:q} --reader {params.reader:q} {params.cells:q} {params.reuse:q}"
-            " --models-file {params.models:q} --cache-dir {params.cache:q} 2> {log:q}"
+            "memshift job switch {params.spec:q} 2> {log:q}"
 
     # One job per writer over every calibration world.
     rule calibrate_writer:
@@ -80,16 +74,15 @@ if SWITCH_PLAN:
         params:
             code=lambda wc: code_of("calibrate_writer", calibration_uses(wc.profile)),
             profile=lambda wc: profiles_code(calibration_uses(wc.profile)),
-            worlds=str(L.worlds),
-            runs=str(L.runs),
-            seeds=",".join(str(seed) for seed in SWITCH_PLAN["calibration"]),
-            reader=ROLE["reader"],
-            models=STUDY["models"],
-            cache=str(L.llm_cache),
+            spec=lambda wildcards: CalibrationJob(
+                worlds=L.worlds,
+                runs=L.runs,
+                seeds=tuple(SWITCH_PLAN["calibration"]),
+                writer=wildcards.profile,
+                access=access("reader"),
+            ).to_json(),
         shell:
-            "memshift calibrate-writer --worlds-dir {params.worlds:q} --runs-dir {params.runs:q}"
-            " --seeds {params.seeds:q} --writer {wildcards.profile:q} --reader {params.reader:q}"
-            " --models-file {params.models:q} --cache-dir {params.cache:q} 2> {log:q}"
+            "memshift job calibrate_writer {params.spec:q} 2> {log:q}"
 
     rule switch_score:
         input:
@@ -109,20 +102,17 @@ if SWITCH_PLAN:
             "../envs/memshift.yaml"
         params:
             code=job_code("switch_score"),
-            switches=flags(
-                "--switch",
-                [
-                    "{}={}:{}".format(name, *switch_profiles(name))
-                    for name in SWITCH_PLAN["switches"]
-                ],
-            ),
-            seeds=",".join(str(seed) for seed in SEEDS),
-            calibration=",".join(str(seed) for seed in SWITCH_PLAN["calibration"]),
-            cells=flags("--cell", switch_cells()),
-            runs=str(L.runs),
-            worlds=str(L.worlds),
+            spec=SwitchScoreJob(
+                worlds=L.worlds,
+                runs=L.runs,
+                switches={
+                    name: switch_profiles(name) for name in SWITCH_PLAN["switches"]
+                },
+                seeds=tuple(SEEDS),
+                calibration=tuple(SWITCH_PLAN["calibration"]),
+                cells=tuple(switch_cells()),
+                scores=L.switch_scores,
+                agreement=L.agreement,
+            ).to_json(),
         shell:
-            "memshift switch-score --runs-dir {params.runs:q} --worlds-dir {params.worlds:q}"
-            " {params.switches:q} --seeds {params.seeds:q}"
-            " --calibration-seeds {params.calibration:q} {params.cells:q}"
-            " --scores-out {output.scores:q} --agreement-out {output.agreement:q} 2> {log:q}"
+            "memshift job switch_score {params.spec:q} 2> {log:q}"

@@ -60,13 +60,12 @@ if L.rewriter:
         params:
             code=code_of("rewrite", [("rewriter", L.rewriter)]),
             profile=profiles_code([("rewriter", L.rewriter)]),
-            template=built_dir,
-            out=world_dir,
-            branches=BRANCH_ARGS,
-            llm=L.rewriter,
-            models=STUDY["models"],
-            cache=str(L.llm_cache),
+            spec=lambda wildcards: RewriteJob(
+                template=L.built_world(wildcards.world),
+                out=L.world(wildcards.world),
+                branches=tuple(BRANCHES),
+                rewriter=L.rewriter,
+                access=access(),
+            ).to_json(),
         shell:
-            "memshift rewrite --template-dir {params.template:q} --out {params.out:q}"
-            " {params.branches:q} --llm {params.llm:q} --models-file {params.models:q}"
-            " --cache-dir {params.cache:q} 2> {log:q}"
+            "memshift job rewrite {params.spec:q} 2> {log:q}"

@@ -9,15 +9,20 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from memshift.errors import ConfigError
 from memshift.inputs import schema_default
 from memshift.stages.specs import (
     AnswerAuditJob,
     AuditRepairJob,
     CustomProbeJob,
+    ExportJob,
+    ImportRunJob,
     IngestJob,
     ModelAccess,
     PreforkJob,
     ProbeJob,
+    SwitchJob,
+    SwitchScoreJob,
     WorldJob,
 )
 
@@ -147,66 +152,75 @@ def test_a_custom_system_spec_is_checked_before_anything_runs(tmp_path, spec):
     assert not any(tmp_path.iterdir())
 
 
-SWITCH_ARGS = "--worlds-dir w --runs-dir r --seeds 1000"
+def job_spec(tmp_path: Path, stage: str, **fields: object) -> str:
+    """A spec of `stage` with `fields`, as JSON (worlds and runs that are not there)."""
+    common = {"worlds": tmp_path / "w", "runs": tmp_path / "r", "seeds": (1000,)}
+    specs = {
+        "switch": lambda: SwitchJob(
+            **common, name="s", old="rules", new="rules-copy", cells=fields.pop("cells"),
+            reuse_prefork=False, access=RULES,
+        ),
+        "switch_score": lambda: SwitchScoreJob(
+            **common, switches=fields.pop("switches"), calibration=(900,),
+            cells=("holdmem-d0-source",), scores=tmp_path / "a", agreement=tmp_path / "b",
+        ),
+        "export": lambda: ExportJob(
+            tmp_path / "w", tmp_path / "r", fields.pop("detection"), "1", "ext", RULES,
+            tmp_path / "o",
+        ),
+        "import_run": lambda: ImportRunJob(
+            tmp_path / "w", tmp_path / "r", ("none",), fields.pop("system"), False, RULES
+        ),
+    }  # fmt: skip
+    return specs[stage]().to_json()
 
 
 @pytest.mark.parametrize(
-    ("args", "problem"),
+    ("stage", "fields", "problem"),
     [
-        (
-            f"switch {SWITCH_ARGS} --switch s --from rules --to rules-copy --reader rules"
-            " --cell holdmem-dq-source",
-            "'holdmem-dq-source' is not a HoldMem cell",
-        ),
-        (
-            f"switch {SWITCH_ARGS} --switch s --from rules --to rules-copy --reader rules"
-            " --cell holdmem-d0-oracle",
-            "'holdmem-d0-oracle' is not a HoldMem cell a switch can take",
-        ),
-        (
-            "export --world-dir w --run-dir r --detection oracle --repair 1 --arm ext --out o",
-            "'oracle' is not one of",
-        ),
-        (
-            f"switch-score {SWITCH_ARGS} --switch s=rules --calibration-seeds 900"
-            " --cell holdmem-d0-source --scores-out a.parquet --agreement-out b.parquet",
-            "'s=rules' is not NAME=FROM:TO",
-        ),
-        (
-            "import-run --world-dir w --run-dir r --branch none --system holdmem-d1-source",
-            "'holdmem-d1-source' is not pm-d<D>-<B>-<ext|noext>",
-        ),
-        (
-            "report --scores s.parquet --worlds-dir w --out o --role judge=rules",
-            "'judge=rules' is not ROLE=PROFILE",
-        ),
+        ("switch", {"cells": ("holdmem-dq-source",)}, "'holdmem-dq-source' is not a HoldMem cell"),
+        ("switch", {"cells": ("holdmem-d0-oracle",)}, "'holdmem-d0-oracle' is not a HoldMem cell"),
+        ("export", {"detection": "oracle"}, "spec.detection: 'oracle' is not one of"),
+        ("switch_score", {"switches": {"s": ("rules",)}}, "switches.s: ('rules',) is not [from"),
+        ("import_run", {"system": "holdmem-d1-source"}, "is not pm-d<D>-<B>-<ext|noext>"),
     ],
 )
-def test_a_bad_switch_or_role_argument_is_one_line_naming_it(args, problem):
-    line = one_line_error(memshift(*args.split()))
-    assert problem in line
+def test_a_job_spec_a_workflow_would_not_build_is_refused_where_it_is_built(
+    tmp_path, stage, fields, problem
+):
+    with pytest.raises(ConfigError, match=None) as refused:
+        job_spec(tmp_path, stage, **fields)
+    assert problem in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("stage", "fields", "edit", "problem"),
+    [
+        ("switch", {"cells": ("holdmem-d0-source",)}, ("d0-source", "dq-source"),
+         "'holdmem-dq-source' is not a HoldMem cell"),
+        ("export", {"detection": "source"}, ('"source"', '"oracle"'),
+         "spec.detection: 'oracle' is not one of"),
+        ("import_run", {"system": "pm-d1-source-ext"}, ("pm-d1-source-ext", "holdmem-d1-source"),
+         "is not pm-d<D>-<B>-<ext|noext>"),
+    ],
+)  # fmt: skip
+def test_the_job_command_refuses_a_spec_in_one_line_naming_the_field(
+    tmp_path, stage, fields, edit, problem
+):
+    spec = job_spec(tmp_path, stage, **fields).replace(*edit)
+    line = one_line_error(memshift("job", stage, spec))
+    assert line.startswith("memshift: error: ") and problem in line
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_bad_role_argument_is_one_line_naming_it():
+    args = "report --scores s.parquet --worlds-dir w --out o --role judge=rules"
+    assert "'judge=rules' is not ROLE=PROFILE" in one_line_error(memshift(*args.split()))
 
 
 def test_a_switch_of_a_missing_world_is_an_error_not_a_traceback(tmp_path):
-    run = memshift(
-        "switch",
-        "--worlds-dir",
-        str(tmp_path),
-        "--runs-dir",
-        str(tmp_path / "runs"),
-        "--seeds",
-        "1000",
-        "--switch",
-        "s",
-        "--from",
-        "rules",
-        "--to",
-        "rules-copy",
-        "--reader",
-        "rules",
-        "--cell",
-        "holdmem-d0-source",
-    )
+    spec = job_spec(tmp_path, "switch", cells=("holdmem-d0-source",))
+    run = memshift("job", "switch", spec)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert run.stderr.strip().startswith("memshift: error: missing artifact")
 
@@ -352,9 +366,9 @@ SETTINGS_OF_OPTIONS = {
 @pytest.mark.parametrize(("command", "option"), sorted(SETTINGS_OF_OPTIONS))
 def test_a_commands_default_is_the_studys_default(command, option):
     """Run by hand, a stage does what the study's default would have it do (answer-audit's
-    --batch once defaulted to 1 where a study audits 3 answers a call)."""
+    --batch once defaulted to 1 where a study audits 3 answers a call; a job is given the
+    study's every setting in its spec)."""
     from memshift.cli import cli
-    from memshift.inputs import schema_default
 
     params = {p.name: p for p in cli.commands[command].params}
     default = params[option].default

@@ -103,7 +103,7 @@ def test_a_spec_that_is_not_one_is_refused_naming_the_field(text, problem):
 @pytest.mark.parametrize(
     ("stage", "spec", "problem"),
     [
-        ("nosuch", "{}", "no job stage 'nosuch'; the stages are world, prefork"),
+        ("nosuch", "{}", "no job stage 'nosuch'; the stages are world, rewrite, prefork"),
         (
             "world",
             json.dumps(

@@ -20,6 +20,7 @@ from memshift import prediction_files
 from memshift.inputs import InputError
 from memshift.prediction_files import MAX_BYTES, MAX_LINE, MAX_LINES
 from memshift.predictions import read_predictions
+from memshift.stages.specs import PredictionsJob
 
 PROBE = "w1000-00a1b2c3d4e5f607"
 OTHER = "w1000-1b2c3d4e5f607182"
@@ -317,12 +318,12 @@ def test_parquet_text_that_is_not_utf8_is_refused_naming_the_row(tmp_path):
     refusal(path, "row 2: not UTF-8")
 
 
-def test_import_predictions_refuses_a_lone_surrogate_in_one_line(tmp_path):
+def test_the_predictions_job_refuses_a_lone_surrogate_in_one_line(tmp_path):
     path = tmp_path / "p.jsonl"
     path.write_text(answer_line(r'"\ud83d"'))
+    spec = PredictionsJob(Path("w1000"), Path("run"), ("none",), "mine", path)
     done = subprocess.run(
-        [sys.executable, "-m", "memshift.cli", "import-predictions", "--world-dir", "w1000",
-         "--run-dir", "run", "--branch", "none", "--system", "mine", "--file", str(path)],
+        [sys.executable, "-m", "memshift.cli", "job", "predictions", spec.to_json()],
         capture_output=True, text=True, cwd=tmp_path, check=False,
     )  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr

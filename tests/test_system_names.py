@@ -17,8 +17,10 @@ from memshift.inputs import schema_path
 from memshift.stages.specs import (
     AnswerAuditJob,
     CustomProbeJob,
+    ImportRunJob,
     ModelAccess,
     NativeProbeJob,
+    PredictionsJob,
     ProbeJob,
 )
 from memshift.vocabulary import SYSTEM_NAME, SYSTEM_NAME_MAX, system_name_problem
@@ -112,10 +114,6 @@ def nothing_written(where: Path) -> None:
 
 COMMANDS = {
     "score-predictions": ("score-predictions", "p.jsonl", "--configfile", "study.yaml", "--name"),
-    "import-predictions": ("import-predictions", "--world-dir", "w1", "--run-dir", "run",
-                           "--branch", "none", "--file", "p.jsonl", "--system"),
-    "import-run": ("import-run", "--world-dir", "w1", "--run-dir", "run", "--branch", "none",
-                   "--system"),
     "explain": ("explain", "--world", "1", "--item", "person.employer", "--system"),
 }  # fmt: skip
 
@@ -134,12 +132,17 @@ def test_a_command_refuses_a_system_name_outside_the_rule_before_writing(
 
 def test_a_path_in_an_imported_memory_name_is_refused(where, monkeypatch, capsys):
     # the imported memory's own pattern takes any detection, slashes included
-    line = run_memshift(monkeypatch, capsys, *COMMANDS["import-run"], "pm-d1-../../../outside-ext")
+    text = JOB_SPECS["import_run"](PLACEHOLDER).to_json()
+    text = text.replace(PLACEHOLDER, "pm-d1-../../../outside-ext")
+    line = run_memshift(monkeypatch, capsys, "job", "import_run", text)
     assert "'pm-d1-../../../outside-ext' is not a system name" in line
     nothing_written(where)
 
 
-ACCESS = ModelAccess({"reader": "rules", "auditor": "rules"}, Path("models.yaml"), None)
+ACCESS = ModelAccess(
+    {"writer": "rules", "reader": "rules", "auditor": "rules"}, Path("models.yaml"), None
+)
+PLACEHOLDER = "pm-d1-source-ext"  # a system name every spec below takes
 JOB_SPECS = {
     "probe": lambda name: ProbeJob(
         Path("w1"), Path("run"), ("none",), ("bm25", name), (), "selection", "wordllama", None,
@@ -150,6 +153,12 @@ JOB_SPECS = {
     ),
     "probe_native": lambda name: NativeProbeJob(
         Path("w1"), Path("run"), ("none",), name, "{}", False, ACCESS
+    ),
+    "import_run": lambda name: ImportRunJob(
+        Path("w1"), Path("run"), ("none",), name, False, ACCESS
+    ),
+    "predictions": lambda name: PredictionsJob(
+        Path("w1"), Path("run"), ("none",), name, Path("p.jsonl")
     ),
     "answer_audit": lambda name: AnswerAuditJob(
         Path("w1"), Path("run"), ("none",), ("bm25+audit", f"{name}+audit"), 3, ACCESS,
@@ -164,7 +173,7 @@ def test_a_job_refuses_a_system_name_outside_the_rule_before_writing(
     where, monkeypatch, capsys, stage, name
 ):
     # a spec the workflow would build with the name, as its JSON reaches the job
-    text = JOB_SPECS[stage]("placeholder").to_json().replace("placeholder", name)
+    text = JOB_SPECS[stage](PLACEHOLDER).to_json().replace(PLACEHOLDER, name)
     line = run_memshift(monkeypatch, capsys, "job", stage, text)
     assert line.startswith(f"memshift: error: the {stage} job's spec.")
     assert "is not a system name" in line and len(line) < 260

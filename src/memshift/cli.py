@@ -110,29 +110,21 @@ DEFINITIONS = click.option(
 )
 
 
-def _in_order(branch_list: tuple[str, ...]) -> list[str]:
-    """The chosen branches once each, none first: the other branches' gold reads none's."""
-    return [b for b in BRANCHES if b in branch_list]
-
-
-# `memshift --help` lists what a user runs first, then the pipeline's stages apart: the commands
-# the workflow's jobs run, each for one world or study, with the inputs a rule passes it
+# `memshift --help` lists what a user runs first, then a world's stages by hand, then what the
+# workflow's jobs run (`job`, with each job's spec; `report`, with the study's tables)
 USER_COMMANDS = (
     "plan", "explain", "export-dataset", "score-predictions", "export-bundle", "verify", "models",
     "cache", "stats", "validate", "validate-grid", "horizons", "heldout", "rewritten",
-    "serve-study", "validate-bundle", "docs-tables",
+    "validation-report", "validation-grid-report", "horizons-report", "heldout-report",
+    "rewritten-report", "serve-study", "validate-bundle", "docs-tables",
 )  # fmt: skip
-STAGE_COMMANDS = (
-    "job", "world", "branches", "gold", "probes", "manifest", "rewrite", "import-predictions",
-    "export", "import-run", "switch", "calibrate-writer", "switch-score",
-    "report", "failures-gate", "run-manifest", "validation-report", "validation-grid-report",
-    "horizons-report", "heldout-report", "rewritten-report",
-)  # fmt: skip
+WORLD_COMMANDS = ("world", "branches", "gold", "probes", "manifest")
+JOB_COMMANDS = ("job", "report")
 SECTIONS = (
     ("Commands", USER_COMMANDS),
-    ("Pipeline stages (run by the workflow's jobs; `memshift STAGE --help` for each)",
-     STAGE_COMMANDS),
-)  # fmt: skip
+    ("A world by hand, one stage at a time", WORLD_COMMANDS),
+    ("The workflow's jobs (`memshift job --help`)", JOB_COMMANDS),
+)
 
 
 class Sections(click.Group):
@@ -250,12 +242,6 @@ def stats(seeds: list[int], history_months: str, jobs: int) -> None:
     click.echo(render(collect(seeds, int(history_months), jobs=jobs, progress=True)))
 
 
-RUN_DIR = click.option(
-    "--run-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    required=True,
-    help="This world's directory of the run (results/runs/<study>/h<N>/<profile>/w<seed>).",
-)
 LLM = click.option(
     "--llm", default=schema_default("llm"), show_default=True, help="Model profile name."
 )
@@ -272,31 +258,11 @@ MODELS = click.option(
     show_default=True,
     help="The file that defines the model profiles.",
 )
-SYSTEM = click.option(
-    "--system",
-    required=True,
-    callback=_system_names,
-    help="bm25, rag, oracle, holdmem-d<D>-<B> or a custom name.",
-)
 WORLDS_DIR = click.option(
     "--worlds-dir",
     type=click.Path(path_type=Path, file_okay=False),
     required=True,
     help="The directory holding w<seed>/ of every world concerned.",
-)
-BASE = click.option(
-    "--base",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("."),
-    show_default=True,
-    help="Directory the manifest's output paths are recorded relative to (the results directory).",
-)
-CACHE = click.option(
-    "--cache-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=str(layout.llm_cache(Path(schema_default("results")))),
-    show_default=True,
-    help="Response cache of the HTTP backends.",
 )
 
 
@@ -321,14 +287,6 @@ PROBE_SAMPLE = click.option(
     metavar="JSON",
     help='The study\'s slice (probes.sample) as JSON, {"items": N, "item_times": K, "seed": S, '
     '"census": true}: only the drawn items are maintained and asked, at the drawn item-times.',
-)
-
-
-EVERY_ITEM_TIME = click.option(
-    "--every-item-time",
-    is_flag=True,
-    help="On the unshifted branch, answer every item at every checkpoint, not only the "
-    "item-times the measures count (systems.unshifted_all_items).",
 )
 
 
@@ -361,276 +319,6 @@ def _role_profiles(llm: str, pairs: tuple[str, ...], models_file: Path):  # type
             )
         named[role] = name
     return {role: _profile(name, models_file) for role, name in role_profiles(llm, named).items()}
-
-
-@cli.command()
-@click.option(
-    "--template-dir",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    required=True,
-    help="A built world (its branches, gold and probes) whose message bodies are rewritten.",
-)
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, file_okay=False),
-    required=True,
-    help="Where the rewritten world goes.",
-)
-@BRANCH
-@LLM
-@MODELS
-@CACHE
-def rewrite(
-    template_dir: Path,
-    out: Path,
-    branch_list: tuple[str, ...],
-    llm: str,
-    models_file: Path,
-    cache_dir: Path | None,
-) -> None:
-    """Rewrite a world's e-mail, chat and note bodies with the profile's rewriter role, every
-    gold fact kept verbatim; refuses a world whose gold would change (docs/data.md)."""
-    from memshift import layout
-    from memshift.stages import rewrite as stage
-
-    summary = stage.run(
-        template_dir,
-        out,
-        _in_order(branch_list),
-        _profile(llm, models_file),
-        cache_dir,
-        calls=layout.rewriter_calls(out),
-    )
-    click.echo(f"{template_dir.name}: {summary.line()}", err=True)
-
-
-def cell_pairs(
-    names: tuple[str, ...], detections: tuple[str, ...], what: str
-) -> list[tuple[str, str]]:
-    """Each HoldMem cell name as (detection, repair), in the order given; a name that is not a
-    cell on one of `detections` is a --cell error saying so (`what`: which cells are taken)."""
-    from memshift.vocabulary import cell_parts
-
-    pairs = []
-    for name in names:
-        parts = cell_parts(name)
-        if parts is None or parts[0] not in REPAIRS or parts[1] not in detections:
-            raise click.BadParameter(
-                f"{name!r} is not a HoldMem cell{what} (holdmem-d<repair>-<detection>, "
-                f"detection one of {', '.join(detections)})",
-                param_hint="--cell",
-            )
-        pairs.append((parts[1], parts[0]))
-    return pairs
-
-
-def _cells(cells: tuple[str, ...]) -> dict[str, list[str]]:
-    """HoldMem cell names a switch can take, grouped as detection -> repair arms."""
-    grouped: dict[str, list[str]] = {}
-    for detection, repair in cell_pairs(cells, MOVABLE, " a switch can take"):
-        grouped.setdefault(detection, []).append(repair)
-    return grouped
-
-
-CELLS = click.option(
-    "--cell",
-    "cells",
-    multiple=True,
-    required=True,
-    help="A HoldMem cell, holdmem-d<repair>-<detection>; repeatable.",
-)
-
-
-RUNS_DIR = click.option(
-    "--runs-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    required=True,
-    help="The run's directory (results/runs/<study>/h<N>/<run>), holding w<seed>/.",
-)
-
-
-@cli.command()
-@WORLDS_DIR
-@RUNS_DIR
-@click.option("--seeds", type=SeedRange(), required=True, help="The study's worlds.")
-@click.option("--switch", "name", required=True, help="The switch's name (its folder).")
-@click.option("--from", "old", required=True, help="The old writer's model profile.")
-@click.option("--to", "new", required=True, help="The new writer's model profile.")
-@click.option("--reader", required=True, help="The reader's model profile.")
-@CELLS
-@click.option(
-    "--reuse-prefork",
-    is_flag=True,
-    help="Start from each world's pre-fork store of the run (its writer is --from); else the "
-    "old writer writes one.",
-)
-@MODELS
-@CACHE
-def switch(
-    worlds_dir: Path,
-    runs_dir: Path,
-    seeds: list[int],
-    name: str,
-    old: str,
-    new: str,
-    reader: str,
-    cells: tuple[str, ...],
-    reuse_prefork: bool,
-    models_file: Path,
-    cache_dir: Path,
-) -> None:
-    """A writer switch on every world: the new writer re-derives what each cell's key
-    invalidates; the fork probes are answered before and after."""
-    from memshift import layout
-    from memshift.stages import switch as stage
-
-    grouped = _cells(cells)
-    profiles = [_profile(p, models_file) for p in (old, new, reader)]
-    for seed in seeds:
-        run_world = layout.world_in(runs_dir, seed)
-        rederived = stage.run(
-            layout.world_in(worlds_dir, seed),
-            run_world,
-            name,
-            *profiles,
-            grouped,
-            cache_dir,
-            layout.prefork(run_world) if reuse_prefork else None,
-        )
-        done = ", ".join(f"{d} re-derived {n}" for d, n in rederived.items())
-        click.echo(f"w{seed} switch {name} ({old} -> {new}): {done}", err=True)
-
-
-@cli.command("calibrate-writer")
-@WORLDS_DIR
-@RUNS_DIR
-@click.option("--seeds", type=SeedRange(), required=True, help="The calibration worlds.")
-@click.option("--writer", required=True, help="The writer's model profile.")
-@click.option("--reader", required=True, help="The reader's model profile.")
-@MODELS
-@CACHE
-def calibrate_writer(
-    worlds_dir: Path,
-    runs_dir: Path,
-    seeds: list[int],
-    writer: str,
-    reader: str,
-    models_file: Path,
-    cache_dir: Path,
-) -> None:
-    """One writer's pre-fork store of each calibration world, and the fork probes answered
-    from it."""
-    from memshift import layout
-    from memshift.stages import calibrate_writer as stage
-
-    profiles = (_profile(writer, models_file), _profile(reader, models_file))
-    for seed in seeds:
-        out = layout.calibration_dir(runs_dir, writer, seed)
-        n = stage.run(layout.world_in(worlds_dir, seed), out, *profiles, cache_dir)
-        click.echo(f"w{seed} calibration of {writer}: {n} answers", err=True)
-
-
-@cli.command("switch-score")
-@RUNS_DIR
-@WORLDS_DIR
-@click.option(
-    "--switch",
-    "switch_specs",
-    multiple=True,
-    required=True,
-    metavar="NAME=FROM:TO",
-    help="A switch and its two writers' profiles; repeatable.",
-)
-@click.option("--seeds", type=SeedRange(), required=True, help="The study's worlds.")
-@click.option(
-    "--calibration-seeds", type=SeedRange(), required=True, help="The calibration worlds."
-)
-@CELLS
-@click.option("--scores-out", type=click.Path(path_type=Path, dir_okay=False), required=True)
-@click.option("--agreement-out", type=click.Path(path_type=Path, dir_okay=False), required=True)
-def switch_score(
-    runs_dir: Path,
-    worlds_dir: Path,
-    switch_specs: tuple[str, ...],
-    seeds: list[int],
-    calibration_seeds: list[int],
-    cells: tuple[str, ...],
-    scores_out: Path,
-    agreement_out: Path,
-) -> None:
-    """Score every writer switch before and after, beside the writers' agreement."""
-    from memshift import layout
-    from memshift.stages import switch_score as stage
-
-    switches = []
-    for spec in switch_specs:
-        name, _, pair = spec.partition("=")
-        old, _, new = pair.partition(":")
-        if not (name and old and new):
-            raise click.BadParameter(f"{spec!r} is not NAME=FROM:TO", param_hint="--switch")
-        switches.append(stage.Switch(name, old, new))
-    _cells(cells)
-    profiles = {p for s in switches for p in (s.old, s.new)}
-    calibration = {
-        p: [
-            layout.table(layout.calibration_dir(runs_dir, p, w), layout.ANSWERS)
-            for w in calibration_seeds
-        ]
-        for p in profiles
-    }
-    n = stage.run(
-        switches,
-        runs_dir,
-        seeds,
-        list(cells),
-        calibration,
-        worlds_dir,
-        scores_out,
-        agreement_out,
-    )
-    click.echo(f"{n} switched items scored -> {scores_out}", err=True)
-
-
-@cli.command()
-@WORLD_DIR
-@RUN_DIR
-@click.option(
-    "--detection",
-    required=True,
-    type=click.Choice(MOVABLE),
-    help="The cell's detection (not the oracle key: it is built from gold).",
-)
-@click.option("--repair", required=True, type=click.Choice(REPAIRS))
-@click.option(
-    "--arm",
-    required=True,
-    type=click.Choice(EXPORT_ARMS),
-    help="With the derivation extension (the keys) or without it.",
-)
-@LLM
-@MODELS
-@BUNDLE_OUT
-def export(
-    world_dir: Path,
-    run_dir: Path,
-    detection: str,
-    repair: str,
-    arm: str,
-    llm: str,
-    models_file: Path,
-    out: Path,
-) -> None:
-    """A HoldMem cell's store at the fork as a Portable Memory bundle, validated by the format's
-    reference package. --llm is the writer of the run's pre-fork store (its id is in the keys)."""
-    from memshift.stages import export as stage
-
-    episodes, manifest = stage.run(
-        world_dir, run_dir, detection, repair, arm, _profile(llm, models_file), out
-    )
-    click.echo(
-        f"{world_dir.name}: {episodes} episodes -> {out} (digest {manifest.bundle_digest})",
-        err=True,
-    )
 
 
 def _checked_study(configfile: Path | None, given: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -699,53 +387,6 @@ def export_bundle(configfile: Path | None, seed: int, cell: str, arm: str, out: 
         _profile(llm, Path(study["models"])), out,
     )  # fmt: skip
     click.echo(f"w{seed}: {episodes} episodes -> {out} (digest {manifest.bundle_digest})", err=True)
-
-
-@cli.command("import-run")
-@WORLD_DIR
-@RUN_DIR
-@BRANCH
-@click.option(
-    "--system",
-    required=True,
-    callback=_system_names,
-    help="The imported memory, pm-d<D>-<B>-<ext|noext>.",
-)
-@EVERY_ITEM_TIME
-@LLM
-@click.option("--reader-llm", default=None, help="The reader's profile, if not --llm's.")
-@MODELS
-@CACHE
-def import_run(
-    world_dir: Path,
-    run_dir: Path,
-    branch_list: tuple[str, ...],
-    system: str,
-    every_item_time: bool,
-    llm: str,
-    reader_llm: str | None,
-    models_file: Path,
-    cache_dir: Path,
-) -> None:
-    """The second implementation imports a cell's bundle (run-dir/export/SYSTEM.mem) and follows
-    each branch; every probe is answered by the reader. --llm is its writer."""
-    from memshift.stages import import_run as stage
-    from memshift.vocabulary import portable_parts
-
-    if portable_parts(system) is None:
-        raise click.BadParameter(
-            f"{system!r} is not pm-d<D>-<B>-<ext|noext>", param_hint="--system"
-        )
-    writer = _profile(llm, models_file)
-    reader = _profile(reader_llm, models_file) if reader_llm else writer
-    for branch in _in_order(branch_list):
-        memory = stage.run(
-            world_dir, run_dir, branch, system, writer, reader, cache_dir, every_item_time
-        )
-        click.echo(
-            f"{world_dir.name} {branch} {system}: {len(memory.maintenance)} invalidations",
-            err=True,
-        )
 
 
 @cli.command("validate-bundle")
@@ -908,35 +549,6 @@ def report(
         plan,
     )
     click.echo(f"report -> {path}", err=True)
-
-
-@cli.command("failures-gate")
-@click.argument("failures", type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, dir_okay=False),
-    required=True,
-    help="Written only when the gate passes: what it found.",
-)
-@click.option(
-    "--allow-failures",
-    is_flag=True,
-    help="Pass even when a system is not measured (report.allow_failures); the line is still "
-    "printed.",
-)
-def failures_gate(failures: Path, out: Path, allow_failures: bool) -> None:
-    """Fail (exit 1, one line on stderr) when the report's failures table (report/tables/
-    failures.parquet) marks a system not measured: more of its calls failed than the study's
-    report.max_failure_share."""
-    from memshift import layout
-    from memshift.stages import failures_gate as stage
-
-    line = stage.run(failures, out, allow_failures)
-    if line is not None:
-        report = layout.report_page(failures.parent.parent, "md")
-        click.echo(f"memshift: {line} (the report: {report})", err=True)
-        if not allow_failures:
-            sys.exit(1)
 
 
 @cli.command("docs-tables")
@@ -1137,41 +749,6 @@ def export_dataset(configfile: Path | None, out: Path) -> None:
     click.echo(f"{out}: " + ", ".join(f"{n} {name}" for name, n in counts.items()), err=True)
 
 
-@cli.command("import-predictions")
-@WORLD_DIR
-@RUN_DIR
-@BRANCH
-@SYSTEM
-@click.option(
-    "--file",
-    "path",
-    type=click.Path(path_type=Path, dir_okay=False),
-    required=True,
-    help="The predictions file (docs/dataset.md).",
-)
-@PROBE_SAMPLE
-def import_predictions(
-    world_dir: Path,
-    run_dir: Path,
-    branch_list: tuple[str, ...],
-    system: str,
-    path: Path,
-    sample: ProbeSample | None,
-) -> None:
-    """A predictions file's answers to one world's probes, as a system's answers (the
-    `predictions` rule; `memshift score-predictions` runs it through the study)."""
-    from memshift.stages import predictions as stage
-
-    answers, missing = stage.run(world_dir, run_dir, _in_order(branch_list), system, path, sample)
-    click.echo(f"{world_dir.name} {system}: {answers} answers", err=True)
-    if missing:
-        click.echo(
-            f"{world_dir.name} {system}: {missing} probe(s) without a prediction, scored as "
-            "failed answers",
-            err=True,
-        )
-
-
 @cli.command("score-predictions")
 @click.argument("path", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @click.option(
@@ -1264,44 +841,6 @@ def score_predictions(path: Path, configfile: Path | None, name: str, cores: str
             f"the study failed with the predictions (snakemake exit {finished.returncode}); "
             f"its configuration: {configfile} and {overlay}"
         )
-
-
-@cli.command("run-manifest")
-@click.argument("outputs", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True)
-@BASE
-@LLM
-@ROLE_PROFILES
-@MODELS
-@click.option("--study", required=True)
-@click.option("--seeds", type=SeedRange(), required=True)
-@click.option("--config-sha256", required=True, help="Hash of the study's resolved config.")
-def run_manifest(
-    outputs: tuple[Path, ...],
-    out: Path,
-    base: Path,
-    llm: str,
-    role_pairs: tuple[str, ...],
-    models_file: Path,
-    study: str,
-    seeds: list[int],
-    config_sha256: str,
-) -> None:
-    """Record what produced a run and the sha256 of every OUTPUTS file (of every file in an
-    OUTPUTS folder)."""
-    from memshift.artifacts import write_json
-    from memshift.stages import run_manifest as stage
-
-    manifest = stage.build(
-        list(outputs),
-        base,
-        _role_profiles(llm, role_pairs, models_file),
-        study,
-        seeds,
-        config_sha256,
-    )
-    write_json(manifest, out)
-    click.echo(f"{len(manifest['outputs'])} outputs recorded -> {out}", err=True)
 
 
 EXIT_DIFFERS = 1

@@ -36,7 +36,7 @@ from memshift.export.streams import line_problem
 from memshift.inputs import schema_default
 from memshift.memory.system import BUNDLE_FORMAT, HoldMem
 from memshift.models.requests import CallContext
-from memshift.stages.specs import WorldJob
+from memshift.stages.specs import ImportRunJob, ModelAccess, WorldJob
 
 SEED = 1000
 SYSTEM = "pm-d1-source-ext"
@@ -154,13 +154,12 @@ def validate_refuses(bundle: Path, problem: str) -> list[str]:
 
 
 def import_run_refuses(bundle: Path, world_dir: Path, problem: str) -> str:
-    """`memshift import-run` stops with one line naming the bundle, writing no answers."""
+    """The import job stops with one line naming the bundle, writing no answers."""
     run_dir = bundle.parents[1]
-    run = memshift(
-        "import-run",
-        *("--world-dir", str(world_dir), "--run-dir", str(run_dir)),
-        *("--branch", "none", "--system", SYSTEM),
-    )
+    models = Path(__file__).resolve().parents[2] / "config/models.yaml"
+    access = ModelAccess({"writer": "rules", "reader": "rules"}, models, None)
+    spec = ImportRunJob(world_dir, run_dir, ("none",), SYSTEM, False, access)
+    run = memshift("job", "import_run", spec.to_json())
     assert run.returncode == 2, run.stderr[-2000:]
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr[-2000:]
     assert run.stderr.startswith(f"memshift: error: bundle {bundle}: "), run.stderr[-2000:]

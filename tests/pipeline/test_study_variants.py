@@ -37,7 +37,8 @@ def test_rewritten_worlds_are_built_as_templates_then_rewritten(tmp_path: Path) 
     assert jobs["rewrite"] == ["world=1000"]
     shown = outputs(where)
     assert "memshift job world" in shown and '"out":"results/worlds-h1/w1000"' in shown
-    assert "--template-dir results/worlds-h1/w1000 --out results/worlds-h1-rw-rules/w1000" in shown
+    assert '"out":"results/worlds-h1-rw-rules/w1000"' in shown
+    assert '"template":"results/worlds-h1/w1000"' in shown
     assert '"run":"results/runs/variant/h1-rw-rules/rules/w1000"' in shown
     # the same study without the rewriter plans no rewrite and reads the templates
     template = planned(where, "--config", "rewriter=")

@@ -4,6 +4,7 @@ on an item type is measured from these (switch-score), on worlds the switches ne
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from memshift import layout, schemas
@@ -16,6 +17,7 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.stages.specs import CalibrationJob
 from memshift.vocabulary import HOLDMEM, UNSHIFTED
 from memshift.world.stored import load, load_public_events
 
@@ -45,3 +47,12 @@ def run(
     write_table(answers, schemas.ANSWERS, layout.table(out, layout.ANSWERS))
     log.write(layout.table(out, layout.CALLS))
     return answers.num_rows
+
+
+def run_job(job: CalibrationJob) -> None:
+    """One writer's calibration on every calibration world (`CalibrationJob`)."""
+    writer, reader = job.access.named(job.writer), job.access.profile("reader")
+    for seed in job.seeds:
+        out = layout.calibration_dir(job.runs, job.writer, seed)
+        n = run(layout.world_in(job.worlds, seed), out, writer, reader, job.access.cache)
+        print(f"w{seed} calibration of {job.writer}: {n} answers", file=sys.stderr)

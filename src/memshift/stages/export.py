@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from memshift.export.portable import export_bundle, served_at_fork
 from memshift.memory.write_tables import table_to_writes
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
+from memshift.stages.specs import ExportJob
 from memshift.vocabulary import UNSHIFTED
 from memshift.world.stored import load, load_public_events
 
@@ -37,3 +39,13 @@ def run(
         ModelClient(writer),
     )
     return len(served), export_bundle(served, arm == "ext", out, world.timeline.fork)
+
+
+def run_job(job: ExportJob) -> None:
+    """A cell's bundle at the fork (`ExportJob`)."""
+    episodes, manifest = run(
+        job.world, job.run, job.detection, job.repair, job.arm, job.access.profile("writer"),
+        job.out,
+    )  # fmt: skip
+    print(f"{job.world.name}: {episodes} episodes -> {job.out} (digest {manifest.bundle_digest})",
+          file=sys.stderr)  # fmt: skip

@@ -7,11 +7,13 @@ written, and kept, before the run is failed."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from memshift import schemas
 from memshift.analysis.failures import verdict_line
 from memshift.artifacts import read_table, write_text
+from memshift.stages.specs import FailuresGateJob
 
 
 def run(failures: Path, out: Path, allow_failures: bool) -> str | None:
@@ -24,3 +26,13 @@ def run(failures: Path, out: Path, allow_failures: bool) -> str | None:
     elif allow_failures:
         write_text(f"allowed (report.allow_failures): {line}\n", out)
     return line
+
+
+def run_job(job: FailuresGateJob) -> None:
+    """The gate (`FailuresGateJob`): exit 1 with its line when a system is not measured and
+    failures are not allowed."""
+    line = run(job.failures, job.out, job.allow_failures)
+    if line is not None:
+        print(f"memshift: {line} (the report: {job.report})", file=sys.stderr)
+        if not job.allow_failures:
+            sys.exit(1)

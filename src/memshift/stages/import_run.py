@@ -8,6 +8,7 @@ method like any system), from which the report takes its m, r and a.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from memshift import layout
@@ -16,7 +17,9 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.stages.chain import in_order
 from memshift.stages.probe import BranchReads, answer_and_log
+from memshift.stages.specs import ImportRunJob
 
 
 def run(
@@ -43,3 +46,15 @@ def run(
         layout.table(layout.system_dir(run_world_dir, branch, system), layout.DETECTION_CALLS)
     )
     return memory
+
+
+def run_job(job: ImportRunJob) -> None:
+    """An imported memory on a world's branches (`ImportRunJob`)."""
+    writer, reader = job.access.profile("writer"), job.access.profile("reader")
+    for branch in in_order(job.branches):
+        memory = run(
+            job.world, job.run, branch, job.system, writer, reader, job.access.cache,
+            job.every_item_time,
+        )  # fmt: skip
+        print(f"{job.world.name} {branch} {job.system}: {len(memory.maintenance)} invalidations",
+              file=sys.stderr)  # fmt: skip

@@ -5,6 +5,7 @@ score and report stages treat it like any other system."""
 from __future__ import annotations
 
 import hashlib
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -17,6 +18,8 @@ from memshift.probe_sample import ProbeSample, sample_world
 from memshift.probes import measured
 from memshift.public_probes import PublicProbe, given_probes, public_of
 from memshift.sampled_probes import sample_probes
+from memshift.stages.chain import in_order
+from memshift.stages.specs import PredictionsJob
 from memshift.world.stored import load
 
 NO_PREDICTION = "the predictions file has no answer to this probe"
@@ -128,3 +131,13 @@ def invalidations_table(shown: list[PublicProbe], predictions: Predictions) -> p
         rows["invalidated"].append(True)
         rows["reason"].append("the predictions file says so")
     return pa.Table.from_pydict(rows, schema=schemas.INVALIDATIONS)
+
+
+def run_job(job: PredictionsJob) -> None:
+    """A predictions file as a system's answers on one world (`PredictionsJob`)."""
+    branches = list(in_order(job.branches))
+    answers, missing = run(job.world, job.run, branches, job.system, job.file, job.sample)
+    print(f"{job.world.name} {job.system}: {answers} answers", file=sys.stderr)
+    if missing:
+        print(f"{job.world.name} {job.system}: {missing} probe(s) without a prediction, scored "
+              "as failed answers", file=sys.stderr)  # fmt: skip

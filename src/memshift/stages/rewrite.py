@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import shutil
+import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,7 +38,9 @@ from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.models.rewriter_client import client_rewriter
 from memshift.stages import manifest
+from memshift.stages.chain import in_order
 from memshift.stages.gold import load_points
+from memshift.stages.specs import RewriteJob
 from memshift.vocabulary import UNSHIFTED
 from memshift.world.generate import World
 from memshift.world.records import Event
@@ -363,3 +366,12 @@ def _write(
     write_table(log_to_table(rows, world=seed), REWRITE_LOG, layout.rewrite_log(out_dir))
     # Last, as the world stages do: a world with its manifest is a whole one.
     manifest.run(out_dir, names)
+
+
+def run_job(job: RewriteJob) -> None:
+    """A rewritten world (`RewriteJob`), its calls logged beside it."""
+    summary = run(
+        job.template, job.out, list(in_order(job.branches)), job.access.named(job.rewriter),
+        job.access.cache, calls=layout.rewriter_calls(job.out),
+    )  # fmt: skip
+    print(f"{job.template.name}: {summary.line()}", file=sys.stderr)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
@@ -24,6 +25,7 @@ from memshift.fingerprint import ROOT
 from memshift.inputs import InputError, load_json, one_line, shortened
 from memshift.models.profiles import Profile
 from memshift.models.redaction import shown_url
+from memshift.stages.specs import RunManifestJob
 from memshift.world.generate import GENERATOR_VERSION
 
 # Output paths are relative to the results directory (the one holding worlds/ and runs/), so a
@@ -237,3 +239,14 @@ def verify(manifest_path: Path, base: Path | None = None) -> tuple[int, list[Pro
     paths = {name: inside(root, name) for name in sorted(outputs)}
     found = (_compare(name, path, outputs[name]) for name, path in paths.items())
     return len(outputs), [problem for problem in found if problem is not None]
+
+
+def run_job(job: RunManifestJob) -> None:
+    """The run's manifest (`RunManifestJob`)."""
+    from memshift.artifacts import write_json
+
+    profiles = {role: job.access.profile(role) for role in job.access.roles}
+    manifest = build(list(job.outputs), job.base, profiles, job.study, job.seeds,
+                     job.config_sha256)  # fmt: skip
+    write_json(manifest, job.out)
+    print(f"{len(manifest['outputs'])} outputs recorded -> {job.out}", file=sys.stderr)

@@ -27,12 +27,15 @@ from memshift.vocabulary import (
     AUDIT_VARIANTS,
     BRANCHES,
     DETECTIONS,
+    EXPORT_ARMS,
     MAX_SEED,
+    MOVABLE,
     READ_SETS,
     REPAIRS,
     ROLES,
     audited_parts,
     cell_parts,
+    portable_parts,
     system_name_problem,
 )
 
@@ -260,13 +263,7 @@ class AuditRepairJob(JobSpec):
     def __post_init__(self) -> None:
         super().__post_init__()
         _check_names(self.where("branches"), self.branches, BRANCHES)
-        for cell in self.cells:
-            parts = cell_parts(cell)
-            if parts is None or parts[0] not in REPAIRS or parts[1] not in DETECTIONS:
-                raise ConfigError(
-                    f"{self.where('cells')}: {_shown(cell)} is not a HoldMem cell "
-                    "(holdmem-d<D>-<B>)"
-                )
+        _check_cells(self, self.cells, DETECTIONS)
 
 
 @dataclass(frozen=True)
@@ -432,11 +429,198 @@ class SyncJob(JobSpec):
     access: ModelAccess
 
 
+def _check_cells(spec: JobSpec, cells: tuple[str, ...], detections: tuple[str, ...]) -> None:
+    """Each of `cells` a HoldMem cell (holdmem-d<D>-<B>) on one of `detections`."""
+    for cell in cells:
+        parts = cell_parts(cell)
+        if parts is None or parts[0] not in REPAIRS or parts[1] not in detections:
+            raise ConfigError(
+                f"{spec.where('cells')}: {_shown(cell)} is not a HoldMem cell "
+                f"(holdmem-d<D>-<B>, B one of {', '.join(detections)})"
+            )
+
+
+@dataclass(frozen=True)
+class RewriteJob(JobSpec):
+    """A built world (`template`) whose message bodies the rewriter role of the profile
+    `rewriter` rewrites into `out`, every gold fact kept verbatim."""
+
+    stage: ClassVar[str] = "rewrite"
+    runner: ClassVar[str] = "memshift.stages.rewrite:run_job"
+    template: Path
+    out: Path
+    branches: tuple[str, ...]
+    rewriter: str
+    access: ModelAccess
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_names(self.where("branches"), self.branches, BRANCHES)
+
+
+@dataclass(frozen=True)
+class SwitchJob(JobSpec):
+    """One writer switch (`name`, from profile `old` to `new`) on every world of `seeds`: the
+    new writer re-derives what each of `cells`' keys invalidates; `reuse_prefork`: start from
+    each world's pre-fork store of the run (its writer is `old`)."""
+
+    stage: ClassVar[str] = "switch"
+    runner: ClassVar[str] = "memshift.stages.switch:run_job"
+    worlds: Path
+    runs: Path
+    seeds: tuple[int, ...]
+    name: str
+    old: str
+    new: str
+    cells: tuple[str, ...]
+    reuse_prefork: bool
+    access: ModelAccess
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_cells(self, self.cells, MOVABLE)
+
+
+@dataclass(frozen=True)
+class CalibrationJob(JobSpec):
+    """One writer's pre-fork store of each calibration world, and its fork probes answered."""
+
+    stage: ClassVar[str] = "calibrate_writer"
+    runner: ClassVar[str] = "memshift.stages.calibrate_writer:run_job"
+    worlds: Path
+    runs: Path
+    seeds: tuple[int, ...]
+    writer: str
+    access: ModelAccess
+
+
+@dataclass(frozen=True)
+class SwitchScoreJob(JobSpec):
+    """Every writer switch (name -> [from, to]) scored before and after, beside the writers'
+    agreement on the calibration worlds."""
+
+    stage: ClassVar[str] = "switch_score"
+    runner: ClassVar[str] = "memshift.stages.switch_score:run_job"
+    worlds: Path
+    runs: Path
+    switches: dict[str, tuple[str, ...]]
+    seeds: tuple[int, ...]
+    calibration: tuple[int, ...]
+    cells: tuple[str, ...]
+    scores: Path
+    agreement: Path
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name, pair in self.switches.items():
+            if len(pair) != 2:
+                raise ConfigError(
+                    f"{self.where('switches')}.{name}: {_shown(pair)} is not [from, to]"
+                )
+        _check_cells(self, self.cells, MOVABLE)
+
+
+@dataclass(frozen=True)
+class ExportJob(JobSpec):
+    """A HoldMem cell's store at the fork as a Portable Memory bundle in `out`; the writer
+    role's profile wrote the run's pre-fork store (its id is in the keys)."""
+
+    stage: ClassVar[str] = "export"
+    runner: ClassVar[str] = "memshift.stages.export:run_job"
+    world: Path
+    run: Path
+    detection: str
+    repair: str
+    arm: str
+    access: ModelAccess
+    out: Path
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_names(self.where("detection"), (self.detection,), MOVABLE)
+        _check_names(self.where("repair"), (self.repair,), REPAIRS)
+        _check_names(self.where("arm"), (self.arm,), EXPORT_ARMS)
+
+
+@dataclass(frozen=True)
+class ImportRunJob(JobSpec):
+    """The second implementation imports a cell's bundle (`system`, pm-d<D>-<B>-<arm>) and
+    follows each branch; every probe is answered by the reader."""
+
+    stage: ClassVar[str] = "import_run"
+    runner: ClassVar[str] = "memshift.stages.import_run:run_job"
+    world: Path
+    run: Path
+    branches: tuple[str, ...]
+    system: str
+    every_item_time: bool
+    access: ModelAccess
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_names(self.where("branches"), self.branches, BRANCHES)
+        _check_systems(self.where("system"), (self.system,))
+        if portable_parts(self.system) is None:
+            raise ConfigError(
+                f"{self.where('system')}: {_shown(self.system)} is not pm-d<D>-<B>-<ext|noext>"
+            )
+
+
+@dataclass(frozen=True)
+class PredictionsJob(JobSpec):
+    """A predictions file's answers to one world's probes, as `system`'s answers."""
+
+    stage: ClassVar[str] = "predictions"
+    runner: ClassVar[str] = "memshift.stages.predictions:run_job"
+    world: Path
+    run: Path
+    branches: tuple[str, ...]
+    system: str
+    file: Path
+    sample: ProbeSample | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_names(self.where("branches"), self.branches, BRANCHES)
+        _check_systems(self.where("system"), (self.system,))
+
+
+@dataclass(frozen=True)
+class RunManifestJob(JobSpec):
+    """What produced a run and the sha256 of every file of `outputs` (paths relative to
+    `base`), written to `out`."""
+
+    stage: ClassVar[str] = "run_manifest"
+    runner: ClassVar[str] = "memshift.stages.run_manifest:run_job"
+    outputs: tuple[Path, ...]
+    out: Path
+    base: Path
+    access: ModelAccess
+    study: str
+    seeds: tuple[int, ...]
+    config_sha256: str
+
+
+@dataclass(frozen=True)
+class FailuresGateJob(JobSpec):
+    """The study's last job: exit 1 with one line when the report's failures table marks a
+    system not measured, unless `allow_failures`; `out` is written when it passes."""
+
+    stage: ClassVar[str] = "failures_gate"
+    runner: ClassVar[str] = "memshift.stages.failures_gate:run_job"
+    failures: Path
+    report: Path
+    out: Path
+    allow_failures: bool
+
+
 JOBS: dict[str, type[JobSpec]] = {
     spec.stage: spec
     for spec in (
-        WorldJob, PreforkJob, IngestJob, AuditRepairJob, ProbeJob, CustomProbeJob, NativeProbeJob,
-        AnswerAuditJob, SyncJob, ScoreJob, JoinScoresJob,
+        WorldJob, RewriteJob, PreforkJob, IngestJob, AuditRepairJob, ProbeJob, CustomProbeJob,
+        NativeProbeJob, PredictionsJob, AnswerAuditJob, ExportJob, ImportRunJob, SwitchJob,
+        CalibrationJob, SwitchScoreJob, SyncJob, ScoreJob, JoinScoresJob, RunManifestJob,
+        FailuresGateJob,
     )
 }  # fmt: skip
 

@@ -8,6 +8,7 @@ maintenance through the switch, each cell's store and answers after it, and one 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -36,7 +37,8 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.vocabulary import HOLDMEM, UNSHIFTED, cell_system, detection_system
+from memshift.stages.specs import SwitchJob
+from memshift.vocabulary import HOLDMEM, UNSHIFTED, cell_parts, cell_system, detection_system
 from memshift.world.stored import load, load_public_events
 
 
@@ -126,3 +128,21 @@ def run(
             write_table(after, schemas.ANSWERS, layout.table(out / cell, layout.ANSWERS))
     log.write(layout.table(out, layout.CALLS))
     return rederived
+
+
+def run_job(job: SwitchJob) -> None:
+    """One writer switch on every world of the study (`SwitchJob`)."""
+    cells: dict[str, list[str]] = {}
+    for name in job.cells:
+        repair, detection = cell_parts(name)  # type: ignore[misc]
+        cells.setdefault(detection, []).append(repair)
+    profiles = [job.access.named(job.old), job.access.named(job.new), job.access.profile("reader")]
+    for seed in job.seeds:
+        run_world = layout.world_in(job.runs, seed)
+        prefork = layout.prefork(run_world) if job.reuse_prefork else None
+        rederived = run(
+            layout.world_in(job.worlds, seed), run_world, job.name, *profiles, cells,
+            job.access.cache, prefork,
+        )  # fmt: skip
+        done = ", ".join(f"{d} re-derived {n}" for d, n in rederived.items())
+        print(f"w{seed} switch {job.name} ({job.old} -> {job.new}): {done}", file=sys.stderr)

@@ -10,6 +10,7 @@ the type and whether it is a definition item are the other predictors the report
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.errors import MemshiftError
 from memshift.scoring.scorer import score_answer
+from memshift.stages.specs import SwitchScoreJob
 from memshift.vocabulary import UNSHIFTED, cell_parts, item_class
 
 
@@ -161,3 +163,16 @@ def run(
         pa.Table.from_pydict(agreed, schema=schemas.AGREEMENT), schemas.AGREEMENT, agreement_out
     )
     return len(rows["item_id"])
+
+
+def run_job(job: SwitchScoreJob) -> None:
+    """Every writer switch of the study scored (`SwitchScoreJob`)."""
+    switches = [Switch(name, old, new) for name, (old, new) in job.switches.items()]
+    calibration = {
+        p: [layout.table(layout.calibration_dir(job.runs, p, w), layout.ANSWERS)
+            for w in job.calibration]
+        for p in sorted({p for s in switches for p in (s.old, s.new)})
+    }  # fmt: skip
+    n = run(switches, job.runs, job.seeds, list(job.cells), calibration, job.worlds, job.scores,
+            job.agreement)  # fmt: skip
+    print(f"{n} switched items scored -> {job.scores}", file=sys.stderr)
