@@ -19,6 +19,7 @@ from memshift.stages.specs import (
     PredictionsJob,
     PreforkJob,
     ProbeJob,
+    ReportJob,
     RewriteJob,
     RunManifestJob,
     ScoreJob,
@@ -62,10 +63,6 @@ def built_branch_file(path):
     return str(path(BUILT, "{branch}"))
 
 
-def built_dir(wildcards):
-    return str(L.built_world(wildcards.world))
-
-
 def system_table(system, name, world="{world}", branch="{branch}"):
     return str(layout.table(L.system(world, branch, system), name))
 
@@ -77,14 +74,8 @@ def each_branch(pattern):
     return [pattern.replace("{branch}", branch) for branch in BRANCHES]
 
 
-# Every value a rule's shell command is given is quoted there (`{params.x:q}`, `{input:q}`...),
-# a list item by item: options built here are lists of words, never a string of flags.
-def flags(option, values):
-    """`option` before each of `values`, as the words of a command line."""
-    return [word for value in values for word in (option, value)]
-
-
-BRANCH_ARGS = flags("--branch", BRANCHES)
+# Every job is given one value, its spec (memshift/stages/specs.py), as one quoted shell word
+# (`{params.spec:q}`): no setting reaches the shell as words of its own.
 
 # The greedy scheduler starts the ready jobs of highest priority first: every world, then each
 # world's HoldMem chain (prefork, ingest, repair, the cells' probes, the answer audits, the
@@ -93,11 +84,6 @@ BRANCH_ARGS = flags("--branch", BRANCHES)
 # while the other cores idle.
 WORLDS_FIRST = 20
 CHAIN_NEXT = 10
-# the roles whose profile is not `llm`'s, for the stages that describe the run
-ROLE_ARGS = flags(
-    "--role",
-    [f"{role}={name}" for role, name in ROLE.items() if name != STUDY["llm"]],
-)
 
 JOB_CODE = {}
 
@@ -153,10 +139,6 @@ def access(*roles):
     )
 
 
-def world_dir(wildcards):
-    return str(L.world(wildcards.world))
-
-
 PROFILE_CODE = {}
 
 
@@ -170,10 +152,6 @@ def profile_code(*roles):
             [(role, ROLE[role]) for role in roles or ROLES]
         )
     return PROFILE_CODE[roles]
-
-
-def run_dir(wildcards):
-    return str(L.run_world(wildcards.world))
 
 
 def cells():
@@ -434,10 +412,9 @@ def probe_job(world, systems, job):
     ).to_json()
 
 
-# the study's slice (probes.sample) as the option of every job whose outputs it changes: the
+# the study's slice (probes.sample), in the spec of every job whose outputs it changes: the
 # settings are a param of those jobs, so a new sample reruns them and no other
 SAMPLE = STUDY["probe_sample"]
-SAMPLE_ARG = ["--probe-sample", SAMPLE.to_json()] if SAMPLE else []
 
 
 def custom_code(wildcards):

@@ -114,40 +114,47 @@ rule report:
             loaded=[report_sections.module_name(s) for s in report_sections.SECTIONS],
         ),
         profile=profile_code(),
-        maintenance=[m for world in SEEDS for m in maintenance_logs(world)],
-        answer_audits=[a for world in SEEDS for a in answer_audit_logs(world)],
-        worlds=lambda wildcards, input: str(layout.worlds_of(Path(input.probes[0]))),
-        out=lambda wildcards, output: str(Path(output.report).parent),
-        llm=STUDY["llm"],
-        roles=ROLE_ARGS,
-        models=STUDY["models"],
-        study=STUDY["study"],
-        draws=STUDY["report"]["draws"],
-        seed=STUDY["report"]["seed"],
-        max_failure_share=STUDY["report"]["max_failure_share"],
-        sample=SAMPLE_ARG,
-        switch=lambda wc, input: flags("--switch-scores", input.switch_scores),
-        sync=lambda wc, input: flags("--sync-scores", input.sync_scores),
-        plan=lambda wc, input: flags("--plan", input.plan),
-        bundles=lambda wc, input: flags(
-            "--bundle", [str(Path(manifest).parent) for manifest in input.bundles]
-        ),
-        pools=flags(
-            "--switch-pool",
-            [
-                f"{name}={','.join(members)}"
+        spec=ReportJob(
+            scores=L.scores,
+            logs=tuple(
+                map(
+                    Path,
+                    [
+                        *[m for world in SEEDS for m in maintenance_logs(world)],
+                        *[a for world in SEEDS for a in answer_audit_logs(world)],
+                        *[i for world in SEEDS for i in invalidation_logs(world)],
+                        *[c for world in SEEDS for c in call_logs(world)],
+                    ],
+                )
+            ),
+            worlds=L.worlds,
+            out=L.report,
+            llm=STUDY["llm"],
+            access=access(*ROLE),
+            study=STUDY["study"],
+            draws=STUDY["report"]["draws"],
+            seed=STUDY["report"]["seed"],
+            max_failure_share=STUDY["report"]["max_failure_share"],
+            switch_scores=L.switch_scores if SWITCH_PLAN else None,
+            switch_pools={
+                name: tuple(members)
                 for name, members in (SWITCH_PLAN or {}).get("pools", {}).items()
-            ],
-        ),
+            },
+            bundles=tuple(
+                layout.bundle_dir(L.run_world(world), system)
+                for world in SEEDS
+                for system in EXPORTS
+            ),
+            sync_scores=(
+                tuple(Path(sync_file(world, layout.SYNC_SCORES)) for world in SEEDS)
+                if SYNC
+                else ()
+            ),
+            plan=L.plan if L.plan.exists() else None,
+            sample=SAMPLE,
+        ).to_json(),
     shell:
-        "memshift report --scores {input.scores:q} {params.maintenance:q} {params.answer_audits:q}"
-        " {input.invalidations:q} {input.calls:q}"
-        " --worlds-dir {params.worlds:q} --out {params.out:q} --llm {params.llm:q}"
-        " {params.roles:q}"
-        " --models-file {params.models:q} --study {params.study:q}"
-        " --draws {params.draws:q} --seed {params.seed:q} {params.switch:q} {params.pools:q}"
-        " {params.bundles:q} {params.sync:q} {params.sample:q} --processes {threads:q}"
-        " --max-failure-share {params.max_failure_share:q} {params.plan:q} 2> {log:q}"
+        "memshift job report {params.spec:q} --threads {threads:q} 2> {log:q}"
 
 
 # The study's last job: it fails the run (after the report and the manifest are written, which a

@@ -116,7 +116,6 @@ EXPLAIN = ("--branch", "none", "--system", "bm25", "--item", "x", "--checkpoint"
         ("world", "--seed", str(2**31), "--out", "w"),
         ("world", "--seed", str(2**64), "--out", "w"),
         ("world", "--seed", "-1", "--out", "w"),
-        ("report", "--scores", "s", "--worlds-dir", "w", "--out", "r", "--seed", str(2**31)),
         ("validation-report", "--writers", "a,b", "--seed", str(2**40)),
         (
             "explain",
@@ -211,11 +210,6 @@ def test_the_job_command_refuses_a_spec_in_one_line_naming_the_field(
     line = one_line_error(memshift("job", stage, spec))
     assert line.startswith("memshift: error: ") and problem in line
     assert not any(tmp_path.iterdir())
-
-
-def test_a_bad_role_argument_is_one_line_naming_it():
-    args = "report --scores s.parquet --worlds-dir w --out o --role judge=rules"
-    assert "'judge=rules' is not ROLE=PROFILE" in one_line_error(memshift(*args.split()))
 
 
 def test_a_switch_of_a_missing_world_is_an_error_not_a_traceback(tmp_path):
@@ -355,9 +349,6 @@ def test_a_job_call_log_holds_every_call_its_systems_would_log_apart(tmp_path):
 
 # a command's option that a study's setting also sets, and that setting's key
 SETTINGS_OF_OPTIONS = {
-    ("report", "draws"): "report.draws",
-    ("report", "seed"): "report.seed",
-    ("report", "max_failure_share"): "report.max_failure_share",
     ("world", "history_months"): "worlds.history_months",
     ("world", "definitions"): "worlds.definitions",
 }

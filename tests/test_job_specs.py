@@ -20,6 +20,7 @@ from memshift.stages.specs import (
     IngestJob,
     JoinScoresJob,
     ModelAccess,
+    ReportJob,
     ScoreJob,
     WorldJob,
 )
@@ -144,3 +145,27 @@ def test_a_spec_built_with_a_value_its_job_would_refuse_fails_where_it_is_built(
         JoinScoresJob((3,), Path("o"))  # type: ignore[arg-type]
     with pytest.raises(MemshiftError, match=r"spec.stores: 5 is not a path"):
         ScoreJob(1, (), Path("w"), Path("o"), Path("f"), (), 5)  # type: ignore[arg-type]
+
+
+def report_job(**changes: object) -> str:
+    spec = ReportJob(
+        Path("s.parquet"), (), Path("w"), Path("r"), "rules", ACCESS, "t", 1000, 0, 0.05
+    )
+    return edited(spec.to_json(), **changes)
+
+
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        ({"seed": MAX_SEED + 1}, f"spec.seed: {MAX_SEED + 1} is outside 0..{MAX_SEED}"),
+        ({"draws": 0}, "spec.draws: 0 is not 1 or more"),
+        ({"max_failure_share": 1.5}, "spec.max_failure_share: 1.5 is not in [0, 1]"),
+        ({"max_failure_share": "0.1"}, "spec.max_failure_share: '0.1' is not a number"),
+        ({"switch_pools": {"p": "a,b"}}, "spec.switch_pools.p: 'a,b' is not a list"),
+    ],
+)
+def test_the_report_job_refuses_a_setting_out_of_bounds_in_one_line(tmp_path, changes, problem):
+    run = memshift("job", "report", report_job(**changes), "--threads", "2")
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    [line] = run.stderr.strip().splitlines()
+    assert problem in line

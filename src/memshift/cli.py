@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -23,9 +23,6 @@ from memshift.vocabulary import (
     REPAIRS,
 )
 from memshift.world.timeline import HISTORY_MONTHS
-
-if TYPE_CHECKING:
-    from memshift.probe_sample import ProbeSample
 
 
 class SeedRange(click.ParamType):
@@ -119,7 +116,7 @@ USER_COMMANDS = (
     "rewritten-report", "serve-study", "validate-bundle", "docs-tables",
 )  # fmt: skip
 WORLD_COMMANDS = ("world", "branches", "gold", "probes", "manifest")
-JOB_COMMANDS = ("job", "report")
+JOB_COMMANDS = ("job",)
 SECTIONS = (
     ("Commands", USER_COMMANDS),
     ("A world by hand, one stage at a time", WORLD_COMMANDS),
@@ -242,9 +239,6 @@ def stats(seeds: list[int], history_months: str, jobs: int) -> None:
     click.echo(render(collect(seeds, int(history_months), jobs=jobs, progress=True)))
 
 
-LLM = click.option(
-    "--llm", default=schema_default("llm"), show_default=True, help="Model profile name."
-)
 BUNDLE_OUT = click.option(
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
@@ -258,67 +252,12 @@ MODELS = click.option(
     show_default=True,
     help="The file that defines the model profiles.",
 )
-WORLDS_DIR = click.option(
-    "--worlds-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    required=True,
-    help="The directory holding w<seed>/ of every world concerned.",
-)
-
-
-def _probe_sample(
-    ctx: click.Context, param: click.Parameter, value: str | None
-) -> ProbeSample | None:
-    from memshift.probe_sample import ProbeSample
-
-    if value is None:
-        return None
-    try:
-        return ProbeSample.from_json(value)
-    except ConfigError as exc:
-        raise click.BadParameter(str(exc), ctx, param) from None
-
-
-PROBE_SAMPLE = click.option(
-    "--probe-sample",
-    "sample",
-    default=None,
-    callback=_probe_sample,
-    metavar="JSON",
-    help='The study\'s slice (probes.sample) as JSON, {"items": N, "item_times": K, "seed": S, '
-    '"census": true}: only the drawn items are maintained and asked, at the drawn item-times.',
-)
 
 
 def _profile(llm: str, models_file: Path):  # type: ignore[no-untyped-def]
     from memshift.models.profiles import study_profile
 
     return study_profile(llm, models_file)
-
-
-ROLE_PROFILES = click.option(
-    "--role",
-    "role_pairs",
-    multiple=True,
-    metavar="ROLE=PROFILE",
-    help="A role whose profile is not --llm's (writer, reader, program, auditor); repeatable.",
-)
-
-
-def _role_profiles(llm: str, pairs: tuple[str, ...], models_file: Path):  # type: ignore[no-untyped-def]
-    """Every role's profile: --llm's unless a ROLE=PROFILE pair names another."""
-    from memshift.vocabulary import ROLES, role_profiles
-
-    named: dict[str, str] = {}
-    for pair in pairs:
-        role, sep, name = pair.partition("=")
-        if not sep or role not in ROLES or not name:
-            raise click.BadParameter(
-                f"{pair!r} is not ROLE=PROFILE with ROLE one of {', '.join(ROLES)}",
-                param_hint="--role",
-            )
-        named[role] = name
-    return {role: _profile(name, models_file) for role, name in role_profiles(llm, named).items()}
 
 
 def _checked_study(configfile: Path | None, given: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -403,152 +342,6 @@ def validate_bundle(bundle: Path) -> None:
     if issues:
         raise SystemExit(1)
     click.echo(f"{bundle}: valid", err=True)
-
-
-def _pools(specs: tuple[str, ...]) -> dict[str, list[str]]:
-    pools = {}
-    for spec in specs:
-        name, sep, members = spec.partition("=")
-        if not (sep and name and members):
-            raise click.BadParameter(
-                f"{spec!r} is not NAME=SWITCH,SWITCH", param_hint="--switch-pool"
-            )
-        pools[name] = members.split(",")
-    return pools
-
-
-@cli.command()
-@click.option(
-    "--scores",
-    type=click.Path(path_type=Path, dir_okay=False),
-    required=True,
-    help="The run's scores.parquet.",
-)
-@click.argument("logs", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
-@WORLDS_DIR
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, file_okay=False),
-    required=True,
-    help="Report directory (report.md, report.html, tables/, figures/).",
-)
-@LLM
-@ROLE_PROFILES
-@MODELS
-@click.option("--study", default="study", show_default=True, help="Study name for the title.")
-@click.option(
-    "--draws",
-    type=click.IntRange(min=1),
-    default=schema_default("report.draws"),
-    show_default=True,
-    help="Bootstrap draws.",
-)
-@click.option(
-    "--seed",
-    type=SEED,
-    default=schema_default("report.seed"),
-    show_default=True,
-    help="Seed of the bootstrap's draws.",
-)
-@click.option(
-    "--switch-scores",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="The run's switch/scores.parquet, if it has writer switches.",
-)
-@click.option(
-    "--switch-pool",
-    "pool_specs",
-    multiple=True,
-    metavar="NAME=SWITCH,SWITCH",
-    help="Switches whose items are also pooled in the prediction table; repeatable.",
-)
-@click.option(
-    "--bundle",
-    "bundles",
-    multiple=True,
-    type=click.Path(path_type=Path, file_okay=False),
-    help="An exported bundle (w<world>/export/pm-<cell>-<arm>.mem), validated again and listed "
-    "in the report; repeatable.",
-)
-@click.option(
-    "--sync-scores",
-    multiple=True,
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="A world's sync/sync-scores.parquet, if the study has a sync study; repeatable.",
-)
-@click.option(
-    "--processes",
-    type=click.IntRange(1, 2),
-    default=1,
-    show_default=True,
-    help="2: a second process runs the trap suite and draws the figures beside the tables "
-    "(the same files, sooner).",
-)
-@PROBE_SAMPLE
-@click.option(
-    "--max-failure-share",
-    type=click.FloatRange(0, 1),
-    default=schema_default("report.max_failure_share"),
-    show_default=True,
-    help="A system more of whose calls failed than this share is reported not measured "
-    "(report.max_failure_share).",
-)
-@click.option(
-    "--plan",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default=None,
-    help="The run's plan.parquet (`memshift plan`), set beside what the run spent.",
-)
-def report(
-    scores: Path,
-    logs: tuple[Path, ...],
-    worlds_dir: Path,
-    out: Path,
-    llm: str,
-    role_pairs: tuple[str, ...],
-    models_file: Path,
-    study: str,
-    draws: int,
-    seed: int,
-    switch_scores: Path | None,
-    pool_specs: tuple[str, ...],
-    bundles: tuple[Path, ...],
-    sync_scores: tuple[Path, ...],
-    processes: int,
-    sample: ProbeSample | None,
-    max_failure_share: float,
-    plan: Path | None,
-) -> None:
-    """Measures, contrasts and diagnostic tests of a run, with world-bootstrap intervals.
-
-    LOGS are the run's holdmem-<detection>/maintenance.parquet, <system>+audit/
-    answer-audits.parquet, <system>/invalidations.parquet and calls*.parquet files: every scored
-    HoldMem cell needs the log of its detection, every audited system its answer-audit log,
-    every imported memory its invalidation log, and a system that passes an invalidation log
-    for one branch needs one for every branch."""
-    from memshift.analysis.bootstrap import Resampling
-    from memshift.stages import report as stage
-
-    path = stage.run(
-        scores,
-        list(logs),
-        worlds_dir,
-        out,
-        llm,
-        _role_profiles(llm, role_pairs, models_file),
-        study,
-        Resampling(draws=draws, seed=seed),
-        switch_scores,
-        _pools(pool_specs),
-        list(bundles),
-        list(sync_scores),
-        processes,
-        sample,
-        max_failure_share,
-        plan,
-    )
-    click.echo(f"report -> {path}", err=True)
 
 
 @cli.command("docs-tables")
@@ -1421,10 +1214,18 @@ def rewritten(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> 
 )
 @click.argument("stage", metavar="STAGE")
 @click.argument("spec", metavar="SPEC")
-def job(stage: str, spec: str) -> None:
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="The threads the scheduler gave the job (the report runs a second process on 2); "
+    "they change no output.",
+)
+def job(stage: str, spec: str, threads: int) -> None:
     from memshift.stages import specs
 
-    specs.run(stage, spec)
+    specs.run(stage, spec, threads)
 
 
 def main() -> None:

@@ -805,7 +805,7 @@ def test_the_study_runs_reruns_nothing_and_reproduces_every_artifact(tmp_path):
         assert (first / path).read_bytes() == (second / path).read_bytes(), name
     # on one core the report draws its figures and runs the trap suite in its own process
     one = snakemake(first, "--cores", "1", "-p", "--forcerun", "report", package=package)
-    assert one.returncode == 0 and "--processes 1" in one.stdout + one.stderr, one.stderr[-3000:]
+    assert one.returncode == 0 and "--threads 1" in one.stdout + one.stderr, one.stderr[-3000:]
     for name in REPORT_FILES:
         path = RUN / "report" / name
         assert (first / path).read_bytes() == (second / path).read_bytes(), name
@@ -900,8 +900,10 @@ def test_each_role_calls_its_own_profile_and_the_run_folder_names_it(tmp_path):
             by_stage.setdefault(words[2], set()).update(roles.values())
     assert by_stage["probe"] == {"sim-all-20"}
     assert by_stage["prefork"] == by_stage["ingest"] == by_stage["audit_repair"] == {"rules"}
-    assert by_stage["report"] == {"rules"}
-    assert any("--role reader=sim-all-20" in c for c in commands if c.startswith("memshift report"))
+    [report] = [
+        json.loads(shlex.split(c)[3]) for c in commands if c.startswith("memshift job report")
+    ]
+    assert report["llm"] == "rules" and report["access"]["roles"]["reader"] == "sim-all-20"
     assert all(
         f"results/runs/e2e/h{STUDY['worlds']['history_months']}/rules+reader=sim-all-20/" in c
         for c in commands

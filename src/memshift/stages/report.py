@@ -52,6 +52,7 @@ from memshift.report.html import standalone
 from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import Header, render
 from memshift.report.switch import SwitchReport, writer_switch
+from memshift.stages.specs import ReportJob
 from memshift.world.stored import load
 
 
@@ -373,3 +374,15 @@ def run(
             rows["calls"], sections, rows["failures"],
         )  # fmt: skip
         return _write_text(text, out, tables["failures"].to_pylist())
+
+
+def run_job(job: ReportJob, threads: int = 1) -> None:
+    """A run's report (`ReportJob`), on one process or two."""
+    profiles = {role: job.access.profile(role) for role in job.access.roles}
+    path = run(
+        job.scores, job.logs, job.worlds, job.out, job.llm, profiles, job.study,
+        Resampling(draws=job.draws, seed=job.seed), job.switch_scores, job.switch_pools,
+        job.bundles, job.sync_scores, min(max(threads, 1), 2), job.sample,
+        job.max_failure_share, job.plan,
+    )  # fmt: skip
+    print(f"report -> {path}", file=sys.stderr)

@@ -15,7 +15,7 @@ import dataclasses
 import json
 import types
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin, get_type_hints
@@ -144,6 +144,8 @@ class JobSpec:
 
     stage: ClassVar[str]
     runner: ClassVar[str]  # "module:function" taking the spec
+    # whether the runner takes the threads the scheduler gave the job (they change no output)
+    threaded: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         # a spec built in the workflow is held to the types its job will read it back with
@@ -602,6 +604,47 @@ class RunManifestJob(JobSpec):
 
 
 @dataclass(frozen=True)
+class ReportJob(JobSpec):
+    """A run's report in `out`: its scores, `logs` (each detection's maintenance log, each
+    audited system's answer-audit log, the invalidation and call logs), the run of profile
+    `llm` whose roles `access` names; the bootstrap's `draws` and `seed`; the writer switches'
+    scores and pools, the exported bundles, the sync study's scores and `memshift plan`'s
+    plan where the study has them. Given threads (`memshift job report SPEC --threads 2`), a
+    second process runs the trap suite and draws the figures: the same files, sooner."""
+
+    stage: ClassVar[str] = "report"
+    runner: ClassVar[str] = "memshift.stages.report:run_job"
+    threaded: ClassVar[bool] = True
+    scores: Path
+    logs: tuple[Path, ...]
+    worlds: Path
+    out: Path
+    llm: str
+    access: ModelAccess
+    study: str
+    draws: int
+    seed: int
+    max_failure_share: float
+    switch_scores: Path | None = None
+    switch_pools: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    bundles: tuple[Path, ...] = ()
+    sync_scores: tuple[Path, ...] = ()
+    plan: Path | None = None
+    sample: ProbeSample | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.draws < 1:
+            raise ConfigError(f"{self.where('draws')}: {self.draws} is not 1 or more")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ConfigError(f"{self.where('seed')}: {self.seed} is outside 0..{MAX_SEED}")
+        if not 0 <= self.max_failure_share <= 1:
+            raise ConfigError(
+                f"{self.where('max_failure_share')}: {self.max_failure_share} is not in [0, 1]"
+            )
+
+
+@dataclass(frozen=True)
 class FailuresGateJob(JobSpec):
     """The study's last job: exit 1 with one line when the report's failures table marks a
     system not measured, unless `allow_failures`; `out` is written when it passes."""
@@ -619,17 +662,20 @@ JOBS: dict[str, type[JobSpec]] = {
     for spec in (
         WorldJob, RewriteJob, PreforkJob, IngestJob, AuditRepairJob, ProbeJob, CustomProbeJob,
         NativeProbeJob, PredictionsJob, AnswerAuditJob, ExportJob, ImportRunJob, SwitchJob,
-        CalibrationJob, SwitchScoreJob, SyncJob, ScoreJob, JoinScoresJob, RunManifestJob,
+        CalibrationJob, SwitchScoreJob, SyncJob, ScoreJob, JoinScoresJob, ReportJob, RunManifestJob,
         FailuresGateJob,
     )
 }  # fmt: skip
 
 
-def run(stage: str, text: str) -> None:
-    """Run the job of `stage` that `text` specifies."""
+def run(stage: str, text: str, threads: int = 1) -> None:
+    """Run the job of `stage` that `text` specifies, on `threads` where it takes them."""
     if stage not in JOBS:
         raise ConfigError(f"no job stage {stage!r}; the stages are {', '.join(JOBS)}")
     spec = JOBS[stage].from_json(text)
     module, _, name = spec.runner.partition(":")
-    runner: Callable[[JobSpec], None] = getattr(import_module(module), name)
-    runner(spec)
+    runner: Callable[..., None] = getattr(import_module(module), name)
+    if spec.threaded:
+        runner(spec, threads)
+    else:
+        runner(spec)
