@@ -9,6 +9,7 @@ a key repeated in one object. Each refusal is one line naming the file and the p
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import json
 import re
@@ -48,6 +49,12 @@ def schema_default(key: str) -> Any:
     for part in key.split("."):
         node = node["properties"][part]
     return copy.deepcopy(node["default"])
+
+
+def schema_field(key: str) -> Any:
+    """A dataclass field whose default is the config schema's for `key` (`schema_default`), so
+    a record built without the setting takes the study's default and no module spells it."""
+    return dataclasses.field(default_factory=functools.partial(schema_default, key))
 
 
 class InputError(MemshiftError):

@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 from memshift import layout, schemas
 from memshift.artifacts import read_table
 from memshift.errors import MemshiftError
+from memshift.inputs import schema_field
 from memshift.layout import Study
 from memshift.memory.holdmem import MaintenanceRow
 from memshift.memory.interface import SystemInputs
@@ -42,7 +43,7 @@ class Target:
     # the item-time's probe of that kind: "direct", "premise" or "implicit"
     kind: str = "direct"
     # the study's `consent.read_set`, with which the probe stage built a B=1 cell
-    read_set: str = "selection"
+    read_set: str = schema_field("consent.read_set")
 
     @property
     def where(self) -> str:

@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from memshift.definitions import announcement
 from memshift.errors import MemshiftError
+from memshift.inputs import schema_field
 from memshift.retrieval.selection import EVIDENCE_BUDGET
 from memshift.world.items import Item
 from memshift.world.parse import DELETED, evidence_header
@@ -46,9 +47,10 @@ class SystemInputs:
     branch: str
     system: str
     checkpoints: tuple[datetime, ...]
-    embedder: str = "wordllama"
+    embedder: str = schema_field("embedder")
     embedding_cache: Path | None = None
-    read_set: str = "selection"  # what a B=1 cell revokes by (`vocabulary.READ_SETS`)
+    # what a B=1 cell revokes by (`vocabulary.READ_SETS`)
+    read_set: str = schema_field("consent.read_set")
     # the reader's evidence budget (`retrieval.budgets`), which a baseline retrieves within
     evidence_budget: int = EVIDENCE_BUDGET
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from memshift.errors import ConfigError
+from memshift.inputs import schema_field
 from memshift.rng import stream
 from memshift.strict_schema import bound_problem
 from memshift.world.records import LiveState, PublicEvent, Record
@@ -37,14 +38,15 @@ BOUNDS: dict[str, tuple[float, float]] = {
 
 @dataclass(frozen=True)
 class SyncSettings:
-    """The contract's free parameters; `lag_minutes` and `probe_delay_minutes` are this
-    project's choices (the paper does not state them)."""
+    """The contract's free parameters, each defaulting to the config schema's `sync` (5, 15,
+    50, 0.001 and 30 there); `lag_minutes` and `probe_delay_minutes` are this project's
+    choices (the paper does not state them)."""
 
-    lag_minutes: int = 5
-    poll_minutes: int = 15
-    page: int = 50
-    resync_p: float = 0.001
-    probe_delay_minutes: int = 30
+    lag_minutes: int = schema_field("sync.lag_minutes")
+    poll_minutes: int = schema_field("sync.poll_minutes")
+    page: int = schema_field("sync.page")
+    resync_p: float = schema_field("sync.resync_p")
+    probe_delay_minutes: int = schema_field("sync.probe_delay_minutes")
 
     def __post_init__(self) -> None:
         for name, (low, high) in BOUNDS.items():
