@@ -25,6 +25,7 @@ from memshift.stages.specs import (
     WorldJob,
 )
 from memshift.vocabulary import BRANCHES, DETECTIONS, MAX_SEED
+from test_system_names import run_memshift
 
 ACCESS = ModelAccess({"writer": "rules", "auditor": "local"}, Path("config/models.yaml"), None)
 INGEST = IngestJob(
@@ -130,12 +131,21 @@ def test_a_spec_that_is_not_one_is_refused_naming_the_field(text, problem):
         ("score", json.dumps({"world": 1}), "the field 'answers' is missing"),
     ],
 )
-def test_the_job_command_refuses_a_bad_spec_in_one_line(tmp_path, stage, spec, problem):
-    run = memshift("job", stage, spec)
-    assert run.returncode == 2 and "Traceback" not in run.stderr
-    [line] = run.stderr.strip().splitlines()
+def test_the_job_command_refuses_a_bad_spec_in_one_line(
+    tmp_path, monkeypatch, capsys, stage, spec, problem
+):
+    monkeypatch.chdir(tmp_path)
+    line = run_memshift(monkeypatch, capsys, "job", stage, spec)
     assert line.startswith("memshift: error:") and problem in line
     assert not any(tmp_path.iterdir())
+
+
+def test_a_refusal_is_one_line_and_exit_status_2_from_the_installed_command():
+    run = memshift("job", "score", json.dumps({"world": 1}))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.strip() == (
+        "memshift: error: the score job's spec: the field 'answers' is missing"
+    )
 
 
 def test_a_spec_built_with_a_value_its_job_would_refuse_fails_where_it_is_built():
@@ -164,8 +174,10 @@ def report_job(**changes: object) -> str:
         ({"switch_pools": {"p": "a,b"}}, "spec.switch_pools.p: 'a,b' is not a list"),
     ],
 )
-def test_the_report_job_refuses_a_setting_out_of_bounds_in_one_line(tmp_path, changes, problem):
-    run = memshift("job", "report", report_job(**changes), "--threads", "2")
-    assert run.returncode == 2 and "Traceback" not in run.stderr
-    [line] = run.stderr.strip().splitlines()
+def test_the_report_job_refuses_a_setting_out_of_bounds_in_one_line(
+    monkeypatch, capsys, changes, problem
+):
+    line = run_memshift(
+        monkeypatch, capsys, "job", "report", report_job(**changes), "--threads", "2"
+    )
     assert problem in line

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 import sys
 from dataclasses import asdict
 from datetime import datetime, timedelta
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from memshift.cli import main
 from memshift.config import check_config
 from memshift.errors import ConfigError
 from memshift.inputs import schema_path
@@ -113,16 +113,16 @@ def test_the_widest_settings_deliver_a_year_of_events_without_overflow():
     ],
 )
 def test_the_sync_job_refuses_them_in_one_line_before_reading_a_world(
-    tmp_path: Path, name: str, value: object, problem: str
+    tmp_path: Path, monkeypatch, capsys, name: str, value: object, problem: str
 ):
     settings = {**asdict(SyncSettings()), name: value}
     spec = {"world": str(tmp_path / "w"), "out": str(tmp_path / "r"), "settings": settings,
             "access": {"roles": {"writer": "rules", "reader": "rules"},
                        "models": "config/models.yaml", "cache": None}}  # fmt: skip
-    done = subprocess.run(
-        [sys.executable, "-m", "memshift.cli", "job", "sync", json.dumps(spec)],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.count("\n") == 1 and problem in done.stderr
+    monkeypatch.setattr(sys, "argv", ["memshift", "job", "sync", json.dumps(spec)])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    error = capsys.readouterr().err
+    assert exited.value.code == 2 and "Traceback" not in error
+    assert error.count("\n") == 1 and problem in error
     assert not any(tmp_path.iterdir())

@@ -41,6 +41,8 @@ def _months(months: int) -> str:
 
 def render(study: str, tables: Mapping[str, Sequence[Row]]) -> str:
     sizes = tables["horizon_worlds"]
+    months = sorted({r["horizon_months"] for r in sizes})
+    costs = {(r["system"], r["part"], r["horizon_months"]): r for r in tables["horizon_costs"]}
     size_rows = [
         [
             _months(r["horizon_months"]),
@@ -59,28 +61,8 @@ def render(study: str, tables: Mapping[str, Sequence[Row]]) -> str:
         ]
         for r in tables["horizon_contrasts"]
     ]
-    before = [
-        r
-        for r in tables["horizons"]
-        if r["measure"] == "before_shift" and r["branch"] == UNSHIFTED and r["item_class"] == "all"
-    ]
-    systems = sorted({r["system"] for r in before})
-    months = sorted({r["horizon_months"] for r in sizes})
-    index = {(r["system"], r["horizon_months"]): r for r in before}
-    before_rows = [[shown(s), *(interval(index.get((s, m))) for m in months)] for s in systems]
-    costs = {(r["system"], r["part"], r["horizon_months"]): r for r in tables["horizon_costs"]}
-    cost_systems = sorted({s for s, p, _ in costs if p != RATIO})
-    cost_rows = []
-    for system in cost_systems:
-        for m in months:
-            if (system, TOTAL, m) in costs:
-                cost_rows.append(
-                    [
-                        system,
-                        _months(m),
-                        *(interval(costs.get((system, p, m)), tokens) for p in (*PARTS, TOTAL)),
-                    ]
-                )
+    before_rows = _before_rows(tables["horizons"], months)
+    cost_rows = _cost_rows(costs, months)
     floor_rows = [
         [
             _months(r["horizon_months"]),
@@ -150,6 +132,30 @@ def render(study: str, tables: Mapping[str, Sequence[Row]]) -> str:
             "",
         ]
     )
+
+
+def _before_rows(horizons: Sequence[Row], months: Sequence[int]) -> list[list[str]]:
+    """Each system's accuracy before any shift (unshifted branch, all classes), a column per
+    horizon."""
+    before = [
+        r
+        for r in horizons
+        if r["measure"] == "before_shift" and r["branch"] == UNSHIFTED and r["item_class"] == "all"
+    ]
+    index = {(r["system"], r["horizon_months"]): r for r in before}
+    systems = sorted({r["system"] for r in before})
+    return [[shown(s), *(interval(index.get((s, m))) for m in months)] for s in systems]
+
+
+def _cost_rows(costs: Mapping[tuple[str, str, int], Row], months: Sequence[int]) -> list[list[str]]:
+    """Each system's tokens per query by part, a row per horizon it has a total at."""
+    rows = []
+    for system in sorted({s for s, p, _ in costs if p != RATIO}):
+        for m in months:
+            if (system, TOTAL, m) in costs:
+                parts = (interval(costs.get((system, p, m)), tokens) for p in (*PARTS, TOTAL))
+                rows.append([system, _months(m), *parts])
+    return rows
 
 
 def write_figure(tables: Mapping[str, pa.Table], path: Path) -> Path:

@@ -571,6 +571,27 @@ def render(
     `failures` (tables/failures.parquet) mark the systems whose calls failed."""
     index = Index(measures)
     failed = FailureIndex(failures) if failures else None
+    parts = [
+        *_opening(header, index, failed, failures, identity_checked),
+        *_overall(index, failed),
+        *[line for branch in index.branches for line in _branch(index, contrasts, branch)],
+        *_closing(sections, diagnostics, calls, failures),
+    ]
+    text = "\n".join(parts)
+    if len(header.worlds) < MIN_WORLDS:
+        # the warning atop says once that no estimate has an interval
+        text = NO_INTERVAL_NOTE.sub("", text)
+    return text.replace(CONTENTS, "\n".join(contents(text)), 1)
+
+
+def _opening(
+    header: Header,
+    index: Index,
+    failed: FailureIndex | None,
+    failures: Sequence[Row],
+    identity_checked: int,
+) -> list[str]:
+    """The title, the run's description, the short summary, the contents and the legend."""
     worlds = ", ".join(str(w) for w in header.worlds)
 
     def headline(system: str, branch: str) -> str | None:
@@ -578,7 +599,7 @@ def render(
             return None
         return measured(index, failed, system, branch, "update")
 
-    parts = [
+    return [
         f"# memshift report: study `{header.study}`, run `{header.run}`",
         "",
         *few_worlds_warning(len(header.worlds)),
@@ -607,6 +628,12 @@ def render(
         "contrast of the share whose stored state is the gold, its reader part the rest. All "
         "values in percent.",
         "",
+    ]
+
+
+def _overall(index: Index, failed: FailureIndex | None) -> list[str]:
+    """Update, Stability, the premise probes and the delta yield of every system and branch."""
+    return [
         "## Update",
         "",
         overview(index, "update", failed),
@@ -647,36 +674,49 @@ def render(
         yield_table(index),
         "",
     ]
-    for branch in index.branches:
-        parts += [
-            f"## {BRANCH_NAMES.get(branch, branch).capitalize()} (`{branch}`)",
-            "",
-            "### Detection and repair",
-            "",
-            decomposition(index, branch),
-            "",
-            "### Stored value and reader",
-            "",
-            store_split(index, branch),
-            "",
-            "### Update by item class",
-            "",
-            breakdown(index, branch, "item_class", CLASSES),
-            "",
-            "### Update by cause of the change",
-            "",
-            breakdown(index, branch, "cause", CAUSES),
-            "",
-            "### Contrasts (Update, percentage points)",
-            "",
-            contrast_table(contrasts, branch),
-            "",
-            "### Contrasts on other measures (all item classes, percentage points)",
-            "",
-            measure_contrast_table(contrasts, branch),
-            "",
-        ]
-    parts += [
+
+
+def _branch(index: Index, contrasts: Sequence[Row], branch: str) -> list[str]:
+    """One branch's decomposition, store split, breakdowns and contrasts."""
+    return [
+        f"## {BRANCH_NAMES.get(branch, branch).capitalize()} (`{branch}`)",
+        "",
+        "### Detection and repair",
+        "",
+        decomposition(index, branch),
+        "",
+        "### Stored value and reader",
+        "",
+        store_split(index, branch),
+        "",
+        "### Update by item class",
+        "",
+        breakdown(index, branch, "item_class", CLASSES),
+        "",
+        "### Update by cause of the change",
+        "",
+        breakdown(index, branch, "cause", CAUSES),
+        "",
+        "### Contrasts (Update, percentage points)",
+        "",
+        contrast_table(contrasts, branch),
+        "",
+        "### Contrasts on other measures (all item classes, percentage points)",
+        "",
+        measure_contrast_table(contrasts, branch),
+        "",
+    ]
+
+
+def _closing(
+    sections: Sequence[str],
+    diagnostics: Sequence[Row],
+    calls: Sequence[Row],
+    failures: Sequence[Row],
+) -> list[str]:
+    """The contrasts' figure and corrections, the sections, the diagnostic tests, the model
+    calls and the failed calls."""
+    return [
         "![B effect and B×D by item class](figures/contrasts_by_class.png)",
         "",
         "Contrasts in the family (every contrast over all classes on src, def and del) carry "
@@ -704,8 +744,3 @@ def render(
         "",
         *failures_section(failures),
     ]
-    text = "\n".join(parts)
-    if len(header.worlds) < MIN_WORLDS:
-        # the warning atop says once that no estimate has an interval
-        text = NO_INTERVAL_NOTE.sub("", text)
-    return text.replace(CONTENTS, "\n".join(contents(text)), 1)

@@ -368,12 +368,19 @@ def run(
             label, worlds, resampling.draws, resampling.seed, resampling.interval,
             None if sample is None else sample.describe(),
         )  # fmt: skip
-        rows = {name: table.to_pylist() for name, table in tables.items()}
-        text = render(
-            header, rows["measures"], rows["contrasts"], rows["diagnostics"], checked,
-            rows["calls"], sections, rows["failures"],
-        )  # fmt: skip
-        return _write_text(text, out, tables["failures"].to_pylist())
+        return _write_pages(header, tables, checked, sections, out)
+
+
+def _write_pages(
+    header: Header, tables: Mapping[str, pa.Table], checked: int, sections: Sequence[str], out: Path
+) -> Path:
+    """report.md (and report.html) from the report's tables and its sections' text."""
+    rows = {name: table.to_pylist() for name, table in tables.items()}
+    text = render(
+        header, rows["measures"], rows["contrasts"], rows["diagnostics"], checked,
+        rows["calls"], sections, rows["failures"],
+    )  # fmt: skip
+    return _write_text(text, out, rows["failures"])
 
 
 def run_job(job: ReportJob, threads: int = 1) -> None:
