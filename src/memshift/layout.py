@@ -14,6 +14,7 @@ other's run.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -231,6 +232,46 @@ AUDITOR_CALLS = "calls-auditor"
 def table(directory: Path, name: str) -> Path:
     """A Parquet table of a system's directory, by one of the names above."""
     return directory / f"{name}.parquet"
+
+
+# The logs a report reads, told apart by where the stages wrote them (the inverse of
+# `detection_dir`, `system_dir` and `table` for them): each detection's maintenance log, each
+# audited system's answer-audit log, the invalidation log of a system other than HoldMem's
+# cells, and any model call log (calls*.parquet).
+_MAINTENANCE_LOG = re.compile(
+    rf"w(\d+)/{DETECTIONS}/([^/]+)/{HOLDMEM}-([^/]+)/{MAINTENANCE}\.parquet$"
+)
+_ANSWER_AUDIT_LOG = re.compile(
+    rf"w(\d+)/{AUDIT_JOB}/([^/]+)/([^/]+\+audit(?:-[a-z]+)?)/{ANSWER_AUDITS}\.parquet$"
+)
+_INVALIDATION_LOG = re.compile(rf"w(\d+)/([^/]+)/([^/]+)/{INVALIDATIONS}\.parquet$")
+_CALL_LOG = re.compile(rf"{CALLS}(-[a-z]+)?\.parquet$")
+LOG_KINDS = (MAINTENANCE, ANSWER_AUDITS, INVALIDATIONS, CALLS)
+
+
+@dataclass(frozen=True)
+class RunLog:
+    """A log of a run: its kind (one of LOG_KINDS) and, but for a call log, its world, branch
+    and the name it is written under (the detection, the audited system or the system)."""
+
+    kind: str
+    path: Path
+    world: int = 0
+    branch: str = ""
+    name: str = ""
+
+
+def run_log(path: Path) -> RunLog | None:
+    """What log `path` is, from where the stages write logs; None for any other file."""
+    posix = path.as_posix()
+    for kind, pattern in (
+        (MAINTENANCE, _MAINTENANCE_LOG),
+        (ANSWER_AUDITS, _ANSWER_AUDIT_LOG),
+        (INVALIDATIONS, _INVALIDATION_LOG),
+    ):
+        if match := pattern.search(posix):
+            return RunLog(kind, path, int(match[1]), match[2], match[3])
+    return RunLog(CALLS, path) if _CALL_LOG.fullmatch(path.name) else None
 
 
 # ---- a run's report directory (`Study.report`), written by the report stage --------------------

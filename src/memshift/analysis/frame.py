@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,22 +12,6 @@ from memshift import layout, schemas
 from memshift.analysis.sqlfiles import path_list, path_literal, run, text_literal
 from memshift.errors import MemshiftError
 from memshift.vocabulary import AUDITED_PATTERN, FLOORS, detection_system
-
-# results/runs/<run>/w<world>/detections/<branch>/holdmem-<detection>/maintenance.parquet
-MAINTENANCE_PATH = re.compile(
-    rf"w(\d+)/{layout.DETECTIONS}/([^/]+)/holdmem-([^/]+)/maintenance\.parquet$"
-)
-# results/runs/<run>/w<world>/audit/<branch>/<system>+audit/answer-audits.parquet
-ANSWER_AUDIT_PATH = re.compile(
-    rf"w(\d+)/{layout.AUDIT_JOB}/([^/]+)/([^/]+\+audit(?:-[a-z]+)?)/answer-audits\.parquet$"
-)
-# results/runs/<run>/w<world>/<branch>/<system>/invalidations.parquet: what a system other than
-# HoldMem's cells reported invalidating
-INVALIDATION_PATH = re.compile(r"w(\d+)/([^/]+)/([^/]+)/invalidations\.parquet$")
-
-
-# results/runs/<run>/w<world>/.../calls.parquet, calls-reader.parquet, ...: model call logs
-CALL_LOG_NAME = re.compile(r"calls(-[a-z]+)?\.parquet$")
 
 
 @dataclass(frozen=True)
@@ -43,22 +26,24 @@ def log_sources(paths: Sequence[Path]) -> Logs:
     """The maintenance logs, answer-audit logs, invalidation logs and model call logs among
     `paths`."""
     logs = Logs([], [], [], [])
+    kept = {
+        layout.MAINTENANCE: logs.maintenance,
+        layout.ANSWER_AUDITS: logs.answer_audits,
+        layout.INVALIDATIONS: logs.reported,
+    }
     for path in paths:
-        if match := MAINTENANCE_PATH.search(path.as_posix()):
-            logs.maintenance.append((int(match[1]), match[2], match[3], path))
-        elif match := ANSWER_AUDIT_PATH.search(path.as_posix()):
-            logs.answer_audits.append((int(match[1]), match[2], match[3], path))
-        elif match := INVALIDATION_PATH.search(path.as_posix()):
-            logs.reported.append((int(match[1]), match[2], match[3], path))
-        elif CALL_LOG_NAME.fullmatch(path.name):
-            logs.calls.append(path)
-        else:
+        log = layout.run_log(path)
+        if log is None:
             raise MemshiftError(
                 f"{path}: a log must be w<world>/{layout.DETECTIONS}/<branch>/holdmem-<detection>/"
                 "maintenance.parquet,"
                 f" w<world>/{layout.AUDIT_JOB}/<branch>/<system>+audit/answer-audits.parquet,"
                 " w<world>/<branch>/<system>/invalidations.parquet or a calls*.parquet"
             )
+        if log.kind == layout.CALLS:
+            logs.calls.append(path)
+        else:
+            kept[log.kind].append((log.world, log.branch, log.name, path))
     return logs
 
 

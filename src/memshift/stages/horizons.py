@@ -24,10 +24,6 @@ from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.contrasts import Contrast, paired
 from memshift.analysis.cost_model import NO_STORE, STORED
 from memshift.analysis.frame import (
-    ANSWER_AUDIT_PATH,
-    CALL_LOG_NAME,
-    INVALIDATION_PATH,
-    MAINTENANCE_PATH,
     open_study,
 )
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
@@ -65,12 +61,7 @@ def _progress(message: str) -> None:
 def run_logs(run: Path) -> list[Path]:
     """Every log of a finished run that the analysis reads: maintenance, answer-audit,
     invalidation and model call logs."""
-    patterns = (MAINTENANCE_PATH, ANSWER_AUDIT_PATH, INVALIDATION_PATH)
-    return sorted(
-        p
-        for p in run.glob("w*/**/*.parquet")
-        if CALL_LOG_NAME.fullmatch(p.name) or any(r.search(p.as_posix()) for r in patterns)
-    )
+    return sorted(p for p in run.glob("w*/**/*.parquet") if layout.run_log(p) is not None)
 
 
 def _report_table(run: Path, name: str, schema: pa.Schema) -> pa.Table:

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from memshift import layout, schemas
 from memshift.analysis.bootstrap import Resampling, register_weights
 from memshift.analysis.contrasts import CONTRAST_MEASURES, Contrast, paired
-from memshift.analysis.frame import MAINTENANCE_PATH, open_study
+from memshift.analysis.frame import open_study
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
 from memshift.report import rewritten as text
 from memshift.stages.horizons import run_logs
@@ -106,18 +106,17 @@ def paired_inputs(template: Path, rewritten: Path, out: Path) -> tuple[Path, lis
         )
     scores = layout.run_scores(out)
     write_table(pa.concat_tables([first, renamed]), schemas.SCORES, scores)
-    logs = [p for p in run_logs(template) if MAINTENANCE_PATH.search(p.as_posix())]
-    for log in run_logs(rewritten):
-        match = MAINTENANCE_PATH.search(log.as_posix())
-        if match is None:
+    logs = [p for p in run_logs(template) if _maintenance(p) is not None]
+    for path in run_logs(rewritten):
+        log = _maintenance(path)
+        if log is None:
             continue
-        world, branch, detection = match.groups()
-        system = f"{detection_system(detection)}{RW}"
-        logs = layout.world_in(layout.run_logs(out), world)
-        link = layout.detection_dir(logs, branch, system) / log.name
+        system = f"{detection_system(log.name)}{RW}"
+        folder = layout.world_in(layout.run_logs(out), log.world)
+        link = layout.detection_dir(folder, log.branch, system) / path.name
         link.parent.mkdir(parents=True, exist_ok=True)
         link.unlink(missing_ok=True)
-        link.symlink_to(log.resolve())
+        link.symlink_to(path.resolve())
         logs.append(link)
     return scores, logs
 
@@ -203,3 +202,9 @@ def run(
     )
     _progress(f"wrote {report}")
     return report
+
+
+def _maintenance(path: Path) -> layout.RunLog | None:
+    """`path` as a detection's maintenance log, None if it is another file."""
+    log = layout.run_log(path)
+    return log if log is not None and log.kind == layout.MAINTENANCE else None

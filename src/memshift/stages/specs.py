@@ -229,14 +229,25 @@ class PreforkJob(JobSpec):
 
 
 @dataclass(frozen=True)
-class IngestJob(JobSpec):
+class BranchesJob(JobSpec):
+    """A job over the branches of one world (`world`, the world's folder) whose outputs go to
+    its run's folder (`run`)."""
+
+    world: Path
+    run: Path
+    branches: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_names(self.where("branches"), self.branches, BRANCHES)
+
+
+@dataclass(frozen=True)
+class IngestJob(BranchesJob):
     """Every HoldMem detection over a world's branches, with the job's one call log."""
 
     stage: ClassVar[str] = "ingest"
     runner: ClassVar[str] = "memshift.stages.ingest:run_job"
-    world: Path
-    run: Path
-    branches: tuple[str, ...]
     detections: tuple[str, ...]
     access: ModelAccess
     calls: Path
@@ -244,19 +255,15 @@ class IngestJob(JobSpec):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _check_names(self.where("branches"), self.branches, BRANCHES)
         _check_names(self.where("detections"), self.detections, DETECTIONS)
 
 
 @dataclass(frozen=True)
-class AuditRepairJob(JobSpec):
+class AuditRepairJob(BranchesJob):
     """Every HoldMem cell's repair arm over its detection's writes, on a world's branches."""
 
     stage: ClassVar[str] = "audit_repair"
     runner: ClassVar[str] = "memshift.stages.audit_repair:run_job"
-    world: Path
-    run: Path
-    branches: tuple[str, ...]
     cells: tuple[str, ...]
     access: ModelAccess
     calls: Path
@@ -264,7 +271,6 @@ class AuditRepairJob(JobSpec):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _check_names(self.where("branches"), self.branches, BRANCHES)
         _check_cells(self, self.cells, DETECTIONS)
 
 
@@ -306,7 +312,7 @@ def _check_systems(where: str, names: tuple[str, ...]) -> None:
 
 
 @dataclass(frozen=True)
-class ProbeJob(JobSpec):
+class ProbeJob(BranchesJob):
     """Built-in systems (HoldMem's cells, the baselines) asked the probes of a world's branches
     through the shared reader, in one batch, with the job's one call log. `every_item_time`:
     the systems that answer every unshifted item-time; `read_set`: what a B=1 cell revokes an
@@ -314,9 +320,6 @@ class ProbeJob(JobSpec):
 
     stage: ClassVar[str] = "probe"
     runner: ClassVar[str] = "memshift.stages.probe:run_job"
-    world: Path
-    run: Path
-    branches: tuple[str, ...]
     systems: tuple[str, ...]
     every_item_time: tuple[str, ...]
     read_set: str
@@ -328,22 +331,18 @@ class ProbeJob(JobSpec):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _check_names(self.where("branches"), self.branches, BRANCHES)
         _check_systems(self.where("systems"), self.systems)
         _check_names(self.where("every_item_time"), self.every_item_time, self.systems)
         _check_names(self.where("read_set"), (self.read_set,), READ_SETS)
 
 
 @dataclass(frozen=True)
-class CustomProbeJob(JobSpec):
+class CustomProbeJob(BranchesJob):
     """A custom system (`systems.custom`: `spec`, a class with the memory interface) asked the
     probes of a world's branches, its reader's calls logged per branch beside its answers."""
 
     stage: ClassVar[str] = "probe_custom"
     runner: ClassVar[str] = "memshift.stages.probe_custom:run_job"
-    world: Path
-    run: Path
-    branches: tuple[str, ...]
     system: str
     spec: str
     every_item_time: bool
@@ -354,20 +353,16 @@ class CustomProbeJob(JobSpec):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _check_names(self.where("branches"), self.branches, BRANCHES)
         _check_systems(self.where("system"), (self.system,))
 
 
 @dataclass(frozen=True)
-class NativeProbeJob(JobSpec):
+class NativeProbeJob(BranchesJob):
     """A real memory library (`systems.native`: `settings`, its JSON) following each of a
     world's branches and asked its probes."""
 
     stage: ClassVar[str] = "probe_native"
     runner: ClassVar[str] = "memshift.stages.probe_native:run_job"
-    world: Path
-    run: Path
-    branches: tuple[str, ...]
     system: str
     settings: str
     every_item_time: bool
@@ -376,21 +371,17 @@ class NativeProbeJob(JobSpec):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _check_names(self.where("branches"), self.branches, BRANCHES)
         _check_systems(self.where("system"), (self.system,))
 
 
 @dataclass(frozen=True)
-class AnswerAuditJob(JobSpec):
+class AnswerAuditJob(BranchesJob):
     """Systems' answers audited before scoring on a world's branches, each written as the
     answers of its audited name (`<system>+audit` or `<system>+audit-<variant>`), with the job's
     one call log; `batch`: a system's answers about one item-time one call audits."""
 
     stage: ClassVar[str] = "answer_audit"
     runner: ClassVar[str] = "memshift.stages.answer_audit:run_job"
-    world: Path
-    run: Path
-    branches: tuple[str, ...]
     audited: tuple[str, ...]
     batch: int
     access: ModelAccess
@@ -399,7 +390,6 @@ class AnswerAuditJob(JobSpec):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _check_names(self.where("branches"), self.branches, BRANCHES)
         for name in self.audited:
             parts = audited_parts(name)
             if parts is None or parts[1] not in AUDIT_VARIANTS:
@@ -545,22 +535,18 @@ class ExportJob(JobSpec):
 
 
 @dataclass(frozen=True)
-class ImportRunJob(JobSpec):
+class ImportRunJob(BranchesJob):
     """The second implementation imports a cell's bundle (`system`, pm-d<D>-<B>-<arm>) and
     follows each branch; every probe is answered by the reader."""
 
     stage: ClassVar[str] = "import_run"
     runner: ClassVar[str] = "memshift.stages.import_run:run_job"
-    world: Path
-    run: Path
-    branches: tuple[str, ...]
     system: str
     every_item_time: bool
     access: ModelAccess
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _check_names(self.where("branches"), self.branches, BRANCHES)
         _check_systems(self.where("system"), (self.system,))
         if portable_parts(self.system) is None:
             raise ConfigError(
@@ -569,21 +555,17 @@ class ImportRunJob(JobSpec):
 
 
 @dataclass(frozen=True)
-class PredictionsJob(JobSpec):
+class PredictionsJob(BranchesJob):
     """A predictions file's answers to one world's probes, as `system`'s answers."""
 
     stage: ClassVar[str] = "predictions"
     runner: ClassVar[str] = "memshift.stages.predictions:run_job"
-    world: Path
-    run: Path
-    branches: tuple[str, ...]
     system: str
     file: Path
     sample: ProbeSample | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _check_names(self.where("branches"), self.branches, BRANCHES)
         _check_systems(self.where("system"), (self.system,))
 
 
