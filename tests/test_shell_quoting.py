@@ -333,6 +333,8 @@ def plan_with_hostile_values(where: Path, preset: str, index: int) -> tuple[list
             given["--models-file"].add(spec["access"]["models"])
         if tokens[2:3] == ["probe_native"]:
             given["--native"].add(spec["settings"])
+        if tokens[2:3] == ["predictions"]:
+            given["--file"].add(spec["file"])
     # each option is given exactly the study's value, as one word
     if given["--models-file"] != {values["models"]}:
         wrong.append(f"{preset}: --models-file given {given['--models-file']}")
