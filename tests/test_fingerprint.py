@@ -319,3 +319,11 @@ def test_a_shift_in_its_own_module_is_in_the_world_jobs_code(package_copy, monke
     assert world_code("none", "src", "mine") != before
     # worlds built without the shift do not rerun for it
     assert world_code("none", "src") == without
+
+
+def test_a_memory_job_holds_no_world_building_stage_in_its_code():
+    """A memory job reads a built world; an edit to the stages that build one (the world job's)
+    reruns the world job, and the memory jobs only through the world's changed files."""
+    building = {f"memshift.stages.{s}" for s in ("world", "branches", "gold", "probes", "chain")}
+    for stage in ("prefork", "ingest", "audit_repair", "probe", "answer_audit", "score"):
+        assert not building & set(fingerprint.job_modules(stage)), stage

@@ -6,6 +6,7 @@ report read them here."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from memshift.registry import SHIFTS, SYSTEMS
 
@@ -25,6 +26,15 @@ CONSENT = "cons"
 UNSTATED = "undef"
 HELD_BRANCHES: tuple[str, ...] = (CONSENT, UNSTATED)
 BRANCHES: tuple[str, ...] = (UNSHIFTED, *SHIFTS)
+
+
+def in_order(names: Iterable[str]) -> tuple[str, ...]:
+    """The branches of `names` once each, in the order of the shifts (none first): the other
+    branches' gold reads none's."""
+    chosen = set(names)
+    return tuple(b for b in BRANCHES if b in chosen)
+
+
 BRANCH_NAMES: dict[str, str] = {
     "none": "no shift",
     **{name: shift.label for name, shift in SHIFTS.items()},

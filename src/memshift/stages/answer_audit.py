@@ -32,9 +32,8 @@ from memshift.probe_sample import ProbeSample, sample_world
 from memshift.probes import HELD, UNNAMED, measured
 from memshift.retrieval.budgets import evidence_budget
 from memshift.sampled_probes import sample_probes
-from memshift.stages.chain import in_order
 from memshift.stages.specs import AnswerAuditJob
-from memshift.vocabulary import audited_system
+from memshift.vocabulary import audited_system, in_order
 from memshift.world.items import Item
 from memshift.world.stored import load, load_public_events
 

@@ -11,12 +11,7 @@ from pathlib import Path
 
 from memshift.stages import branches, gold, manifest, probes, world
 from memshift.stages.specs import WorldJob
-from memshift.vocabulary import BRANCHES
-
-
-def in_order(names: Sequence[str]) -> tuple[str, ...]:
-    """The branches of `names` once each, none first: the other branches' gold reads none's."""
-    return tuple(b for b in BRANCHES if b in names)
+from memshift.vocabulary import BRANCHES, in_order
 
 
 def say(line: str) -> None:

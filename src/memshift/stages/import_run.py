@@ -17,9 +17,9 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.stages.chain import in_order
 from memshift.stages.probe import BranchReads, answer_and_log
 from memshift.stages.specs import ImportRunJob
+from memshift.vocabulary import in_order
 
 
 def run(

@@ -27,9 +27,8 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.probe_sample import ProbeSample, sample_world
-from memshift.stages.chain import in_order
 from memshift.stages.specs import IngestJob
-from memshift.vocabulary import detection_system
+from memshift.vocabulary import detection_system, in_order
 from memshift.world.generate import World
 from memshift.world.records import PublicEvent
 from memshift.world.stored import load, load_public_events

@@ -18,8 +18,8 @@ from memshift.probe_sample import ProbeSample, sample_world
 from memshift.probes import measured
 from memshift.public_probes import PublicProbe, given_probes, public_of
 from memshift.sampled_probes import sample_probes
-from memshift.stages.chain import in_order
 from memshift.stages.specs import PredictionsJob
+from memshift.vocabulary import in_order
 from memshift.world.stored import load
 
 NO_PREDICTION = "the predictions file has no answer to this probe"

@@ -36,8 +36,8 @@ from memshift.probes import measured
 from memshift.public_probes import PublicProbe, public_probes
 from memshift.retrieval.budgets import evidence_budget
 from memshift.sampled_probes import sample_probes
-from memshift.stages.chain import in_order
 from memshift.stages.specs import ProbeJob
+from memshift.vocabulary import in_order
 from memshift.world.generate import World
 from memshift.world.records import PublicEvent
 from memshift.world.stored import load as load_world

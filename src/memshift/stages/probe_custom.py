@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from memshift.errors import ConfigError
 from memshift.memory.interface import system_class
-from memshift.stages.chain import in_order
 from memshift.stages.probe import run, say_answers
 from memshift.stages.specs import CustomProbeJob
+from memshift.vocabulary import in_order
 
 
 def run_job(job: CustomProbeJob) -> None:

@@ -38,10 +38,9 @@ from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.models.rewriter_client import client_rewriter
 from memshift.stages import manifest
-from memshift.stages.chain import in_order
 from memshift.stages.gold import load_points
 from memshift.stages.specs import RewriteJob
-from memshift.vocabulary import UNSHIFTED
+from memshift.vocabulary import UNSHIFTED, in_order
 from memshift.world.generate import World
 from memshift.world.records import Event
 from memshift.world.rewrite import (
