@@ -327,3 +327,104 @@ def test_a_memory_job_holds_no_world_building_stage_in_its_code():
     building = {f"memshift.stages.{s}" for s in ("world", "branches", "gold", "probes", "chain")}
     for stage in ("prefork", "ingest", "audit_repair", "probe", "answer_audit", "score"):
         assert not building & set(fingerprint.job_modules(stage)), stage
+
+
+# Jobs that load one registry entry of each kind, beside `JOBS`.
+ENTRY_JOBS = {
+    **JOBS,
+    "world src": dict(stage="branches", shifts=("none", "src")),
+    "world src del": dict(stage="branches", shifts=("none", "src", "del")),
+    "native mem0": dict(stage="probe_native", system="mem0"),
+    "native lightrag": dict(stage="probe_native", system="lightrag"),
+    "probe bm25 openai": dict(stage="probe", system="bm25", roles=("reader",), backend="openai"),
+}
+
+
+def entry_job_prints() -> dict[str, str]:
+    fingerprint.forget()
+    found = {}
+    for job, spec in ENTRY_JOBS.items():
+        spec = dict(spec)
+        stage = spec.pop("stage")
+        backend = spec.pop("backend", "rules")
+        modules = fingerprint.job_modules(stage, backend=backend, **spec)
+        found[job] = fingerprint.modules_fingerprint(modules)
+    return found
+
+
+def rerun_by_registry_edit(package_copy, old: str, new: str) -> set[str]:
+    registry = package_copy / "registry.py"
+    source = registry.read_text()
+    assert source.count(old) == 1, old
+    before = entry_job_prints()
+    registry.write_text(source.replace(old, new))
+    after = entry_job_prints()
+    registry.write_text(source)
+    return {job for job in ENTRY_JOBS if before[job] != after[job]}
+
+
+@pytest.mark.parametrize(
+    ("entry", "jobs"),
+    [
+        ("memshift.branches:deletion", {"world src del"}),
+        ("memshift.memory.baselines:bm25_system", {"probe bm25", "probe bm25 openai"}),
+        ("memshift.memory.dense:rag_system", {"probe rag"}),
+        ("memshift.memory.served:store_system", {"probe cell"}),
+        ("memshift.native.mem0_memory:Mem0Memory", {"native mem0"}),
+        ("memshift.models.openai_backend:OpenAIBackend", {"probe bm25 openai"}),
+        (
+            "memshift.simulator.writer:simulated_writer",
+            {"prefork", "ingest source", "ingest audit"},
+        ),
+        ("memshift.models.prompts.auditor:messages", {"ingest audit", "answer_audit"}),
+        ("memshift.memory.audited:AuditStep", {"ingest audit"}),
+    ],
+)
+def test_pointing_a_registry_entry_elsewhere_reruns_its_jobs_alone(package_copy, entry, jobs):
+    """Item by item, the registry counts only in the jobs that load an entry: an edit to where a
+    shift, a system, a native library, a backend, a simulated role, a prompt or a detection step
+    points reruns the jobs of that entry and no other."""
+    module, _, attribute = entry.partition(":")
+    assert rerun_by_registry_edit(package_copy, f'"{entry}"', f'"{module}:{attribute}_v2"') == jobs
+
+
+def test_a_new_name_or_label_in_the_registry_reruns_every_job_and_a_comment_none(package_copy):
+    """Names and labels are the vocabulary every job's spec is checked against, and some stages
+    iterate them (the calibration walks every branch): a change to them reruns everything."""
+    every = set(ENTRY_JOBS)
+    new_baseline = '"oracle": "memshift.memory.baselines:oracle_system",'
+    added = new_baseline + '\n    "bm26": "memshift.memory.baselines:bm25_system",'
+    assert rerun_by_registry_edit(package_copy, new_baseline, added) == every
+    assert rerun_by_registry_edit(package_copy, '"deletion"', '"removal"') == every
+    assert rerun_by_registry_edit(package_copy, "# Memory systems built in", "# Systems") == set()
+
+
+# Where the package loads a registry entry by name, and the table it reads: each is declared to
+# `fingerprint.job_modules` by one of its keywords, so a job's code counts the entries it loads.
+LOADERS = {
+    ("memshift.branches", "SHIFT_ENTRIES"),  # shifts=
+    ("memshift.memory.systems", "SYSTEMS"),  # system=
+    ("memshift.native.settings", "NATIVE_SYSTEMS"),  # system=
+    ("memshift.models.client", "BACKENDS"),  # backend=
+    ("memshift.simulator.backend", "SIMULATED_ROLES"),  # roles= (a direct backend's)
+    ("memshift.models.prompts", "PROMPTS"),  # roles=
+    ("memshift.memory.holdmem", "DETECTION_STEPS"),  # detection=
+    ("memshift.fingerprint", "BACKENDS"),  # whether a backend is the simulator
+}
+
+
+def test_every_place_that_loads_a_registry_entry_is_declared_to_the_fingerprint():
+    """A new place that loads entries by name must be declared to `job_modules` (a keyword), or
+    the jobs that run it would not rerun when its entries are pointed elsewhere."""
+    import ast
+
+    found = set()
+    for path in sorted(fingerprint.ROOT.rglob("*.py")):
+        relative = path.relative_to(fingerprint.ROOT).with_suffix("")
+        parts = [p for p in relative.parts if p != "__init__"]
+        module = ".".join(["memshift", *parts])
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "load":
+                tables = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
+                found |= {(module, t) for t in tables if t.isupper()}
+    assert found == LOADERS

@@ -5,6 +5,12 @@ parameter, so an edit in `src/` reruns exactly the jobs whose code it touches. A
 stage's import closure plus the registry entries it loads (`registry.py`): its system, its
 detection's step, its model backend and, for the simulator, the roles it calls. Imports under
 `if TYPE_CHECKING:` never run and do not count.
+
+The registry's own file counts entry by entry. What every job shares of it (its code, and the
+names and labels the vocabulary reads from its tables) counts in every job that imports it; the
+`module:attribute` an entry points to counts only in the jobs that load that entry. Pointing an
+entry elsewhere reruns that entry's jobs alone; adding, removing or renaming one changes the
+names every job is checked against, and reruns them all.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
@@ -32,6 +39,9 @@ from memshift.registry import (
 
 PACKAGE = "memshift"
 ROOT = Path(__file__).resolve().parent
+REGISTRY = f"{PACKAGE}.registry"
+# a lazy registry entry: `module:attribute`
+_ENTRY = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 
 
 def _module_file(name: str) -> Path | None:
@@ -188,6 +198,41 @@ def forget() -> None:
     changes their sources or `ROOT` and computes closures again."""
     closure.cache_clear()
     _module_imports.cache_clear()
+    _registry_parts.cache_clear()
+
+
+def registered(table: str, name: str) -> str:
+    """The pseudo-module that stands for one registry entry in a job's modules: `table` is the
+    registry's variable (`SYSTEMS`, `SHIFTS`...), `name` the entry's key."""
+    return f"{REGISTRY}:{table}:{name}"
+
+
+@cache
+def _registry_parts() -> tuple[bytes, dict[tuple[str, str], tuple[str, ...]]]:
+    """The registry's source with every entry's `module:attribute` blanked (what every job that
+    imports it shares), and each entry's `module:attribute` strings by (table, key)."""
+    tree = ast.parse((ROOT / "registry.py").read_text(encoding="utf-8"))
+    entries: dict[tuple[str, str], tuple[str, ...]] = {}
+    for node in tree.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        if not isinstance(target, ast.Name) or not isinstance(node.value, ast.Dict):
+            continue
+        for key, value in zip(node.value.keys, node.value.values, strict=True):
+            if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+                continue
+            found = [
+                c
+                for c in ast.walk(value)
+                if isinstance(c, ast.Constant)
+                and isinstance(c.value, str)
+                and _ENTRY.fullmatch(c.value)
+            ]
+            entries[(target.id, key.value)] = tuple(c.value for c in found)
+            for constant in found:
+                constant.value = ""
+    return ast.unparse(tree).encode(), entries
 
 
 # Folders of data a package's modules read at run time (e.g. the analysis SQL); they count as
@@ -217,19 +262,21 @@ def job_modules(
     simulator; `shifts` the branches whose builders the job runs (a shift's module is loaded by
     name, so no import brings it into the stage's closure); `loaded` other modules the job
     loads by name (the report's sections)."""
-    entries = [f"{PACKAGE}.stages.{stage}"]
+    uses: list[tuple[str, str, str]] = []  # (table, key, entry) of each registry entry loaded
     if backend is not None and roles:
-        entries.append(module_of(BACKENDS[backend]))
-        entries += [module_of(PROMPTS[role]) for role in roles]
+        uses.append(("BACKENDS", backend, BACKENDS[backend]))
+        uses += [("PROMPTS", role, PROMPTS[role]) for role in roles]
         if getattr(load(BACKENDS[backend]), "direct", False):
-            entries += [module_of(SIMULATED_ROLES[role]) for role in roles]
+            uses += [("SIMULATED_ROLES", role, SIMULATED_ROLES[role]) for role in roles]
     if system is not None:
-        entries.append(module_of(SYSTEMS.get(system) or NATIVE_SYSTEMS[system]))
+        table = "SYSTEMS" if system in SYSTEMS else "NATIVE_SYSTEMS"
+        uses.append((table, system, SYSTEMS.get(system) or NATIVE_SYSTEMS[system]))
     if detection in DETECTION_STEPS:
-        entries.append(module_of(DETECTION_STEPS[detection]))
-    entries += [module_of(SHIFTS[shift].builder) for shift in shifts if shift in SHIFTS]
-    entries += loaded
-    return tuple(sorted({m for entry in entries for m in closure(entry)}))
+        uses.append(("DETECTION_STEPS", detection, DETECTION_STEPS[detection]))
+    uses += [("SHIFTS", s, SHIFTS[s].builder) for s in shifts if s in SHIFTS]
+    entries = [f"{PACKAGE}.stages.{stage}", *(module_of(e) for *_, e in uses), *loaded]
+    modules = {m for entry in entries for m in closure(entry)}
+    return tuple(sorted(modules | {registered(table, key) for table, key, _ in uses}))
 
 
 def code_fingerprint(*entries: str) -> str:
@@ -238,8 +285,12 @@ def code_fingerprint(*entries: str) -> str:
 
 
 def modules_fingerprint(modules: Sequence[str]) -> str:
+    """The hash of `modules` (package modules and `registered` entries) and their data files."""
     digest = hashlib.sha256()
     for name in modules:
+        if name == REGISTRY or name.startswith(REGISTRY + ":"):
+            digest.update(_registry_part(name) + b"\0")
+            continue
         path = _module_file(name)
         assert path is not None
         digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
@@ -247,3 +298,12 @@ def modules_fingerprint(modules: Sequence[str]) -> str:
             digest.update(data.relative_to(ROOT).as_posix().encode() + b"\0")
             digest.update(data.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
+
+
+def _registry_part(name: str) -> bytes:
+    shared, entries = _registry_parts()
+    if name == REGISTRY:
+        return name.encode() + b"\0" + shared
+    table, _, key = name.removeprefix(REGISTRY + ":").partition(":")
+    # an entry the source no longer holds hashes as none, so its jobs rerun and fail by name
+    return "\0".join((name, *entries.get((table, key), ("<none>",)))).encode()
