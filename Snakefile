@@ -19,28 +19,28 @@ from memshift.config import (
     typed_overrides,
 )
 from memshift.errors import ConfigError
-from memshift.inputs import schema_path
-from memshift.fingerprint import remember_imports, save_remembered_imports
-from memshift.job_env import own_bin_first
+from memshift.intake.reading import schema_path
+from memshift.workflow.fingerprint import remember_imports, save_remembered_imports
+from memshift.workflow.job_env import own_bin_first
 from memshift.models.profiles import study_profile
-from memshift.output_lookup import index_outputs_by_suffix
+from memshift.workflow.output_lookup import index_outputs_by_suffix
 from memshift.report import sections as report_sections
 from memshift.report.failed_jobs import summary as failed_jobs_summary
 from memshift.report.where import report_hint
-from memshift.scheduler_passes import keep_one_pending_pass
-from memshift.staleness import clear_stale_locks
+from memshift.workflow.scheduler_passes import keep_one_pending_pass
+from memshift.workflow.staleness import clear_stale_locks
 from memshift.vocabulary import BRANCHES as ALL_BRANCHES
 from memshift.vocabulary import choice
 
 min_version("9.0")
-# the jobs run the `memshift` installed beside this Snakemake (memshift/job_env.py)
+# the jobs run the `memshift` installed beside this Snakemake (memshift/workflow/job_env.py)
 own_bin_first()
-# one pending re-evaluation of the scheduler, not one more per job (memshift/scheduler_passes.py)
+# one pending re-evaluation of the scheduler, not one more per job (memshift/workflow/scheduler_passes.py)
 keep_one_pending_pass()
-# the producers of a file looked up by their outputs' constant suffix too (memshift/output_lookup.py)
+# the producers of a file looked up by their outputs' constant suffix too (memshift/workflow/output_lookup.py)
 index_outputs_by_suffix()
 # what each module of the package imports, for the rules' code fingerprints, parsed once per
-# source and remembered between runs (memshift/fingerprint.py)
+# source and remembered between runs (memshift/workflow/fingerprint.py)
 IMPORTS_MEMO = Path(".snakemake", "memshift", "imports.json")
 remember_imports(IMPORTS_MEMO)
 

@@ -2,7 +2,7 @@ import json
 from pathlib import Path
 
 from memshift import layout
-from memshift.fingerprint import job_modules, modules_fingerprint
+from memshift.workflow.fingerprint import job_modules, modules_fingerprint
 from memshift.models.profiles import role_fingerprint
 from memshift.stages.specs import (
     AnswerAuditJob,
@@ -90,7 +90,7 @@ JOB_CODE = {}
 
 def job_code(stage, *roles, system=None, detection=None):
     """Fingerprint of the package code a job runs: its stage, its system, its detection's step
-    and the model roles it calls (memshift.fingerprint); a change reruns exactly those jobs.
+    and the model roles it calls (memshift.workflow.fingerprint); a change reruns exactly those jobs.
     """
     return code_of(
         stage,

@@ -6,7 +6,7 @@ rule score_world:
         answers=all_answers("{world}"),
         stores=cell_stores("{world}"),
         probes=each_branch(branch_file(layout.probes)),
-        # the floors' frozen-at-fork answers are its values (memshift/floors.py)
+        # the floors' frozen-at-fork answers are its values (memshift/scoring/floors.py)
         prefork=str(layout.prefork(RUN)),
     output:
         scores=str(L.world_scores("{world}")),

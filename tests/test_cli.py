@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from memshift.errors import ConfigError
-from memshift.inputs import schema_default
+from memshift.intake.reading import schema_default
 from memshift.stages.specs import (
     AnswerAuditJob,
     AuditRepairJob,

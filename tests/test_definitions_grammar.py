@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import world
-from memshift.definitions import SIX, definition_to_json
-from memshift.definitions_grammar import (
+from memshift.definitions.catalog import SIX, definition_to_json
+from memshift.gold.evaluator import in_scope
+from memshift.gold.heldout_definitions import (
     DRAWS,
     FIXED_PAIRS,
     PER_DRAW,
@@ -36,7 +37,6 @@ from memshift.definitions_grammar import (
     sample_draws,
     statistics_from_payload,
 )
-from memshift.gold.evaluator import in_scope
 from memshift.world.records import state_at
 
 SEEDS = st.integers(min_value=0, max_value=2**31 - 1)

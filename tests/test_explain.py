@@ -20,7 +20,7 @@ from memshift.explain.gather import detect, not_recomputed
 from memshift.gold.tables import gold_to_table
 from memshift.layout import Study
 from memshift.models.profiles import Profile
-from memshift.probes import probes_to_table
+from memshift.probes.build import probes_to_table
 from memshift.scoring.scorer import score
 from memshift.stages import answer_audit, audit_repair, ingest, prefork, probe
 from memshift.stages import score as score_stage

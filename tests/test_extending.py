@@ -120,7 +120,7 @@ def run_in_copy(tmp_path: Path, package: Path, script: str) -> str:
 
 def test_the_documented_baseline_runs_after_its_two_edits(tmp_path):
     package, changed = followed(tmp_path, "A baseline")
-    assert changed == ["src/memshift/registry.py", "src/memshift/schemas/config.schema.yaml"]
+    assert changed == ["src/memshift/data/config.schema.yaml", "src/memshift/registry.py"]
     answered = int(run_in_copy(tmp_path, package, SCRIPT).strip().splitlines()[-1])
     assert answered > 0
     answers = tmp_path / "out/run/baselines/none/recent/answers.parquet"
@@ -134,7 +134,7 @@ from pathlib import Path
 
 from memshift import layout
 from memshift.config import check_config
-from memshift.fingerprint import job_modules
+from memshift.workflow.fingerprint import job_modules
 from memshift.stages import gold, probes
 from memshift.stages import world as world_stage
 from memshift.stages.branches import run as branches
@@ -155,7 +155,7 @@ print(json.dumps(json.loads(layout.shift(world_dir, "holiday").read_text())))
 
 def test_the_documented_shift_builds_its_branch_after_its_two_edits(tmp_path):
     package, changed = followed(tmp_path, "A shift")
-    assert changed == ["src/memshift/registry.py", "src/memshift/schemas/config.schema.yaml"]
+    assert changed == ["src/memshift/data/config.schema.yaml", "src/memshift/registry.py"]
     shift = json.loads(run_in_copy(tmp_path, package, SHIFT_SCRIPT).strip().splitlines()[-1])
     assert shift["branch"] == "holiday"
     assert shift["touched_items"] == ["def.working_hours"] and shift["shift_events"] >= 1

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from memshift import fingerprint
+from memshift.workflow import fingerprint
 
 STAGES = ("world", "branches", "gold", "probes", "manifest", "probe", "score", "report")
 
@@ -122,7 +122,7 @@ def test_editing_a_module_changes_the_stages_that_import_it_and_no_other(package
         "score",  # the floors read the world's items
         "report",  # it loads worlds to price a full re-read
     }
-    probes = package_copy / "probes.py"
+    probes = package_copy / "probes/build.py"
     probes.write_text(probes.read_text() + "\n# another edit\n")
     last = prints()
     # the probe stage asks only the probes the measures count (probes.measured), and so do the
@@ -264,13 +264,13 @@ def test_the_probe_sample_reruns_the_memory_and_probe_jobs_and_no_world_job(pack
     sampled = ("prefork", "ingest", "audit_repair", "probe", "answer_audit", "predictions")
     stages = (*STAGES, *sampled)
     before = stage_prints(stages)
-    draw = package_copy / "probe_sample.py"
+    draw = package_copy / "probes/sample.py"
     draw.write_text(draw.read_text() + "\n# an edit\n")
     after = stage_prints(stages)
     # the score stage answers the floors on the probes the sample asks
     assert {s for s in stages if before[s] != after[s]} == {*sampled, "score", "report"}
     # the probes' part is read by the stages that ask probes only
-    table = package_copy / "sampled_probes.py"
+    table = package_copy / "probes/sampled.py"
     table.write_text(table.read_text() + "\n# an edit\n")
     last = stage_prints(stages)
     assert {s for s in stages if after[s] != last[s]} == {
@@ -403,13 +403,13 @@ def test_a_new_name_or_label_in_the_registry_reruns_every_job_and_a_comment_none
 # `fingerprint.job_modules` by one of its keywords, so a job's code counts the entries it loads.
 LOADERS = {
     ("memshift.branches", "SHIFT_ENTRIES"),  # shifts=
-    ("memshift.memory.systems", "SYSTEMS"),  # system=
+    ("memshift.memory.named", "SYSTEMS"),  # system=
     ("memshift.native.settings", "NATIVE_SYSTEMS"),  # system=
     ("memshift.models.client", "BACKENDS"),  # backend=
     ("memshift.simulator.backend", "SIMULATED_ROLES"),  # roles= (a direct backend's)
     ("memshift.models.prompts", "PROMPTS"),  # roles=
     ("memshift.memory.holdmem", "DETECTION_STEPS"),  # detection=
-    ("memshift.fingerprint", "BACKENDS"),  # whether a backend is the simulator
+    ("memshift.workflow.fingerprint", "BACKENDS"),  # whether a backend is the simulator
 }
 
 

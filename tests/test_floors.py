@@ -1,5 +1,5 @@
-"""The floors (memshift/floors.py): always-abstain and frozen-at-fork, answered without a model
-beside every system, scored by the score stage and measured by the report's SQL and bootstrap.
+"""The floors (memshift/scoring/floors.py): always-abstain and frozen-at-fork, answered without a
+model beside every system, scored by the score stage and measured by the report's SQL and bootstrap.
 
 On a one-month world (seed 1000, four branches) with the rule-based writer's pre-fork store:
 always-abstain's Update and Stability are the shares of changed and unchanged item-times whose
@@ -21,18 +21,19 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from memshift import floors, layout, schemas
+from memshift import layout, schemas
 from memshift.analysis import measures
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.frame import open_study
 from memshift.artifacts import read_table, write_table
 from memshift.cli import cli
 from memshift.config import check_config
-from memshift.definitions import FIXED_SET
+from memshift.definitions.catalog import FIXED_SET
 from memshift.errors import ConfigError
-from memshift.probes import measured
+from memshift.probes.build import measured
 from memshift.report.markdown import Header, render
 from memshift.report.order import ordered_systems
+from memshift.scoring import floors
 from memshift.scoring.scorer import score
 from memshift.stages.score import run as score_run
 from memshift.stages.specs import ModelAccess, PreforkJob, WorldJob

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import world
-from memshift.definitions import (
+from memshift.definitions.catalog import (
     DEFINITION_ITEMS,
     DEFINITION_SETS,
     HELDOUT_FORMATS,
@@ -15,14 +15,14 @@ from memshift.definitions import (
     definition,
     definition_items,
 )
-from memshift.definitions_grammar import (
+from memshift.gold.evaluator import ANSWER, evaluate
+from memshift.gold.heldout_definitions import (
     compute_statistics,
     heldout_payload,
     read_pinned,
     render_payload,
     statistics_from_payload,
 )
-from memshift.gold.evaluator import ANSWER, evaluate
 from memshift.world.items import Item
 from memshift.world.records import snapshots
 
@@ -63,7 +63,7 @@ def test_pinned_file_is_its_own_statistics_redrawn() -> None:
 @pytest.mark.slow(minutes=0.3)
 def test_pinned_file_equals_a_regeneration() -> None:
     """Generates the ten dev worlds (about 15 s); after a change to the generator, rewrite the
-    file with `python -m memshift.definitions_grammar`."""
+    file with `python -m memshift.gold.heldout_definitions`."""
     pinned = read_pinned()
     fresh = heldout_payload(compute_statistics(pinned["dev_seeds"]), pinned["sampler_seed"])
     assert render_payload(fresh) == HELDOUT_PATH.read_text(encoding="utf-8")

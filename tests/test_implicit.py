@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from conftest import unshifted
 from memshift.gold.evaluator import ABSTAIN, ANSWER, BLOCKED, Value
 from memshift.gold.tables import value_json
-from memshift.implicit import (
+from memshift.probes.implicit import (
     COUNTRY,
     RELATIONS,
     Relation,

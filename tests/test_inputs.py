@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memshift.errors import ConfigError, MemshiftError
-from memshift.inputs import MAX_DEPTH, MAX_YAML_BYTES, json_depth, load_json, load_yaml
+from memshift.intake.reading import MAX_DEPTH, MAX_YAML_BYTES, json_depth, load_json, load_yaml
 from yaml_bombs import alias_bomb
 
 

@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from memshift.job_env import own_bin_first
+from memshift.workflow.job_env import own_bin_first
 
 
 def test_the_running_pythons_directory_comes_first_once(monkeypatch):

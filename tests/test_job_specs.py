@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memshift.errors import MemshiftError
-from memshift.probe_sample import ProbeSample
+from memshift.probes.sample import ProbeSample
 from memshift.stages.specs import (
     JOBS,
     AuditRepairJob,

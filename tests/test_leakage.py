@@ -36,8 +36,8 @@ import pytest
 
 from conftest import data, world
 from memshift.gold.tables import gold_to_table
-from memshift.implicit import relation_for
-from memshift.probes import NAMING, measured, probes_to_table
+from memshift.probes.build import NAMING, measured, probes_to_table
+from memshift.probes.implicit import relation_for
 from memshift.vocabulary import BRANCHES
 from memshift.world.generate import World
 
@@ -81,7 +81,7 @@ def export_view(seed: int, branch: str) -> list[Row]:
 def question_view(seed: int, branch: str) -> list[Row]:
     """The questions an in-process system is asked on the branch, in the order it is asked."""
     from memshift.memory.blinded import asked_questions
-    from memshift.public_probes import public_probes
+    from memshift.probes.public import public_probes
 
     probes, gold = tables(seed, branch)
     asked = asked_questions(public_probes(gold, probes, world(seed), branch), world(seed).items)

@@ -17,8 +17,8 @@ from snakemake.settings.types import (
     StorageSettings,
 )
 
-from memshift import output_lookup, staleness
-from memshift.output_lookup import SuffixIndexedOutputs
+from memshift.workflow import output_lookup, staleness
+from memshift.workflow.output_lookup import SuffixIndexedOutputs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,7 +36,7 @@ def study_rules(tmp_path_factory: pytest.TempPathFactory) -> tuple[list, list[st
             workdir=ROOT,
         )._workflow
         files = [str(f) for name in ("run_manifest", "report") for f in workflow._rules[name].input]
-    # the Snakefile marked this process as a live run of the checkout (memshift.staleness)
+    # the Snakefile marked this process as a live run of the checkout (memshift.workflow.staleness)
     staleness.release()
     return list(workflow.rules), files
 

@@ -16,10 +16,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from memshift import prediction_files
-from memshift.inputs import InputError
-from memshift.prediction_files import MAX_BYTES, MAX_LINE, MAX_LINES
-from memshift.predictions import read_predictions
+from memshift.intake import prediction_files
+from memshift.intake.prediction_files import MAX_BYTES, MAX_LINE, MAX_LINES
+from memshift.intake.predictions import read_predictions
+from memshift.intake.reading import InputError
 from memshift.stages.specs import PredictionsJob
 
 PROBE = "w1000-00a1b2c3d4e5f607"

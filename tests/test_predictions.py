@@ -11,8 +11,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from memshift.inputs import InputError
-from memshift.predictions import read_predictions
+from memshift.intake.predictions import read_predictions
+from memshift.intake.reading import InputError
 
 GOOD = [
     {"probe_id": "w1000-00a1b2c3d4e5f607", "status": "answer", "value": "Northwind"},

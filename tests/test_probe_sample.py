@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from conftest import world
 from memshift.config import check_config
 from memshift.errors import ConfigError
-from memshift.probe_sample import ProbeSample, sample_world, sampled_items
-from memshift.probes import DIRECT, measured, probes_to_table
-from memshift.sampled_probes import sample_probes
+from memshift.probes.build import DIRECT, measured, probes_to_table
+from memshift.probes.sample import ProbeSample, sample_world, sampled_items
+from memshift.probes.sampled import sample_probes
 
 ITEMS = world(1000).items
 SIZES = Counter(i.item_class for i in ITEMS)

@@ -8,10 +8,9 @@ from collections import Counter
 import pytest
 
 from conftest import world
-from memshift.definitions import definition
-from memshift.implicit import implicit_gold, relation_for
+from memshift.definitions.catalog import definition
 from memshift.memory.reading import questions
-from memshift.probes import (
+from memshift.probes.build import (
     DIRECT,
     HELD,
     IMPLICIT,
@@ -22,6 +21,7 @@ from memshift.probes import (
     probes_to_table,
     select_probes,
 )
+from memshift.probes.implicit import implicit_gold, relation_for
 from memshift.scoring.scorer import accepted_premise, score_answer
 from memshift.statements import value_text
 

@@ -8,7 +8,7 @@ import time
 
 from snakemake.scheduling.job_scheduler import JobScheduler
 
-from memshift import scheduler_passes
+from memshift.workflow import scheduler_passes
 
 
 class Scheduler:

@@ -9,7 +9,7 @@ import pytest
 from memshift import layout, schemas
 from memshift.artifacts import write_table
 from memshift.errors import MemshiftError
-from memshift.probes import probes_to_table
+from memshift.probes.build import probes_to_table
 from memshift.stages.score import join, run
 
 

@@ -12,15 +12,15 @@ import snakemake
 import snakemake.api  # noqa: F401  (imports Snakemake in the order its modules need)
 from snakemake.scheduling.job_scheduler import JobScheduler
 
-from memshift import output_lookup, scheduler_passes
-from memshift.snakemake_release import CHECKED_WITH
+from memshift.workflow import output_lookup, scheduler_passes
+from memshift.workflow.snakemake_release import CHECKED_WITH
 
 CONSTRAINTS = Path(__file__).parents[1] / "requirements" / "constraints.txt"
 
 
 def test_the_pinned_snakemake_is_the_release_the_changes_were_checked_against():
-    # an upgrade of the pin fails here: check scheduler_passes.py and output_lookup.py against
-    # the new release, then move CHECKED_WITH
+    # an upgrade of the pin fails here: check workflow/scheduler_passes.py and
+    # workflow/output_lookup.py against the new release, then move CHECKED_WITH
     pinned = re.search(r"^snakemake==(\S+)$", CONSTRAINTS.read_text(), re.MULTILINE)
     assert pinned is not None
     assert pinned[1] == CHECKED_WITH

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from memshift.staleness import RUNNING, clear_stale_locks, release
+from memshift.workflow.staleness import RUNNING, clear_stale_locks, release
 
 HOLDER = """
 import sys, time
 from pathlib import Path
-from memshift.staleness import clear_stale_locks
+from memshift.workflow.staleness import clear_stale_locks
 clear_stale_locks(Path(sys.argv[1]))
 print("holding", flush=True)
 time.sleep(600)

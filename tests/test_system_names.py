@@ -13,7 +13,7 @@ import yaml
 from memshift import cli
 from memshift.config import DEFAULT_CONFIG, check_config, study_config
 from memshift.errors import ConfigError
-from memshift.inputs import schema_path
+from memshift.intake.reading import schema_path
 from memshift.stages.specs import (
     AnswerAuditJob,
     CustomProbeJob,

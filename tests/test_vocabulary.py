@@ -7,7 +7,7 @@ from __future__ import annotations
 import yaml
 
 from memshift import registry, vocabulary
-from memshift.inputs import schema_path
+from memshift.intake.reading import schema_path
 from memshift.models.profiles import PROFILE_SCHEMA
 from memshift.report.order import ordered_branches, ordered_systems
 

@@ -14,12 +14,11 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from memshift.definitions import DEFINITION_SETS, FIXED_SET, definition, definition_items
+from memshift.definitions.catalog import DEFINITION_SETS, FIXED_SET, definition, definition_items
 from memshift.gold.evaluator import conflict_key, evaluate
 from memshift.registry import SHIFTS as SHIFT_ENTRIES
 from memshift.registry import load
 from memshift.rng import stream
-from memshift.shift_definitions import heldout_revision
 from memshift.timeutil import WEEKDAYS, days, fmt, fmt_date
 from memshift.vocabulary import BRANCHES, UNSHIFTED
 from memshift.world import daytime, filler, pools
@@ -30,6 +29,7 @@ from memshift.world.calendar import (
     weekday_slot,
 )
 from memshift.world.cast import Person
+from memshift.world.definition_revisions import heldout_revision
 from memshift.world.emit import Emitter
 from memshift.world.generate import World
 from memshift.world.items import Item
@@ -398,7 +398,8 @@ def _src_catalogue(ctx: ShiftContext) -> list[tuple[tuple[str, ...], SrcOp]]:
 
 def _definition_ops(definitions: str) -> list[tuple[tuple[str, ...], SrcOp]]:
     """The source revisions of the world's definition items: the fixed six have their own, a
-    held-out set's are built from each definition's first version (shift_definitions.py)."""
+    held-out set's are built from each definition's first version
+    (world/definition_revisions.py)."""
     if definitions == FIXED_SET:
         return [
             (("important_contacts",), _important_contact),

@@ -10,17 +10,17 @@ from typing import Any
 import yaml
 
 from memshift import layout
-from memshift.definitions import FIXED_SET
+from memshift.definitions.catalog import FIXED_SET
 from memshift.errors import ConfigError
-from memshift.inputs import (
+from memshift.intake.reading import (
     MAX_DEPTH,
     config_schema,
     describe_error,
     load_yaml,
 )
+from memshift.intake.strict_schema import first_error
 from memshift.layout import Study
-from memshift.probe_sample import ProbeSample
-from memshift.strict_schema import first_error
+from memshift.probes.sample import ProbeSample
 from memshift.vocabulary import (
     MAX_SEED,
     MOVABLE,
@@ -342,8 +342,8 @@ def load_config(path: Path) -> dict[str, Any]:
 def check_predictions(predicted: Mapping[str, str]) -> list[str]:
     """Read every predictions file (refused in one line when malformed); the names of those that
     give `invalidated`."""
-    from memshift.inputs import InputError
-    from memshift.predictions import read_predictions
+    from memshift.intake.predictions import read_predictions
+    from memshift.intake.reading import InputError
 
     reporting = []
     for name, path in predicted.items():

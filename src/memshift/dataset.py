@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from memshift.branches import Branch, make_branch
 from memshift.gold.branch import BranchGold, branch_gold
 from memshift.gold.compute import outcomes
-from memshift.probes import Probe, select_probes
+from memshift.probes.build import Probe, select_probes
 from memshift.vocabulary import BRANCHES, HELD_BRANCHES, UNSHIFTED
 from memshift.world.generate import World
 

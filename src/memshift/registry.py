@@ -1,6 +1,7 @@
 """What can be plugged in, by name: shifts, memory systems, model backends and the simulator's
 roles. Every entry is a lazy `module:attribute` string, loaded only by the job that uses it, so a
-job's code fingerprint holds the code of its own entries and nobody else's (`fingerprint.py`).
+job's code fingerprint holds the code of its own entries and nobody else's
+(`workflow/fingerprint.py`).
 Of this file, a job counts what all share (the code, the names, the labels) and the strings of
 the entries it loads, so pointing one entry elsewhere reruns only that entry's jobs.
 

@@ -132,7 +132,7 @@ PROBES = pa.schema(
         ("sampled", pa.bool_()),
         # "direct"; "premise": asked as if the fork's value (premise_value) still held;
         # "implicit": a question whose answer follows from the item without naming it
-        # (memshift.implicit), its value type, format and gold the answer's
+        # (memshift.probes.implicit), its value type, format and gold the answer's
         ("kind", pa.string()),
         ("premise_value", pa.string()),
     ]

@@ -215,8 +215,8 @@ def is_reserved(name: str) -> bool:
     return name in SYSTEMS or name in FLOORS or name.startswith((HOLDMEM, PORTABLE + "-"))
 
 
-# The floors (memshift/floors.py): answers to every probe of every study, computed by the score
-# stage without a memory or a model and reported beside the systems, not as contenders.
+# The floors (memshift/scoring/floors.py): answers to every probe of every study, computed by
+# the score stage without a memory or a model and reported beside the systems, not as contenders.
 # `always-abstain` abstains on every probe; `frozen-at-fork` answers every probe with its item's
 # value in HoldMem's pre-fork store, at every checkpoint (it never notices a change). Neither
 # invalidates anything, so both have m = 1 on every changed item-time. (The SQL of the report

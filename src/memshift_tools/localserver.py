@@ -36,8 +36,8 @@ from typing import Any
 
 from aiohttp import web
 
+from memshift.intake.storable import UnstorableError, parse_storable
 from memshift.models.structured import SCHEMA_LEAD
-from memshift.storable import UnstorableError, parse_storable
 from memshift_tools import localfaults
 
 Messages = list[dict[str, str]]

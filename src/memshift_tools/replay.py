@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from memshift.storable import UnstorableError, parse_storable
+from memshift.intake.storable import UnstorableError, parse_storable
 from memshift_tools import stand_ins
 from memshift_tools.localserver import Answer, Messages, serve_forever
 

@@ -22,11 +22,11 @@ from memshift.audit.answers import (
 )
 from memshift.audit.arbiter import BASE, REPAIR, TRANSITION, VERIFY, Audit, judge
 from memshift.errors import MemshiftError
-from memshift.implicit import implicit_gold, relation_for
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.probes import IMPLICIT, UNNAMED
+from memshift.probes.build import IMPLICIT, UNNAMED
+from memshift.probes.implicit import implicit_gold, relation_for
 from memshift.stages import answer_audit
 from memshift.stages.chain import build_world
 from memshift.world.records import public_view

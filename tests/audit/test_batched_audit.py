@@ -18,13 +18,13 @@ from memshift.artifacts import read_table
 from memshift.audit.answers import answers_requests, evidence_at, request_for
 from memshift.audit.arbiter import judge
 from memshift.errors import ConfigError
-from memshift.inputs import schema_path
+from memshift.intake.reading import schema_path
 from memshift.models import prompts
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
+from memshift.models.reply_schemas import MAX_AUDITED_ANSWERS, check_reply, schema_name
 from memshift.models.requests import CallContext
-from memshift.models.schemas import MAX_AUDITED_ANSWERS, check_reply, schema_name
 from memshift.stages import answer_audit
 from memshift.stages.chain import build_world
 from memshift.world.records import public_view

@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 
 from memshift.audit.arbiter import REPAIR, VALID, VERIFY, judge
-from memshift.implicit import COUNTRY, implicit_question
 from memshift.models.requests import AuditRequest
+from memshift.probes.implicit import COUNTRY, implicit_question
 from memshift.simulator.auditor import propose
 from memshift.world.traps import TRUE_CHANGE, TrapCase, trap_cases
 

@@ -31,8 +31,8 @@ from memshift.audit.trap_suite import (
     run_suite,
 )
 from memshift.gold.evaluator import evaluate
-from memshift.implicit import COUNTRY, implicit_question
 from memshift.models.requests import AuditRequest
+from memshift.probes.implicit import COUNTRY, implicit_question
 from memshift.rng import stream
 from memshift.simulator.auditor import propose
 from memshift.world import phrasing

@@ -26,15 +26,15 @@ from portable_memory import BundleValidator
 from test_portable import MEM, cell
 
 from conftest import world
-from memshift.definitions import FIXED_SET
+from memshift.definitions.catalog import FIXED_SET
 from memshift.errors import MemshiftError
 from memshift.export.bounds import MAX_BUNDLE_BYTES, MAX_ENTRIES, MAX_FILE_BYTES, survey
 from memshift.export.bundles import MAX_ISSUE_CHARS, bundle_issues, bundle_summary
 from memshift.export.imported import PortableHoldMem
 from memshift.export.portable import export_bundle
 from memshift.export.streams import line_problem
-from memshift.inputs import schema_default
-from memshift.memory.system import BUNDLE_FORMAT, HoldMem
+from memshift.intake.reading import schema_default
+from memshift.memory.holdmem_system import BUNDLE_FORMAT, HoldMem
 from memshift.models.requests import CallContext
 from memshift.stages.specs import ImportRunJob, ModelAccess, WorldJob
 

@@ -15,8 +15,8 @@ from memshift import layout, schemas
 from memshift.artifacts import read_table
 from memshift.errors import MemshiftError
 from memshift.export.dataset import export_dataset
-from memshift.probes import measured
-from memshift.public_probes import branch_label, public_id
+from memshift.probes.build import measured
+from memshift.probes.public import branch_label, public_id
 from memshift.stages.chain import build_world
 from memshift.world.stored import load
 

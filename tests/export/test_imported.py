@@ -23,7 +23,7 @@ from memshift.memory.served import StoreServer
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.probes import probes_to_table
+from memshift.probes.build import probes_to_table
 from memshift.world.records import public_view
 
 SEED = 1000

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memshift.definitions import (
+from memshift.definitions.catalog import (
     SIX,
     Clause,
     Definition,

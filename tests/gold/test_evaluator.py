@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memshift.definitions import SIX, definition
+from memshift.definitions.catalog import SIX, definition
 from memshift.gold.evaluator import apply_definition, evaluate
 from memshift.timeutil import fmt
 from memshift.world.items import Item

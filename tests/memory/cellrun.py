@@ -14,7 +14,7 @@ from memshift.memory.served import StoreServer
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.probes import IMPLICIT, probes_to_table
+from memshift.probes.build import IMPLICIT, probes_to_table
 from memshift.world.records import PublicEvent, public_view
 
 RULES = Profile("rules", "rules")

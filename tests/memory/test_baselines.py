@@ -7,7 +7,7 @@ from cellrun import answers_of, correct, gold_points
 from conftest import data, world
 from memshift.memory.baselines import NoStoreBM25, OracleContext
 from memshift.memory.dense import PlainRAG, dense_ranker
-from memshift.probes import probes_to_table
+from memshift.probes.build import probes_to_table
 from memshift.scoring.scorer import score_answer
 
 SEED, BRANCH = 1000, "del"

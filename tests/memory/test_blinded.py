@@ -15,8 +15,8 @@ from memshift.memory.blinded import answer_blinded
 from memshift.memory.reading import answer_branch
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
-from memshift.probes import measured, probes_to_table
-from memshift.public_probes import public_probes
+from memshift.probes.build import measured, probes_to_table
+from memshift.probes.public import public_probes
 from pipeline.custom_memory import NewestRecords
 
 SEED = 1002

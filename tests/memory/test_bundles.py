@@ -11,7 +11,7 @@ import pytest
 
 from conftest import world
 from memshift.errors import MemshiftError
-from memshift.memory.system import BUNDLE_FORMAT, HoldMem
+from memshift.memory.holdmem_system import BUNDLE_FORMAT, HoldMem
 
 SEED = 1001
 

@@ -12,7 +12,7 @@ from conftest import world
 from memshift.config import check_custom_systems
 from memshift.errors import ConfigError, MemshiftError
 from memshift.memory.interface import SearchAdapter, SystemInputs
-from memshift.memory.systems import system_for
+from memshift.memory.named import system_for
 
 SEED = 1000
 SPEC = "word_search:WordSearchMemory"

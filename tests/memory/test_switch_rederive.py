@@ -16,7 +16,7 @@ from memshift.memory.switch import switch_writer as switch
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.probes import probes_to_table
+from memshift.probes.build import probes_to_table
 from memshift.scoring.scorer import score_answer
 from memshift.stages.switch_score import item_type
 from memshift.vocabulary import item_class

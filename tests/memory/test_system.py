@@ -9,8 +9,8 @@ from cellrun import answers_of, cell_answers
 
 from conftest import world
 from memshift.errors import MemshiftError
+from memshift.memory.holdmem_system import HoldMem
 from memshift.memory.interface import Blocked, MemorySystem, Question
-from memshift.memory.system import HoldMem
 
 SEED, BRANCH = 1001, "src"
 

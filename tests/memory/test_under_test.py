@@ -21,8 +21,8 @@ from memshift.analysis.failures import counted
 from memshift.gold.tables import gold_to_table
 from memshift.memory.interface import Blocked
 from memshift.memory.under_test import MAX_CHARACTERS, MAX_ITEMS
-from memshift.probes import probes_to_table
-from memshift.public_probes import public_probes
+from memshift.probes.build import probes_to_table
+from memshift.probes.public import public_probes
 from memshift.stages.probe import BranchReads, answer_and_log
 from pipeline.custom_memory import NewestRecords
 

@@ -18,7 +18,7 @@ from memshift.analysis.unnamed import unnamed_table
 from memshift.memory.reading import questions
 from memshift.models.profiles import Profile
 from memshift.models.requests import ReaderRequest
-from memshift.probes import NAMING, UNNAMED
+from memshift.probes.build import NAMING, UNNAMED
 from memshift.simulator.reader import version_in_evidence
 from memshift.stages import audit_repair, ingest, prefork, probe, score
 from memshift.stages.chain import build_world

@@ -10,7 +10,7 @@ import pytest
 from cellrun import cell_answers
 
 from conftest import data
-from memshift.probes import HELD
+from memshift.probes.build import HELD
 
 SEED = 1000
 

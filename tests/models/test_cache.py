@@ -16,7 +16,7 @@ from memshift.models.check import check_requests
 from memshift.models.client import key_meta, request_key
 from memshift.models.openai_backend import request_body as openai_body
 from memshift.models.profiles import Profile
-from memshift.models.schemas import SCHEMAS
+from memshift.models.reply_schemas import SCHEMAS
 
 OPENAI = Profile(
     "p", "openai", model="m", revision="abc", base_url="http://h/v1",

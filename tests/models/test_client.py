@@ -21,7 +21,7 @@ from memshift.models.client import ModelClient
 from memshift.models.client import request_key as client_key
 from memshift.models.openai_backend import request_body
 from memshift.models.profiles import Profile
-from memshift.models.schemas import SCHEMAS
+from memshift.models.reply_schemas import SCHEMAS
 from memshift.simulator.backend import RulesBackend
 from memshift_tools.book import RequestBook
 from memshift_tools.localserver import FaultRule, LocalServer, request_key

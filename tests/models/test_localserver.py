@@ -19,7 +19,7 @@ import openai
 import pytest
 from pydantic import BaseModel
 
-from memshift.models.schemas import SCHEMAS
+from memshift.models.reply_schemas import SCHEMAS
 from memshift_tools.localserver import (
     FaultRule,
     LocalServer,

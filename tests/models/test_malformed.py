@@ -14,12 +14,7 @@ import pyarrow as pa
 import pytest
 from batchwork import openai_profile, reader_batch
 
-from memshift.models.cache import CachedReply, ResponseCache
-from memshift.models.calllog import CallLog
-from memshift.models.client import ModelClient, key_meta
-from memshift.models.profiles import Profile
-from memshift.models.schemas import check_reply
-from memshift.storable import (
+from memshift.intake.storable import (
     INT32,
     UnstorableError,
     parse_json,
@@ -28,6 +23,11 @@ from memshift.storable import (
     storable_text,
     value_problem,
 )
+from memshift.models.cache import CachedReply, ResponseCache
+from memshift.models.calllog import CallLog
+from memshift.models.client import ModelClient, key_meta
+from memshift.models.profiles import Profile
+from memshift.models.reply_schemas import check_reply
 from memshift_tools.book import RequestBook
 from memshift_tools.localfaults import MALFORMED
 from memshift_tools.localserver import FaultRule, LocalServer, Messages

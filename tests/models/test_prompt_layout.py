@@ -14,8 +14,8 @@ from memshift.models.anthropic_backend import CACHED, completion, request_body
 from memshift.models.check import check_requests
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
+from memshift.models.reply_schemas import SCHEMAS, schema_name
 from memshift.models.requests import AuditRequest, ReaderRequest, WriterRequest
-from memshift.models.schemas import SCHEMAS, schema_name
 from memshift.models.structured import asking_in_text
 from memshift.simulator.backend import RulesBackend
 from memshift.timeutil import fmt

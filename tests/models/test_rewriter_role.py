@@ -14,19 +14,19 @@ from batchwork import openai_profile
 
 from conftest import world
 from memshift import registry
-from memshift.fingerprint import job_modules
 from memshift.models import prompts
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.replies import Reply
+from memshift.models.reply_schemas import SCHEMAS, check_reply, schema_name
 from memshift.models.requests import CallContext, RewriteRequest
 from memshift.models.rewriter_client import CALL_FAILED, client_rewriter, reply_text
-from memshift.models.schemas import SCHEMAS, check_reply, schema_name
 from memshift.simulator.rewriter import OfflineRewriter
 from memshift.simulator.rewriter_role import UNPARSED, answer, simulated_rewriter
 from memshift.stages import rewrite
 from memshift.stages.chain import build_world
+from memshift.workflow.fingerprint import job_modules
 from memshift.world.rewrite import (
     ACCEPTED,
     NOT_JSON,

@@ -30,9 +30,9 @@ from memshift.models.client import ModelClient
 from memshift.models.openai_backend import request_body
 from memshift.models.profiles import DEFAULT_MAX_REPLY_BYTES, Profile, load_profiles
 from memshift.models.replies import Reply
+from memshift.models.reply_schemas import SCHEMAS
 from memshift.models.requests import CallContext
 from memshift.models.retry import RetryPolicy, parse_retry_after, parse_retry_after_ms
-from memshift.models.schemas import SCHEMAS
 from memshift_tools.book import RequestBook
 from memshift_tools.localserver import FaultRule, LocalServer, Messages
 

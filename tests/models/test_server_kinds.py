@@ -22,8 +22,8 @@ from memshift.models.client import ModelClient, overflow, prompt_estimate
 from memshift.models.openai_backend import completion
 from memshift.models.profiles import Profile, _check
 from memshift.models.replies import Reply
+from memshift.models.reply_schemas import SCHEMAS, schema_name
 from memshift.models.requests import CallContext
-from memshift.models.schemas import SCHEMAS, schema_name
 from memshift_tools.localserver import LocalServer, _arguments, canned_answer
 
 ROLES = ["writer", "reader", "program", "auditor"]

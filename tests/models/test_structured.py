@@ -20,8 +20,8 @@ from memshift.models.http import HttpReply
 from memshift.models.openai_backend import completion, request_body
 from memshift.models.profiles import Profile, _check
 from memshift.models.replies import RAW_CHARACTERS
+from memshift.models.reply_schemas import SCHEMAS
 from memshift.models.retry import ContextOverflow
-from memshift.models.schemas import SCHEMAS
 from memshift.retrieval.budgets import check_budgets
 from memshift.tokens import count_tokens
 from memshift.world.parse import record_evidence

@@ -10,14 +10,14 @@ import pytest
 from batchwork import openai_profile
 
 from conftest import world
-from memshift.definitions import SIX
-from memshift.definitions_words import USER_WORDS, user_words
+from memshift.definitions.catalog import SIX
+from memshift.definitions.words import USER_WORDS, user_words
 from memshift.memory.programs import PROGRAM_FIELDS
 from memshift.models.client import request_key
 from memshift.models.openai_backend import OpenAIBackend
 from memshift.models.prompts import build
+from memshift.models.reply_schemas import SCHEMAS
 from memshift.models.requests import ProgramRequest
-from memshift.models.schemas import SCHEMAS
 from memshift.simulator.programs import item_program
 
 PROFILE = openai_profile("http://127.0.0.1:1")

@@ -25,7 +25,7 @@ from slices import revised_and_deleted
 from memshift.dataset import world_data
 from memshift.memory.reading import drive, questions
 from memshift.native.lightrag_memory import LightRAGMemory
-from memshift.probes import measured, probes_to_table
+from memshift.probes.build import measured, probes_to_table
 from memshift.world.generate import generate_world
 from memshift.world.records import public_view
 from memshift.world.timeline import Timeline

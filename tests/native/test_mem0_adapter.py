@@ -29,7 +29,7 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.native.mem0_memory import PERSON, Mem0Memory
-from memshift.probes import measured, probes_to_table
+from memshift.probes.build import measured, probes_to_table
 from memshift.world.generate import generate_world
 from memshift.world.records import public_view
 from memshift.world.timeline import Timeline

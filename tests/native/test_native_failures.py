@@ -13,7 +13,7 @@ from analysis.test_failures import scored, study
 from memshift import layout
 from memshift.analysis.failures import counted, failures_table, verdict_line
 from memshift.cli import cli
-from memshift.definitions import FIXED_SET
+from memshift.definitions.catalog import FIXED_SET
 from memshift.models.profiles import Profile
 from memshift.native.library_calls import FAILURE, ROLE
 from memshift.native.settings import NativeSettings

@@ -22,7 +22,7 @@ from memshift.memory.reading import answer, drive, questions
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.native.lightrag_memory import LightRAGMemory
-from memshift.probes import measured, probes_to_table
+from memshift.probes.build import measured, probes_to_table
 from memshift.world.generate import generate_world
 from memshift.world.records import public_view
 from memshift.world.timeline import Timeline

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from memshift.probe_sample import ProbeSample, sampled_items
+from memshift.probes.sample import ProbeSample, sampled_items
 from memshift.vocabulary import ALWAYS_ABSTAIN, FLOORS, FROZEN_AT_FORK
 from memshift.world.generate import generate_world
 from memshift.world.timeline import Timeline

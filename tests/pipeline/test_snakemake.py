@@ -19,7 +19,7 @@ import yaml
 
 from memshift import layout
 from memshift.analysis.cost_model import PARTS as COST_PARTS
-from memshift.probes import measured
+from memshift.probes.build import measured
 from memshift.report.markdown import NO_INTERVAL_NOTE, interval
 from memshift.vocabulary import BRANCHES, FLOORS, FROZEN_AT_FORK
 

@@ -17,7 +17,7 @@ from memshift.models import prompts
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.probes import probes_to_table
+from memshift.probes.build import probes_to_table
 from memshift.retrieval.budgets import (
     DEFAULTS,
     MARGINS,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from conftest import data, world
-from memshift.definitions import SIX
+from memshift.definitions.catalog import SIX
 from memshift.models.requests import ProgramRequest
 from memshift.sandbox import (
     FAILURE_KINDS,

@@ -149,7 +149,7 @@ def test_the_config_schema_defaults_are_the_contracts_settings():
 
     import yaml
 
-    from memshift.inputs import schema_path
+    from memshift.intake.reading import schema_path
 
     schema = yaml.safe_load(schema_path().read_text())["properties"]["sync"]["properties"]
     assert {k: v["default"] for k, v in schema.items()} == dataclasses.asdict(SyncSettings())

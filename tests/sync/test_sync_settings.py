@@ -18,7 +18,7 @@ import yaml
 from memshift.cli import main
 from memshift.config import check_config
 from memshift.errors import ConfigError
-from memshift.inputs import schema_path
+from memshift.intake.reading import schema_path
 from memshift.sync.contracts import BOUNDS, MAX_MINUTES, SyncSettings, deliver
 from memshift.world.records import PublicEvent
 

@@ -10,7 +10,7 @@ import pytest
 
 from memshift import layout
 from memshift.dataset import BranchData, world_data
-from memshift.definitions import DEFINITION_SETS, FIXED_SET, HELDOUT_SETS, definition_items
+from memshift.definitions.catalog import DEFINITION_SETS, FIXED_SET, HELDOUT_SETS, definition_items
 from memshift.gold.evaluator import evaluate
 from memshift.memory.programs import typed_rows
 from memshift.models.requests import ProgramRequest

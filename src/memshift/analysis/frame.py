@@ -79,9 +79,9 @@ def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
     detection's maintenance log, the system's name for its own invalidation log), `derived`
     (where a HoldMem detection wrote a new item), `flagged` (answers an answer-level audit found
     stale), `calls` (the model call logs), `log_files` (the world, branch and name of every log
-    but the call logs) and `item_times`. The floors' scores (`memshift.floors`) are kept apart,
-    in `floor_scores` and `floor_item_times` (the same SQL), so that every table of the systems
-    is the one a study without floors has: only the measures count the floors."""
+    but the call logs) and `item_times`. The floors' scores (`memshift.scoring.floors`) are kept
+    apart, in `floor_scores` and `floor_item_times` (the same SQL), so that every table of the
+    systems is the one a study without floors has: only the measures count the floors."""
     if not scores.exists():
         raise MemshiftError(f"missing scores table {scores}")
     con = duckdb.connect(":memory:")
@@ -94,7 +94,7 @@ def open_study(scores: Path, logs: Sequence[Path]) -> duckdb.DuckDBPyConnection:
     named = text_literal(f"^{AUDITED_PATTERN}$")
     con.execute(f"CREATE MACRO audited_base(system) AS regexp_extract(system, {named}, 1)")
     con.execute(f"CREATE MACRO audit_variant(system) AS regexp_extract(system, {named}, 2)")
-    # the floors (memshift/floors.py): measured beside the systems, as systems that report
+    # the floors (memshift/scoring/floors.py): measured beside the systems, as systems that report
     # invalidations and made none; no other table counts them (they test, price or explain
     # systems, and a floor is none)
     floors = ", ".join(text_literal(floor) for floor in FLOORS)

@@ -27,10 +27,10 @@ def compute(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> None:
     """Tables world_counts, measure_ratios and measure_summary from item_times; then the floors'
     rows of measure_summary, from floor_item_times where there is one (`frame.open_study`).
 
-    The floors (`memshift.floors`) are counted and summarized in a database of their own, with
-    the same SQL and the same draws, and only their summary joins the study's: every other table
-    is the one a study without floors computes, down to the order in which a float sum adds its
-    terms."""
+    The floors (`memshift.scoring.floors`) are counted and summarized in a database of their own,
+    with the same SQL and the same draws, and only their summary joins the study's: every other
+    table is the one a study without floors computes, down to the order in which a float sum adds
+    its terms."""
     worlds, units = _summarized(con, resampling)
     [(apart,)] = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'floor_item_times'"

@@ -21,8 +21,8 @@ from datetime import datetime
 
 from memshift.errors import ConfigError
 from memshift.gold.evaluator import Value
+from memshift.models.reply_schemas import MAX_AUDITED_ANSWERS
 from memshift.models.requests import AnswersAuditRequest, AuditedAnswer, AuditRequest, CallContext
-from memshift.models.schemas import MAX_AUDITED_ANSWERS
 from memshift.retrieval.queries import item_query
 from memshift.retrieval.selection import AUDITOR_BUDGET, Selector
 from memshift.statements import value_text

@@ -17,7 +17,7 @@ is now X?") would be a model judgment, not a parse, and could itself be wrong; t
 only stands for it. Without a verified transition the arbiter falls back on the base audit,
 so a refusal here never repairs on the transition's word.
 
-An answer-level audit of an implicit question (`memshift.implicit`) proposes values in the
+An answer-level audit of an implicit question (`memshift.probes.implicit`) proposes values in the
 answer's terms (a country, not a city): the stated value is then mapped through the relation the
 question names before it is compared.
 """
@@ -28,8 +28,8 @@ import dataclasses
 from typing import Any
 
 from memshift.audit.gate import Candidate, Decision
+from memshift.models.readings import answer_map, audited_records, stated_value
 from memshift.models.requests import AuditRequest
-from memshift.readings import answer_map, audited_records, stated_value
 
 NOT_STATED = "new record does not state the new value as the item's"
 NOT_AMONG = "new record is not among the audited records"

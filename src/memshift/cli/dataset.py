@@ -138,8 +138,8 @@ def score_predictions(path: Path, configfile: Path | None, name: str, cores: str
     import subprocess
 
     from memshift.config import DEFAULT_CONFIG, study_layout
-    from memshift.predictions import read_predictions
-    from memshift.public_probes import not_given, unbuilt
+    from memshift.intake.predictions import read_predictions
+    from memshift.probes.public import not_given, unbuilt
 
     configfile = configfile or DEFAULT_CONFIG
     if not configfile.is_file():

@@ -9,9 +9,9 @@ from typing import Any
 import click
 
 from memshift.config import parse_seeds
-from memshift.definitions import DEFINITION_SETS
+from memshift.definitions.catalog import DEFINITION_SETS
 from memshift.errors import ConfigError
-from memshift.inputs import schema_default
+from memshift.intake.reading import schema_default
 from memshift.vocabulary import (
     BRANCHES,
     MAX_SEED,
@@ -55,7 +55,7 @@ def scored_system_name(ctx: click.Context, param: click.Parameter, value: str) -
 
 
 def _refuse_system_name(param: click.Parameter, name: str) -> None:
-    from memshift.inputs import shortened
+    from memshift.intake.reading import shortened
     from memshift.vocabulary import system_name_problem
 
     problem = system_name_problem(name)

@@ -15,7 +15,7 @@ from memshift import layout
 from memshift.cli.group import cli
 from memshift.cli.options import MODELS, SEED, checked_study
 from memshift.errors import ConfigError, MemshiftError
-from memshift.inputs import schema_default
+from memshift.intake.reading import schema_default
 from memshift.world.timeline import HISTORY_MONTHS
 
 

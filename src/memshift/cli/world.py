@@ -18,7 +18,7 @@ from memshift.cli.options import (
     SeedRange,
 )
 from memshift.errors import ConfigError
-from memshift.inputs import schema_default
+from memshift.intake.reading import schema_default
 from memshift.stages.specs import JOBS
 from memshift.vocabulary import (
     BRANCHES,

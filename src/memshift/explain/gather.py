@@ -18,12 +18,12 @@ import pyarrow.parquet as pq
 from memshift import layout, schemas
 from memshift.artifacts import read_table
 from memshift.errors import MemshiftError
-from memshift.inputs import schema_field
+from memshift.intake.reading import schema_field
 from memshift.layout import Study
 from memshift.memory.holdmem import MaintenanceRow
 from memshift.memory.interface import SystemInputs
+from memshift.memory.named import system_for
 from memshift.memory.reading import drive, evidence_hash, questions
-from memshift.memory.systems import system_for
 from memshift.scoring.scorer import score_answer
 from memshift.vocabulary import BASELINES, HOLDMEM, audited_base, cell_parts, detection_system
 from memshift.world.records import public_view

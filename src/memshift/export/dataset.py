@@ -1,5 +1,5 @@
 """A study's benchmark data for a system written in any language (`memshift export-dataset`):
-every world's public record stream per branch, the public probes (`memshift.public_probes`), the
+every world's public record stream per branch, the public probes (`memshift.probes.public`), the
 items and the timelines, as Parquet and as gzipped JSON lines, with a datasheet. Nothing a system
 under test may not see leaves: no generator annotation (event ids, asserts, components), no
 gold, no unstated redefinition (`public_view`), and nothing that tells which item-times changed
@@ -22,7 +22,7 @@ from memshift.artifacts import read_table, write_table, write_text
 from memshift.errors import MemshiftError
 from memshift.files import write_atomically
 from memshift.memory.reading import names_version
-from memshift.public_probes import branch_label, public_probes, unbuilt
+from memshift.probes.public import branch_label, public_probes, unbuilt
 from memshift.world.generate import GENERATOR_VERSION, World
 from memshift.world.records import unstated
 from memshift.world.stored import load

@@ -26,7 +26,7 @@ from portable_memory import BundleImporter, PortableEpisode, PortableMemoryStore
 from memshift.errors import MemshiftError
 from memshift.export.bundles import bundle_issues
 from memshift.export.portable import EXT_KEY, EXT_SCHEMA, world_context
-from memshift.inputs import shortened
+from memshift.intake.reading import shortened
 from memshift.memory.interface import Blocked, Consents, Cost, Invalidation, Question
 from memshift.memory.keys import EventCounts, citation_key, scope_key, source_key
 from memshift.memory.programs import ProgramRunner

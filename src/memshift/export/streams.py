@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from memshift.export.bounds import printable
-from memshift.inputs import shortened
-from memshift.storable import MAX_INT_DIGITS, value_problem
+from memshift.intake.reading import shortened
+from memshift.intake.storable import MAX_INT_DIGITS, value_problem
 
 STREAM_DIRS = ("items", "audit")
 EPISODES = "items/episode.jsonl"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 
-from memshift.definitions import Clause, Definition, definition
+from memshift.definitions.catalog import Clause, Definition, definition
 from memshift.world.items import Item
 from memshift.world.records import Record
 

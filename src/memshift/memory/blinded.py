@@ -1,5 +1,5 @@
 """Asking a system under test (a custom system): it follows the branch and is asked every public
-probe (`memshift.public_probes`) under its public id, in public order; the shared reader then
+probe (`memshift.probes.public`) under its public id, in public order; the shared reader then
 answers the probes the measures count, in their own order and under their own ids, from the
 evidence the system gave their public twins. The cover probes cost the system a `query` each
 and no reader call, so the answers, the reader's calls and every measure are those of the
@@ -19,7 +19,7 @@ from memshift.memory.interface import MemorySystem, Question
 from memshift.memory.reading import answer, drive, names_version, questions
 from memshift.memory.under_test import UnderTest, legible_to_rules
 from memshift.models.client import ModelClient
-from memshift.public_probes import PublicProbe, public_of
+from memshift.probes.public import PublicProbe, public_of
 from memshift.world.items import Item
 from memshift.world.records import PublicEvent
 

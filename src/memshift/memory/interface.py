@@ -16,9 +16,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from memshift.definitions import announcement
+from memshift.definitions.catalog import announcement
 from memshift.errors import MemshiftError
-from memshift.inputs import schema_field
+from memshift.intake.reading import schema_field
 from memshift.retrieval.selection import EVIDENCE_BUDGET
 from memshift.world.items import Item
 from memshift.world.parse import DELETED, evidence_header
@@ -179,7 +179,7 @@ def reports_invalidations(system: object) -> bool:
 def system_class(spec: str) -> type[MemorySystem]:
     """The custom system a spec ('package.module:Class') names, imported and checked to be a
     class with every method of the interface; ConfigError in one line otherwise."""
-    from memshift.classes import load_class
+    from memshift.intake.classes import load_class
 
     return load_class(spec, "a memory system", METHODS)
 

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime
 
-from memshift.definitions import definition
+from memshift.definitions.catalog import definition
 from memshift.gold.evaluator import in_scope
 from memshift.world.items import Item
 from memshift.world.records import LiveState

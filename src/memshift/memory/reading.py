@@ -19,7 +19,7 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.replies import Reply
 from memshift.models.requests import CallContext, ReaderRequest
-from memshift.probes import UNNAMED
+from memshift.probes.build import UNNAMED
 from memshift.retrieval.budgets import evidence_budget, label_tokens
 from memshift.retrieval.selection import pack_evidence
 from memshift.tokens import count_tokens

@@ -17,7 +17,7 @@
   else the output replaces it; other items keep the span check of D=1 and the output replaces a
   failed value; a program that fails when its output is needed leaves the item unverifiable.
 - w (the user's words, F.4): D=m with programs written from the definitions as the person
-  phrases them (definitions_words.py).
+  phrases them (definitions/words.py).
 
 The pre-fork store is served as written in every cell, so before any shift every cell shows the
 reader the same context.

@@ -28,7 +28,7 @@ from memshift.memory.writes import WriteRecord
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.probes import DIRECT
+from memshift.probes.build import DIRECT
 from memshift.retrieval.budgets import evidence_budget, label_tokens
 from memshift.retrieval.selection import pack_evidence
 from memshift.world.generate import World

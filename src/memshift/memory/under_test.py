@@ -22,15 +22,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from memshift.definitions import is_announcement
+from memshift.definitions.catalog import is_announcement
 from memshift.errors import MemshiftError
-from memshift.inputs import one_line
+from memshift.intake.reading import one_line
+from memshift.intake.storable import storable_text, text_problem
 from memshift.memory.interface import Blocked, Cost, MemorySystem, Question
 from memshift.models.calllog import CallLog
 from memshift.models.replies import Reply as CallReply
 from memshift.models.requests import CallContext
 from memshift.statements import is_statement
-from memshift.storable import storable_text, text_problem
 from memshift.world.parse import is_evidence_line
 from memshift.world.records import PublicEvent
 

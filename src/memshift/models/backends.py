@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from memshift.errors import ConfigError
+from memshift.intake.storable import UnstorableError, parse_json
 from memshift.models.field_checks import check_secret
 from memshift.models.profiles import Profile
 from memshift.models.redaction import redact
@@ -27,7 +28,6 @@ from memshift.models.retry import (
     TransportFailure,
     server_wait,
 )
-from memshift.storable import UnstorableError, parse_json
 
 if TYPE_CHECKING:
     from memshift.models.http import HttpReply

@@ -21,9 +21,9 @@ from memshift.models.client import ModelClient
 from memshift.models.http import CONNECT_FAILED, connect_reason
 from memshift.models.profiles import STRUCTURED_MODES, Profile
 from memshift.models.replies import Reply
+from memshift.models.reply_schemas import SCHEMAS, schema_name
 from memshift.models.requests import AuditRequest, ProgramRequest, ReaderRequest, WriterRequest
 from memshift.models.retry import RetryPolicy
-from memshift.models.schemas import SCHEMAS, schema_name
 from memshift.models.structured import schema_sentence
 from memshift.statements import render
 from memshift.tokens import count_tokens

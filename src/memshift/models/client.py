@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from memshift.intake.storable import storable_text
 from memshift.models import prompts
 from memshift.models.backends import Completion, DirectBackend, HttpBackend, Messages
 from memshift.models.cache import CachedReply, ResponseCache, cache_key, wire
@@ -31,12 +32,11 @@ from memshift.models.profiles import Profile, check_profile_fields
 from memshift.models.progress import Progress, batch_progress
 from memshift.models.redaction import redact
 from memshift.models.replies import RAW_CHARACTERS, Reply, Usage
+from memshift.models.reply_schemas import SCHEMAS, check_reply, schema_name
 from memshift.models.requests import ModelRequest
 from memshift.models.retry import CallFailure, RetryPolicy
-from memshift.models.schemas import SCHEMAS, check_reply, schema_name
 from memshift.models.structured import schema_sentence
 from memshift.registry import BACKENDS, load
-from memshift.storable import storable_text
 from memshift.tokens import count_tokens
 
 TRUNCATED = frozenset({"length", "max_tokens"})

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from memshift.intake.storable import INT32, text_problem
 from memshift.models.replies import Usage
 from memshift.models.retry import MalformedReply
-from memshift.storable import INT32, text_problem
 
 MAX_FINISH_REASON = 100
 _JSON_TYPES = {

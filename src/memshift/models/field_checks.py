@@ -19,8 +19,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from memshift.errors import ConfigError
-from memshift.storable import value_problem
-from memshift.strict_schema import first_error
+from memshift.intake.storable import value_problem
+from memshift.intake.strict_schema import first_error
 
 URL_SCHEMES = ("http", "https")
 MAX_URL_CHARACTERS = 2048

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from memshift.errors import ConfigError
-from memshift.inputs import describe_error, load_yaml
+from memshift.intake.reading import describe_error, load_yaml
+from memshift.intake.strict_schema import first_error
 from memshift.models.field_checks import check_fields, url_problem
 from memshift.registry import BACKENDS
-from memshift.strict_schema import first_error
 from memshift.vocabulary import ROLES, WORLD_ROLES
 
 DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024

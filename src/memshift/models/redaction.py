@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit, urlunsplit
 
-from memshift.storable import storable_text
+from memshift.intake.storable import storable_text
 
 REDACTED = "[REDACTED]"
 _CREDENTIAL = re.compile(

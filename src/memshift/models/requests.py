@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
-from memshift.definitions import Definition, definition
-from memshift.definitions_words import user_words
+from memshift.definitions.catalog import Definition, definition
+from memshift.definitions.words import user_words
 from memshift.gold.evaluator import Value
 from memshift.world.items import Item
 from memshift.world.records import Record
@@ -69,7 +69,7 @@ class ProgramRequest:
     fields: tuple[tuple[str, tuple[str, ...]], ...]
     context: CallContext = field(default=CallContext(), compare=False)
     # how the request states the definition: "codified" (the grammar's sentence) or "user" (the
-    # person's own phrasing of the same definition, definitions_words.py)
+    # person's own phrasing of the same definition, definitions/words.py)
     wording: str = "codified"
 
     @property

@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from memshift.intake.storable import storable_text
 from memshift.models.client import ModelClient
 from memshift.models.replies import Reply
 from memshift.models.requests import CallContext, RewriteRequest
-from memshift.storable import storable_text
 from memshift.world.rewrite_batch import Ask, FailedReply
 
 CALL_FAILED = "model call failed"

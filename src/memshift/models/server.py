@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 import jsonschema
 
 from memshift.errors import ConfigError, MemshiftError
-from memshift.inputs import describe_error, load_yaml
+from memshift.intake.reading import describe_error, load_yaml
 from memshift.models.profiles import Profile, load_profile
 
 LOOPBACK = "127.0.0.1"

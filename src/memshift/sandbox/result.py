@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memshift.storable import text_problem
+from memshift.intake.storable import text_problem
 
 FAILURE_KINDS = (
     "syntax_error",

@@ -28,11 +28,11 @@ from dataclasses import asdict
 from types import CodeType, FrameType, TracebackType
 from typing import IO, Any
 
+from memshift.intake.storable import storable_text
 from memshift.sandbox.check import ENTRY, PROGRAM_FILENAME, SAFE_BUILTINS, prepare
 from memshift.sandbox.confine import confine
 from memshift.sandbox.helpers import HELPERS
 from memshift.sandbox.result import DETAIL_CHARS, MAX_RESULT_CHARS, unstorable
-from memshift.storable import storable_text
 
 RECURSION_DEPTH = 200
 READY = b"ready "  # then the worker's layers as JSON, and a newline

@@ -13,8 +13,8 @@ before the current one, or a record stating the current value was revised), UNKN
 records establish no value but the statement holds one, or show no update and never state the
 held value (they cannot tell a stale draft from one that read a record the audit was not
 shown).
-A question the reader answered through an implicit dependency (`memshift.implicit`) is checked
-in its own terms: the item's values are mapped through the relation the question's wording
+A question the reader answered through an implicit dependency (`memshift.probes.implicit`) is
+checked in its own terms: the item's values are mapped through the relation the question's wording
 names, and a change that leaves the answer alone is not material.
 
 Transitions: the draft-anchored pass proposes one from the record stating the held value to each
@@ -29,8 +29,8 @@ from typing import Any
 
 from memshift.gold.evaluator import Value, evaluate
 from memshift.models.profiles import Profile
+from memshift.models.readings import answer_map, audited_records, stated_value
 from memshift.models.requests import AnswersAuditRequest, AuditRequest
-from memshift.readings import answer_map, audited_records, stated_value
 from memshift.statements import value_text
 from memshift.world.quotes import quote_of
 from memshift.world.records import Record

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from memshift.definitions import Clause, Definition
+from memshift.definitions.catalog import Clause, Definition
 from memshift.models.profiles import Profile
 from memshift.models.requests import ProgramRequest
 

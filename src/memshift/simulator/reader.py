@@ -15,11 +15,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from memshift import statements
-from memshift.definitions import announced_versions, definition
+from memshift.definitions.catalog import announced_versions, definition
 from memshift.gold.evaluator import Value, evaluate
-from memshift.implicit import relation_of_question
 from memshift.models.profiles import Profile
 from memshift.models.requests import ReaderRequest
+from memshift.probes.implicit import relation_of_question
 from memshift.world import phrasing
 from memshift.world.parse import ParsedRecord, deletion, parse_evidence
 
@@ -32,7 +32,7 @@ def _answer(value: Value) -> dict[str, Any]:
 
 def read(request: ReaderRequest) -> dict[str, Any]:
     """The item's value from the evidence; for a question the wording of an implicit dependency
-    (`memshift.implicit`), that value mapped through it, as a model would reason from it."""
+    (`memshift.probes.implicit`), that value mapped through it, as a model would reason from it."""
     relation = relation_of_question(request.question, request.item)
     found = _read_item(request)
     if relation is None or found["status"] != "answer":

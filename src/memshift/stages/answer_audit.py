@@ -28,10 +28,10 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.replies import Reply
 from memshift.models.requests import AnswersAuditRequest, CallContext
-from memshift.probe_sample import ProbeSample, sample_world
-from memshift.probes import HELD, UNNAMED, measured
+from memshift.probes.build import HELD, UNNAMED, measured
+from memshift.probes.sample import ProbeSample, sample_world
+from memshift.probes.sampled import sample_probes
 from memshift.retrieval.budgets import evidence_budget
-from memshift.sampled_probes import sample_probes
 from memshift.stages.specs import AnswerAuditJob
 from memshift.vocabulary import audited_system, in_order
 from memshift.world.items import Item

@@ -19,7 +19,7 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.probe_sample import ProbeSample, sample_world
+from memshift.probes.sample import ProbeSample, sample_world
 from memshift.stages.specs import AuditRepairJob
 from memshift.vocabulary import PROGRAM_WORDING, cell_parts, cell_system, detection_system, in_order
 from memshift.world.stored import load, load_public_events

@@ -21,7 +21,7 @@ from memshift.analysis import contrasts, measures
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.frame import open_study
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
-from memshift.definitions import definition
+from memshift.definitions.catalog import definition
 from memshift.report import heldout as text
 from memshift.stages.horizons import run_logs
 

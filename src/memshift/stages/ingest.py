@@ -26,7 +26,7 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.probe_sample import ProbeSample, sample_world
+from memshift.probes.sample import ProbeSample, sample_world
 from memshift.stages.specs import IngestJob
 from memshift.vocabulary import detection_system, in_order
 from memshift.world.generate import World

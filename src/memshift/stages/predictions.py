@@ -13,11 +13,11 @@ import pyarrow as pa
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.errors import MemshiftError
-from memshift.predictions import PROBE_ID, Predictions, read_predictions
-from memshift.probe_sample import ProbeSample, sample_world
-from memshift.probes import measured
-from memshift.public_probes import PublicProbe, given_probes, public_of
-from memshift.sampled_probes import sample_probes
+from memshift.intake.predictions import PROBE_ID, Predictions, read_predictions
+from memshift.probes.build import measured
+from memshift.probes.public import PublicProbe, given_probes, public_of
+from memshift.probes.sample import ProbeSample, sample_world
+from memshift.probes.sampled import sample_probes
 from memshift.stages.specs import PredictionsJob
 from memshift.vocabulary import in_order
 from memshift.world.stored import load

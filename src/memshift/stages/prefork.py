@@ -13,7 +13,7 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.probe_sample import ProbeSample, sample_world
+from memshift.probes.sample import ProbeSample, sample_world
 from memshift.stages.specs import PreforkJob
 from memshift.vocabulary import HOLDMEM, UNSHIFTED
 from memshift.world.stored import load, load_public_events

@@ -1,6 +1,6 @@
 """Stage `probe`: every probe of a branch asked of one system, answered by the shared reader;
 a system with the optional `invalidations` method also gets its invalidation log. A custom
-system, the one under test, is asked the public probes (`memshift.public_probes`), which do not
+system, the one under test, is asked the public probes (`memshift.probes.public`), which do not
 tell which item-times changed; memshift's own systems are asked the counted probes alone."""
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ import pyarrow as pa
 
 from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
-from memshift.inputs import schema_default
+from memshift.intake.reading import schema_default
 from memshift.memory.blinded import answer_blinded
 from memshift.memory.interface import MemorySystem, SystemInputs
 from memshift.memory.invalidation_log import invalidation_log
+from memshift.memory.named import system_for
 from memshift.memory.reading import (
     Asked,
     answer_branch,
@@ -27,15 +28,14 @@ from memshift.memory.reading import (
     questions,
     reader_requests,
 )
-from memshift.memory.systems import system_for
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
-from memshift.probe_sample import ProbeSample, sample_world
-from memshift.probes import measured
-from memshift.public_probes import PublicProbe, public_probes
+from memshift.probes.build import measured
+from memshift.probes.public import PublicProbe, public_probes
+from memshift.probes.sample import ProbeSample, sample_world
+from memshift.probes.sampled import sample_probes
 from memshift.retrieval.budgets import evidence_budget
-from memshift.sampled_probes import sample_probes
 from memshift.stages.specs import ProbeJob
 from memshift.vocabulary import in_order
 from memshift.world.generate import World

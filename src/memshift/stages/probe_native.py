@@ -22,7 +22,7 @@ from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.native.library_calls import library_rows, library_table
 from memshift.native.settings import NativeSettings, build
-from memshift.probe_sample import ProbeSample
+from memshift.probes.sample import ProbeSample
 from memshift.stages.probe import BranchReads, answer_and_log
 from memshift.stages.specs import NativeProbeJob
 from memshift.vocabulary import in_order

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from memshift import layout, schemas
 from memshift.artifacts import read_json, write_table
-from memshift.probes import Probe, probes_to_table, select_probes
+from memshift.probes.build import Probe, probes_to_table, select_probes
 from memshift.stages.gold import load_points
 from memshift.vocabulary import HELD_BRANCHES
 from memshift.world.stored import load

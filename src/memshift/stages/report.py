@@ -44,7 +44,7 @@ from memshift.audit.trap_suite import run_suite
 from memshift.errors import MemshiftError
 from memshift.models.profiles import Profile
 from memshift.models.redaction import shown_url
-from memshift.probe_sample import ProbeSample, sample_world
+from memshift.probes.sample import ProbeSample, sample_world
 from memshift.report import sections as report_sections
 from memshift.report import switch as switch_text
 from memshift.report.figures import write_figures

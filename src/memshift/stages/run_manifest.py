@@ -21,11 +21,11 @@ import jsonschema
 
 from memshift import layout
 from memshift.artifacts import ArtifactError, sha256
-from memshift.fingerprint import ROOT
-from memshift.inputs import InputError, load_json, one_line, shortened
+from memshift.intake.reading import InputError, load_json, one_line, shortened
 from memshift.models.profiles import Profile
 from memshift.models.redaction import shown_url
 from memshift.stages.specs import RunManifestJob
+from memshift.workflow.fingerprint import ROOT
 from memshift.world.generate import GENERATOR_VERSION
 
 # Output paths are relative to the results directory (the one holding worlds/ and runs/), so a

@@ -1,6 +1,6 @@
 """Stage `score`: every answer of a run scored against its probe's gold, deterministically; for
 a HoldMem cell also what it stored, scored without the reader (the store/reader split). Given a
-world's pre-fork store, the floors of that world (`memshift.floors`: always-abstain and
+world's pre-fork store, the floors of that world (`memshift.scoring.floors`: always-abstain and
 frozen-at-fork, answered here without a model) are scored after its systems, on every branch
 they were scored on. A study scores each world in its own job, after the world's fork check
 (`run_world`), and joins the worlds' tables (`join`)."""
@@ -14,10 +14,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from memshift import floors, layout, schemas
+from memshift import layout, schemas
 from memshift.artifacts import read_table, write_table
 from memshift.errors import MemshiftError
-from memshift.probe_sample import ProbeSample
+from memshift.probes.sample import ProbeSample
+from memshift.scoring import floors
 from memshift.scoring.scorer import accepted_premise, kept_fork_value, score_answer
 from memshift.stages import fork_check
 from memshift.stages.specs import JoinScoresJob, ScoreJob

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from memshift.errors import ConfigError
-from memshift.inputs import parse_json
-from memshift.probe_sample import ProbeSample
+from memshift.intake.reading import parse_json
+from memshift.probes.sample import ProbeSample
 from memshift.vocabulary import (
     AUDIT_VARIANTS,
     BRANCHES,

@@ -17,14 +17,14 @@ from memshift.artifacts import write_table
 from memshift.errors import ConfigError
 from memshift.gold.tables import value_json
 from memshift.memory.baselines import NoStoreBM25
+from memshift.memory.holdmem_system import HoldMem
 from memshift.memory.interface import MemorySystem, Question
 from memshift.memory.reading import answer, drive
-from memshift.memory.system import HoldMem
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.probes import question_text
+from memshift.probes.build import question_text
 from memshift.scoring.scorer import score
 from memshift.stages.specs import SyncJob
 from memshift.sync.contracts import Delivery, SyncSettings, deliver

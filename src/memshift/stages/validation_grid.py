@@ -28,7 +28,7 @@ from memshift.analysis.grid_identity import identity_terms, interaction_surface
 from memshift.analysis.grid_outcomes import load_item_times
 from memshift.artifacts import write_table, write_text
 from memshift.errors import ConfigError
-from memshift.inputs import load_yaml
+from memshift.intake.reading import load_yaml
 from memshift.models.profiles import load_profile
 from memshift.report.validation_grid import render
 from memshift.report.validation_grid_figure import write_figures

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from memshift import layout, schemas
 from memshift.artifacts import write_json, write_table
-from memshift.definitions import FIXED_SET
+from memshift.definitions.catalog import FIXED_SET
 from memshift.world.generate import World, generate_world
 from memshift.world.tables import events_to_table, world_description
 from memshift.world.timeline import Timeline

@@ -18,9 +18,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from memshift.errors import ConfigError
-from memshift.inputs import schema_field
+from memshift.intake.reading import schema_field
+from memshift.intake.strict_schema import bound_problem
 from memshift.rng import stream
-from memshift.strict_schema import bound_problem
 from memshift.world.records import LiveState, PublicEvent, Record
 
 # A week of minutes: a timedelta of more would only move deliveries and probes past the study's

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memshift.definitions import DEFINITION_SETS, FIXED_SET
+from memshift.definitions.catalog import DEFINITION_SETS, FIXED_SET
 from memshift.rng import Streams
 from memshift.world import calendar, contacts, messages, notes, tasks
 from memshift.world.cast import Cast, draw_cast

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memshift.definitions import DEFINITION_SETS, FIXED_SET, HELDOUT_FORMATS, definition
+from memshift.definitions.catalog import DEFINITION_SETS, FIXED_SET, HELDOUT_FORMATS, definition
 from memshift.world.cast import AGENTS, N_SERIES, N_TRACKED_CONTACTS, N_TRACKED_TASKS, Cast
 
 ITEM_CLASSES = ("person", "contact", "series", "appointment", "task", "definition")

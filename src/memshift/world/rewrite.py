@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
 
-from memshift.storable import UnstorableError, parse_storable, storable_text, text_problem
+from memshift.intake.storable import UnstorableError, parse_storable, storable_text, text_problem
 from memshift.timeutil import WEEKDAYS
 from memshift.tokens import count_tokens
 from memshift.world import pools

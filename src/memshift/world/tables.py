@@ -12,7 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from memshift import schemas
-from memshift.definitions import FIXED_SET
+from memshift.definitions.catalog import FIXED_SET
 from memshift.world.cast import Cast, Person
 from memshift.world.generate import GENERATOR_VERSION, World
 from memshift.world.items import Item

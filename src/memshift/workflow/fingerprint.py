@@ -38,7 +38,7 @@ from memshift.registry import (
 )
 
 PACKAGE = "memshift"
-ROOT = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = f"{PACKAGE}.registry"
 # a lazy registry entry: `module:attribute`
 _ENTRY = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")

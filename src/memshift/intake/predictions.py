@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memshift.inputs import InputError, shortened
-from memshift.prediction_files import COLUMNS, MAX_BYTES, file_rows
+from memshift.intake.prediction_files import COLUMNS, MAX_BYTES, file_rows
+from memshift.intake.reading import InputError, shortened
 
 MAX_VALUE = 4096
 STATUSES = ("answer", "abstain", "blocked")
 KEYS = frozenset(COLUMNS)
-# a public probe id (`public_probes.public_id`): the world, then a hash naming nothing else
+# a public probe id (`probes.public.public_id`): the world, then a hash naming nothing else
 PROBE_ID = re.compile(r"w(?P<world>\d+)-[0-9a-f]{16}")
 
 

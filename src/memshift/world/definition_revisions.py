@@ -16,7 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
-from memshift.definitions import Clause, Definition
+from memshift.definitions.catalog import Clause, Definition
 from memshift.timeutil import WEEKDAYS, days, fmt_date
 from memshift.world import daytime, filler, news, pools
 from memshift.world.calendar import CLINICS, appointment_fields, meeting_fields

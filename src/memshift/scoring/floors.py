@@ -9,7 +9,7 @@ policy achieves on the same item-times (docs/report.md, "Floors").
   store every cell of the world shows the reader at the fork), at every later checkpoint: the
   memory that never notices a change. A write that failed, or that found no current value, is an
   abstention, as a cell's store serves it; an implicit-dependency probe gets that value mapped
-  through the probe's relation, as its gold is (`memshift.implicit`).
+  through the probe's relation, as its gold is (`memshift.probes.implicit`).
 
 Both are answered without the reader: the answer is the stored state itself, the way the score
 stage reads a cell's store for `store_correct`. So they make no model call, are deterministic,
@@ -36,11 +36,11 @@ from memshift.artifacts import read_table
 from memshift.errors import MemshiftError
 from memshift.gold.evaluator import ABSTAIN, ANSWER
 from memshift.gold.tables import value_json
-from memshift.implicit import implicit_gold
 from memshift.memory.stored import as_value
-from memshift.probe_sample import ProbeSample, sample_world
-from memshift.probes import IMPLICIT, measured
-from memshift.sampled_probes import sample_probes
+from memshift.probes.build import IMPLICIT, measured
+from memshift.probes.implicit import implicit_gold
+from memshift.probes.sample import ProbeSample, sample_world
+from memshift.probes.sampled import sample_probes
 from memshift.vocabulary import ALWAYS_ABSTAIN, FLOORS, FROZEN_AT_FORK
 from memshift.world.items import Item
 from memshift.world.stored import load

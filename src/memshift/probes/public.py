@@ -33,7 +33,7 @@ from memshift import layout, schemas
 from memshift.artifacts import read_table
 from memshift.errors import MemshiftError
 from memshift.gold.tables import points_from_table
-from memshift.probes import HELD, Probe, census_probes
+from memshift.probes.build import HELD, Probe, census_probes
 from memshift.rng import stream
 from memshift.world.generate import World
 

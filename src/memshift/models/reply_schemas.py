@@ -10,8 +10,8 @@ from typing import Any
 import fastjsonschema
 import jsonschema
 
+from memshift.intake.storable import INT32, UnstorableError, parse_storable, storable_text
 from memshift.models.requests import AnswersAuditRequest, ModelRequest, WriterRequest
-from memshift.storable import INT32, UnstorableError, parse_storable, storable_text
 from memshift.world.rewrite_prompt import REWRITE_SCHEMA
 
 # Every string and list a reply holds is bounded, far above what a sound reply needs (a value, a
@@ -178,8 +178,8 @@ def _validator(role: str) -> Callable[[Any], Any]:
 
 def check_reply(role: str, content: str | None) -> tuple[dict[str, Any] | None, str | None, str]:
     """(value, failure reason, detail) for a reply's raw content. A value is returned only if
-    every writer downstream can store it (`memshift.storable`), so no reply that passes here can
-    fail a Parquet or JSON write later, and none that fails is cached."""
+    every writer downstream can store it (`memshift.intake.storable`), so no reply that passes
+    here can fail a Parquet or JSON write later, and none that fails is cached."""
     if content is None or not content.strip():
         return None, "empty_content", ""
     try:

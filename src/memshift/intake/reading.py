@@ -29,7 +29,7 @@ MAX_DEPTH = 64  # mappings and sequences (objects and arrays) inside one another
 
 def schema_path() -> Path:
     """The study config's JSON Schema (every key, its allowed values, its default)."""
-    return Path(str(resources.files("memshift") / "schemas" / "config.schema.yaml"))
+    return Path(str(resources.files("memshift") / "data" / "config.schema.yaml"))
 
 
 @functools.cache

@@ -1,12 +1,12 @@
 """The six fixed definitions as the person might say them: the same sources, conditions,
-windows and thresholds as the grammar's sentences (definitions.py), in everyday words. A program
-request in the user's words states one of these after "Definition in effect" instead of the
-grammar's sentence (MemShift App. B and D, F.4); nothing else in the request changes.
+windows and thresholds as the grammar's sentences (definitions/catalog.py), in everyday words.
+A program request in the user's words states one of these after "Definition in effect" instead
+of the grammar's sentence (MemShift App. B and D, F.4); nothing else in the request changes.
 """
 
 from __future__ import annotations
 
-from memshift.definitions import SIX, Definition
+from memshift.definitions.catalog import SIX, Definition
 
 USER_WORDS: dict[tuple[str, int], str] = {
     ("important_contact", 1): (

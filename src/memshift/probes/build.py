@@ -9,10 +9,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memshift import schemas
-from memshift.definitions import definition
+from memshift.definitions.catalog import definition
 from memshift.gold.compute import GoldPoint
 from memshift.gold.tables import value_json
-from memshift.implicit import implicit_gold, implicit_question, relation_for
+from memshift.probes.implicit import implicit_gold, implicit_question, relation_for
 from memshift.rng import stream
 from memshift.statements import value_text
 from memshift.timeutil import fmt
@@ -109,9 +109,9 @@ def implicit_point(point: GoldPoint, fork: GoldPoint) -> GoldPoint:
 def implicit_probes(
     probes: Sequence[Probe], fork: dict[str, GoldPoint], *, every: bool = False
 ) -> list[Probe]:
-    """One implicit-dependency probe (`memshift.implicit`) beside each changed or sampled direct
-    probe after the fork (with `every`, each direct probe after it) whose item has a relation: a
-    question whose answer follows from the item without naming it."""
+    """One implicit-dependency probe (`memshift.probes.implicit`) beside each changed or sampled
+    direct probe after the fork (with `every`, each direct probe after it) whose item has a
+    relation: a question whose answer follows from the item without naming it."""
     out = []
     for probe in probes:
         p = probe.point
@@ -176,7 +176,7 @@ def census_probes(
     probe at every item-time, and after the fork beside each a premise probe (where the fork's
     value was an answer), an implicit-dependency probe (where the item has a relation) and an
     unnamed probe (a definition item's, on every branch), and the held probes. What a system
-    under test is asked (`memshift.public_probes`): the probes drawn are among them, and nothing
+    under test is asked (`memshift.probes.public`): the probes drawn are among them, and nothing
     in which are asked tells the drawn ones from the rest."""
     ordered = sorted(points, key=lambda p: (p.checkpoint, p.item.item_id))
     probes = [direct_probe(p, seed=seed, branch=branch) for p in ordered]

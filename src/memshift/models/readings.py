@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from memshift.gold.evaluator import ANSWER, Value, evaluate
-from memshift.implicit import relation_of_question
 from memshift.models.requests import AuditRequest
+from memshift.probes.implicit import relation_of_question
 from memshift.world import phrasing
 from memshift.world.items import Item
 from memshift.world.parse import entry_id

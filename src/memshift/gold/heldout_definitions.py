@@ -27,8 +27,8 @@ The sampler draws three sets of six candidates with `rng.stream(seed, "heldout/{
 distinct templates per draw, no template twice across draws (so 18 distinct definitions), and
 for each template one of its accepted candidates, uniformly. Item ids are `def.h{draw}_{k}`.
 
-`python -m memshift.definitions_grammar --out src/memshift/data/heldout_definitions.json`
-writes the pinned file that `memshift.definitions.DEFINITION_SETS` loads.
+`python -m memshift.gold.heldout_definitions --out src/memshift/data/heldout_definitions.json`
+writes the pinned file that `memshift.definitions.catalog.DEFINITION_SETS` loads.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from memshift.definitions import (
+from memshift.definitions.catalog import (
     HELDOUT_PATH,
     HELDOUT_SETS,
     SIX,
@@ -1005,7 +1005,7 @@ def write_heldout(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m memshift.definitions_grammar",
+        prog="python -m memshift.gold.heldout_definitions",
         description="Sample the held-out definitions and write the pinned file.",
     )
     parser.add_argument("--out", type=Path, default=HELDOUT_PATH)

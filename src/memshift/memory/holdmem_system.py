@@ -13,7 +13,8 @@ from datetime import datetime
 from pathlib import Path
 
 from memshift.errors import MemshiftError
-from memshift.inputs import load_json, shortened
+from memshift.intake.reading import load_json, shortened
+from memshift.intake.storable import text_problem
 from memshift.memory.holdmem import HoldMemDetector
 from memshift.memory.interface import Blocked, Consents, Cost, Question
 from memshift.memory.programs import ProgramRunner
@@ -22,7 +23,6 @@ from memshift.memory.stored import StoredItem
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.storable import text_problem
 from memshift.vocabulary import KEYED, READ_SETS
 from memshift.world.items import Item
 from memshift.world.records import PublicEvent

@@ -18,7 +18,7 @@ from typing import Any
 
 from snakemake.scheduling.job_scheduler import JobScheduler
 
-from memshift.snakemake_release import checked
+from memshift.workflow.snakemake_release import checked
 
 # the scheduler's own name for the method (sic)
 REEVALUATION = "_schedule_reevalutation"
@@ -51,6 +51,6 @@ def keep_one_pending_pass() -> None:
     if not hasattr(JobScheduler, REEVALUATION):
         raise RuntimeError(
             f"Snakemake's JobScheduler has no {REEVALUATION}: the pinned version changed; "
-            "see memshift/scheduler_passes.py"
+            "see memshift/workflow/scheduler_passes.py"
         )
     setattr(JobScheduler, REEVALUATION, _one_pending_pass)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from memshift.errors import ConfigError
-from memshift.inputs import one_line
+from memshift.intake.reading import one_line
 
 _SPEC = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
 _ABSENT = object()

@@ -334,8 +334,8 @@ DEFINITION_ITEMS: tuple[str, ...] = tuple(dict.fromkeys(d.item_id for d in SIX))
 
 FIXED_SET = "fixed"
 HELDOUT_SETS: tuple[str, ...] = ("heldout-1", "heldout-2", "heldout-3")
-# Written by `python -m memshift.definitions_grammar`; pinned so that a run never re-samples.
-HELDOUT_PATH = Path(__file__).parent / "data" / "heldout_definitions.json"
+# Written by `python -m memshift.gold.heldout_definitions`; pinned so that a run never re-samples.
+HELDOUT_PATH = Path(__file__).parent.parent / "data" / "heldout_definitions.json"
 
 
 def clause_to_json(c: Clause) -> dict[str, Any]:

@@ -3,7 +3,7 @@ class, and per branch and class at most so many of their item-times. Every memor
 study maintains and is asked the drawn items only, so a model's calls fall with the sample.
 
 The worlds keep every item and probe (studies share them): a stage applies the sample where it
-reads a world (`sample_world`, here) or a branch's probes (`sampled_probes.sample_probes`, a
+reads a world (`sample_world`, here) or a branch's probes (`probes.sampled.sample_probes`, a
 module of its own so that the stages that read no probes do not hold the probes' code). Both
 are pure functions of the world's seed, the sample's settings and what the world holds, so
 every job of a study draws the same slice.

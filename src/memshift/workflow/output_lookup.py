@@ -20,7 +20,7 @@ from typing import Any
 from snakemake.common.prefix_lookup import PrefixLookup
 from snakemake.output_index import OutputIndex
 
-from memshift.snakemake_release import checked
+from memshift.workflow.snakemake_release import checked
 
 # (rule, output pattern) pairs by constant suffix, and the lengths of those suffixes, shortest
 # first
@@ -80,6 +80,6 @@ def index_outputs_by_suffix() -> None:
     if getattr(snakemake.dag, "OutputIndex", None) not in (OutputIndex, SuffixIndexedOutputs):
         raise RuntimeError(
             "snakemake.dag no longer builds its OutputIndex by that name: the pinned version "
-            "changed; see memshift/output_lookup.py"
+            "changed; see memshift/workflow/output_lookup.py"
         )
     snakemake.dag.OutputIndex = SuffixIndexedOutputs

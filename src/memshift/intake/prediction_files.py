@@ -23,8 +23,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from memshift.inputs import InputError, json_depth, one_line, shortened
-from memshift.storable import UnstorableError, parse_storable
+from memshift.intake.reading import InputError, json_depth, one_line, shortened
+from memshift.intake.storable import UnstorableError, parse_storable
 
 MAX_BYTES = 256 << 20
 MAX_LINE = 1 << 16

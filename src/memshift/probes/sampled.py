@@ -1,4 +1,4 @@
-"""The probes of a branch that a sampled study asks (`probes.sample`, `memshift.probe_sample`):
+"""The probes of a branch that a sampled study asks (`probes.sample`, `memshift.probes.sample`):
 those of the drawn items, at most so many item-times per branch and item class, and the
 unshifted census's own item-times when it is kept whole."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memshift.probe_sample import ProbeSample, draw
-from memshift.probes import DIRECT, measured
+from memshift.probes.build import DIRECT, measured
+from memshift.probes.sample import ProbeSample, draw
 from memshift.world.generate import World
 
 # The strata an item-time draw takes from in turn, so that a small draw keeps item-times of
