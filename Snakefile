@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 from memshift.config import (
     DEFAULT_CONFIG,
@@ -19,18 +19,17 @@ from memshift.config import (
     typed_overrides,
 )
 from memshift.errors import ConfigError
-from memshift.intake.reading import schema_path
-from memshift.workflow.fingerprint import remember_imports, save_remembered_imports
-from memshift.workflow.job_env import own_bin_first
 from memshift.models.profiles import study_profile
-from memshift.workflow.output_lookup import index_outputs_by_suffix
 from memshift.report import sections as report_sections
 from memshift.report.failed_jobs import summary as failed_jobs_summary
 from memshift.report.where import report_hint
-from memshift.workflow.scheduler_passes import keep_one_pending_pass
-from memshift.workflow.staleness import clear_stale_locks
 from memshift.vocabulary import BRANCHES as ALL_BRANCHES
 from memshift.vocabulary import choice
+from memshift.workflow.fingerprint import remember_imports, save_remembered_imports
+from memshift.workflow.job_env import own_bin_first
+from memshift.workflow.output_lookup import index_outputs_by_suffix
+from memshift.workflow.scheduler_passes import keep_one_pending_pass
+from memshift.workflow.staleness import clear_stale_locks
 
 min_version("9.0")
 # the jobs run the `memshift` installed beside this Snakemake (memshift/workflow/job_env.py)
@@ -93,7 +92,6 @@ if not (workflow.remote_exec or workflow.subprocess_exec):
             f" them: {', '.join(TAKEN)}",
             file=sys.stderr,
         )
-validate(config, str(schema_path()))
 
 # where a job's conda environment installs memshift from (envs/memshift.post-deploy.sh)
 os.environ.setdefault("MEMSHIFT_CHECKOUT", workflow.basedir)

@@ -2,7 +2,6 @@ import json
 from pathlib import Path
 
 from memshift import layout
-from memshift.workflow.fingerprint import job_modules, modules_fingerprint
 from memshift.models.profiles import role_fingerprint
 from memshift.stages.specs import (
     AnswerAuditJob,
@@ -13,6 +12,7 @@ from memshift.stages.specs import (
     FailuresGateJob,
     ImportRunJob,
     IngestJob,
+    JOBS,
     JoinScoresJob,
     ModelAccess,
     NativeProbeJob,
@@ -35,6 +35,7 @@ from memshift.vocabulary import (
     detection_system,
     portable_parts,
 )
+from memshift.workflow.fingerprint import job_modules, modules_fingerprint
 
 # Paths come from memshift.layout, here with Snakemake's wildcards in place of values.
 WORLD = L.world("{world}")
@@ -106,16 +107,27 @@ def code_of(stage, uses, systems=(), detections=(), loaded=()):
     modules `loaded` by name."""
     key = (stage, tuple(uses), tuple(systems), tuple(detections), tuple(loaded))
     if key not in JOB_CODE:
-        modules = set(job_modules(stage, loaded=loaded))
+        runs = stage_module(stage)
+        modules = set(job_modules(runs, loaded=loaded))
         for system in systems:
-            modules.update(job_modules(stage, system=system))
+            modules.update(job_modules(runs, system=system))
         for detection in detections:
-            modules.update(job_modules(stage, detection=detection))
+            modules.update(job_modules(runs, detection=detection))
         for role, profile in uses:
             backend = PROFILES[profile].backend
-            modules.update(job_modules(stage, backend=backend, roles=(role,)))
+            modules.update(job_modules(runs, backend=backend, roles=(role,)))
         JOB_CODE[key] = modules_fingerprint(sorted(modules))
     return JOB_CODE[key]
+
+
+def stage_module(stage):
+    """The module a job of `stage` runs: its spec's runner (a side study's stage lives in its
+    study's folder), else the stage of that name."""
+    return (
+        JOBS[stage].runner.partition(":")[0]
+        if stage in JOBS
+        else f"memshift.stages.{stage}"
+    )
 
 
 def stages_code(*stages, shifts=()):

@@ -72,7 +72,7 @@ def scored_view(seed: int, branch: str) -> list[Row]:
 
 def export_view(seed: int, branch: str) -> list[Row]:
     """The exported probes table of the branch (`memshift export-dataset`), in its order."""
-    from memshift.export.dataset import probes_table
+    from memshift.studies.export.dataset import probes_table
 
     probes, gold = tables(seed, branch)
     return probes_table(probes, gold, world(seed), branch).to_pylist()

@@ -21,7 +21,7 @@ SPELLED = re.compile(
 # lines reading files that ship inside a package, not the results tree or the config
 PACKAGE_DATA = ("__file__", "resources.files(")
 EXCEPTIONS = {
-    ("export/streams.py", 'EPISODES = "items/episode.jsonl"'):
+    ("studies/export/streams.py", 'EPISODES = "items/episode.jsonl"'):
         "a name the Portable Memory bundle format fixes, not memshift's",
     ("retrieval/embeddings.py", '"l2_supercat_tokenizer_config.json"'):
         "a file inside the wordllama package, where that package puts it",

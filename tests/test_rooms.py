@@ -13,10 +13,47 @@ ROOT = Path(memshift.__file__).parent
 ABOVE_STAGES = {"cli"}
 
 
+STUDIES = "studies"
+
+
+def study_room(name: str) -> str:
+    """The room of a side study's module (`studies/<study>/<name>.py`), by its name: its stages
+    are stages, its analysis and explanation are the measures', its report the report's; the rest
+    is the study's own parts."""
+    if name.endswith("stage"):
+        return "stages"
+    if name in ("analysis", "explain"):
+        return name
+    if "report" in name:
+        return "report"
+    return STUDIES
+
+
 def room(path: Path) -> str:
-    """A module's room: its folder under the package, or the module itself at the top."""
+    """A module's room: its folder under the package, or the module itself at the top; a side
+    study's module goes by its name (`study_room`)."""
     parts = path.relative_to(ROOT).parts
+    if parts[0] == STUDIES and len(parts) == 3 and parts[2] != "__init__.py":
+        return study_room(parts[2].removesuffix(".py"))
     return parts[0] if len(parts) > 1 else parts[0].removesuffix(".py")
+
+
+def module_room(name: str) -> str | None:
+    """The room of the package module `name` (dotted), or None for a name that is no module of
+    the package or is a side study's package (its `__init__` holds a docstring alone)."""
+    parts = name.split(".")
+    if parts[0] != "memshift" or len(parts) < 2:
+        return None
+    if parts[1] == STUDIES:
+        if len(parts) < 4:
+            return None
+        return (
+            study_room(parts[3])
+            if (ROOT.joinpath(*parts[1:4]).with_suffix(".py")).is_file()
+            else None
+        )
+    candidate = ROOT / parts[1]
+    return parts[1] if candidate.is_dir() or candidate.with_suffix(".py").is_file() else None
 
 
 def imported_rooms(path: Path) -> set[str]:
@@ -36,12 +73,7 @@ def imported_rooms(path: Path) -> set[str]:
             else:
                 module = node.module or ""
                 names = [module] + [f"{module}.{alias.name}" for alias in node.names]
-        for name in names:
-            parts = name.split(".")
-            if parts[0] == "memshift" and len(parts) > 1:
-                candidate = ROOT / parts[1]
-                if candidate.is_dir() or candidate.with_suffix(".py").is_file():
-                    found.add(parts[1])
+        found.update(r for r in map(module_room, names) if r is not None)
     return found
 
 
@@ -80,3 +112,11 @@ def test_nothing_imports_upward_into_the_stages():
 def test_the_graph_sees_real_imports():
     edges = graph()
     assert "world" in edges["branches"] and "memory" in edges["stages"]
+
+
+def test_a_side_studys_package_holds_no_code():
+    """`module_room` counts no import of a study's package itself: its `__init__` must hold a
+    docstring and nothing else."""
+    for init in (ROOT / STUDIES).glob("*/__init__.py"):
+        body = ast.parse(init.read_text(encoding="utf-8")).body
+        assert len(body) == 1 and isinstance(body[0], ast.Expr), init

@@ -8,12 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from memshift import cli
 from memshift.config import DEFAULT_CONFIG, check_config, study_config
 from memshift.errors import ConfigError
-from memshift.intake.reading import schema_path
+from memshift.intake.reading import config_schema
 from memshift.stages.specs import (
     AnswerAuditJob,
     CustomProbeJob,
@@ -46,7 +45,7 @@ GOOD = ("mine", "my-system_2", "0", "a" * SYSTEM_NAME_MAX, "holdmem-d1-source", 
 
 
 def test_the_config_schema_names_systems_by_the_one_rule():
-    systems = yaml.safe_load(schema_path().read_text())["properties"]["systems"]["properties"]
+    systems = config_schema()["properties"]["systems"]["properties"]
     for kind in NAMED:
         assert systems[kind]["propertyNames"] == {
             "pattern": f"^{SYSTEM_NAME}$",

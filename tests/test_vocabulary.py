@@ -4,16 +4,10 @@ report take their names from the registry and the vocabulary, and a test keeps t
 
 from __future__ import annotations
 
-import yaml
-
 from memshift import registry, vocabulary
-from memshift.intake.reading import schema_path
+from memshift.intake.reading import config_schema
 from memshift.models.profiles import PROFILE_SCHEMA
 from memshift.report.order import ordered_branches, ordered_systems
-
-
-def config_schema() -> dict:
-    return yaml.safe_load(schema_path().read_text())
 
 
 def test_the_config_schema_lists_exactly_the_vocabularys_names():

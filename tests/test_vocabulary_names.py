@@ -12,8 +12,8 @@ import memshift
 
 PACKAGE = Path(memshift.__file__).parent
 OTHER_MEANINGS = {
-    ("report/switch.py", '"none"'): "text: no failures",
-    ("report/validation.py", '"none"'): "text: no injected errors",
+    ("studies/switch/report.py", '"none"'): "text: no failures",
+    ("studies/validation/report.py", '"none"'): "text: no injected errors",
     ("report/figures.py", 'fmt="none"'): "matplotlib: no marker line",
     ("report/figures.py", 'linestyle="none"'): "matplotlib: no line",
     ("audit/arbiter.py", 'NO_DIRECTIVE = "repair", "verify", "none"'): "the audit's directive",

@@ -295,9 +295,10 @@ UPDATE_STABILITY = "update_stability.png"
 CHANGED_OUTCOMES = "changed_outcomes.png"
 CONTRASTS_BY_CLASS = "contrasts_by_class.png"
 UPDATE_BY_WEEK = "update_by_week.png"
-SWITCH_CALIBRATION = "switch_calibration.png"  # with a writer switch (report/switch.py)
-HORIZONS = "horizons.png"  # the horizons report's (report/horizons.py)
-GRID_RECOVERED = "grid_recovered.png"  # the validation grid's (report/validation_grid_figure.py)
+SWITCH_CALIBRATION = "switch_calibration.png"  # with a writer switch (studies/switch/report.py)
+HORIZONS = "horizons.png"  # the horizons report's (studies/horizons/report.py)
+# the validation grid's (studies/validation/grid_report_figure.py)
+GRID_RECOVERED = "grid_recovered.png"
 GRID_INTERACTION = "grid_interaction.png"
 # the validation grid's tables, in its report folder
 GRID_WRITERS = "writers"

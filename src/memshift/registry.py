@@ -64,7 +64,8 @@ SIMULATED_ROLES: dict[str, str] = {
     "reader": "memshift.simulator.reader:simulated_reader",
     "program": "memshift.simulator.programs:simulated_programs",
     "auditor": "memshift.simulator.auditor:simulated_auditor",
-    # rewrites message bodies for a rewritten world (stages/rewrite.py), not a run's role
+    # rewrites message bodies for a rewritten world (studies/rewritten/rewrite_stage.py), not a
+    # run's role
     "rewriter": "memshift.simulator.rewriter_role:simulated_rewriter",
 }
 

@@ -646,7 +646,7 @@ COSTS = pa.schema(
     ]
 )
 
-# The horizons study (stages/horizons.py), one row per horizon (months of history before the
+# The horizons study (studies/horizons/stage.py), one row per horizon (months of history before the
 # fork): each system's measures pooled over the horizon's worlds (HORIZON_MEASURES), the contrasts
 # the paper follows over horizons (HORIZON_CONTRASTS), tokens per query by part (HORIZON_COSTS),
 # and the size of the horizon's worlds (HORIZON_WORLDS).
@@ -682,7 +682,7 @@ HORIZON_WORLDS = pa.schema(
     ]
 )
 
-# The held-out definitions (stages/heldout.py, MemShift F.2, Table 8b): per definition set,
+# The held-out definitions (studies/heldout/stage.py, MemShift F.2, Table 8b): per definition set,
 # definition, branch and setting of D, the B×D interaction on Update over that definition's
 # changed item-times (a point estimate: one definition's item-times are too few for an interval);
 # the pooled B×D over every set has product intervals in the held-out report's contrasts.
@@ -723,8 +723,8 @@ REWRITE_LOG = pa.schema(
     ]
 )
 
-# Rewritten worlds against their templates (stages/rewritten.py, MemShift F.8): per contrast of
-# the paper's Table 4b and condition (template, rewritten, difference = rewritten − template),
+# Rewritten worlds against their templates (studies/rewritten/stage.py, MemShift F.8): per contrast
+# of the paper's Table 4b and condition (template, rewritten, difference = rewritten − template),
 # the paired estimate over the same probes with its world-bootstrap interval.
 REWRITTEN = pa.schema(
     [
@@ -914,8 +914,8 @@ BUNDLES = pa.schema(
     ]
 )
 
-# The writer switch in the report (analysis/switch.py). Retention per switch and cell: its test
-# interval is two-sided 80% (one-sided 90%), the net change's 95%.
+# The writer switch in the report (studies/switch/analysis.py). Retention per switch and cell: its
+# test interval is two-sided 80% (one-sided 90%), the net change's 95%.
 RETENTION = pa.schema(
     [
         ("switch", pa.string()),

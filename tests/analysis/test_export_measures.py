@@ -11,10 +11,11 @@ import pytest
 from test_measures import maintenance, score
 
 from memshift import schemas
-from memshift.analysis import export, measures
+from memshift.analysis import measures
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.frame import open_study
 from memshift.artifacts import write_table
+from memshift.studies.export import analysis as export
 
 CELL, EXT, NOEXT = "holdmem-d1-source", "pm-d1-source-ext", "pm-d1-source-noext"
 WORLDS = range(1, 9)

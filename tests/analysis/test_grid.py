@@ -24,8 +24,8 @@ from memshift.analysis.grid_identity import (
     interaction_surface,
 )
 from memshift.analysis.grid_outcomes import ItemTimes
-from memshift.analysis.validation import SHIFTS
 from memshift.errors import MemshiftError
+from memshift.studies.validation.analysis import SHIFTS
 from memshift.vocabulary import LEAKY_BLIND_SHARE, cell_system
 
 WORLDS = 20

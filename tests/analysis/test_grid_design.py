@@ -21,7 +21,7 @@ from memshift.analysis.grid_design import (
 from memshift.config import DEFAULT_CONFIG, check_config, study_config
 from memshift.errors import ConfigError
 from memshift.models.profiles import load_profile, load_profiles
-from memshift.stages.validation_grid import grid_plan, write_models
+from memshift.studies.validation.grid_stage import grid_plan, write_models
 from memshift.world.items import ITEM_GROUPS
 
 ROOT = Path(__file__).resolve().parents[2]

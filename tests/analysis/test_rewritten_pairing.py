@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from memshift import layout, schemas
 from memshift.artifacts import write_table
-from memshift.stages.rewritten import RW, paired_inputs
+from memshift.studies.rewritten.stage import RW, paired_inputs
 
 
 def finished_run(run: Path) -> Path:

@@ -8,9 +8,9 @@ import pyarrow as pa
 import pytest
 
 from memshift import schemas
-from memshift.analysis import switch
 from memshift.analysis.bootstrap import Resampling
-from memshift.report.switch import section
+from memshift.studies.switch import analysis as switch
+from memshift.studies.switch.report import section
 
 RESAMPLING = Resampling(draws=300, seed=4)
 WORLDS = range(8)

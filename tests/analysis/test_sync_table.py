@@ -13,8 +13,8 @@ from test_measures import opened, score
 from memshift import schemas
 from memshift.analysis import measures
 from memshift.analysis.bootstrap import Resampling
-from memshift.analysis.sync import sync_table
 from memshift.artifacts import write_table
+from memshift.studies.sync.analysis import sync_table
 
 T = datetime(2026, 10, 5, 12, 0)
 

@@ -10,9 +10,9 @@ import pytest
 
 from memshift import schemas
 from memshift.analysis.bootstrap import Resampling
-from memshift.analysis.validation import Writer, checks
 from memshift.artifacts import write_table
 from memshift.errors import MemshiftError
+from memshift.studies.validation.analysis import Writer, checks
 
 WORLDS = range(1, 9)
 ITEMS = 10  # changed item-times per world, all definition items, one checkpoint

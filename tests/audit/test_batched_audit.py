@@ -9,7 +9,6 @@ from dataclasses import replace
 
 import pyarrow.parquet as pq
 import pytest
-import yaml
 
 from audit.test_answers import fork_value_drafts, written_answers
 from conftest import data
@@ -18,7 +17,7 @@ from memshift.artifacts import read_table
 from memshift.audit.answers import answers_requests, evidence_at, request_for
 from memshift.audit.arbiter import judge
 from memshift.errors import ConfigError
-from memshift.intake.reading import schema_path
+from memshift.intake.reading import config_schema
 from memshift.models import prompts
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
@@ -131,7 +130,7 @@ def test_a_reply_with_another_number_of_audits_breaks_the_schema():
 
 
 def test_the_study_setting_allows_what_the_reply_schemas_hold():
-    setting = yaml.safe_load(schema_path().read_text())["properties"]["systems"]["properties"]
+    setting = config_schema()["properties"]["systems"]["properties"]
     batch = setting["answer_audit_batch"]
     assert (batch["minimum"], batch["maximum"]) == (1, MAX_AUDITED_ANSWERS)
 

@@ -28,15 +28,15 @@ from test_portable import MEM, cell
 from conftest import world
 from memshift.definitions.catalog import FIXED_SET
 from memshift.errors import MemshiftError
-from memshift.export.bounds import MAX_BUNDLE_BYTES, MAX_ENTRIES, MAX_FILE_BYTES, survey
-from memshift.export.bundles import MAX_ISSUE_CHARS, bundle_issues, bundle_summary
-from memshift.export.imported import PortableHoldMem
-from memshift.export.portable import export_bundle
-from memshift.export.streams import line_problem
 from memshift.intake.reading import schema_default
 from memshift.memory.holdmem_system import BUNDLE_FORMAT, HoldMem
 from memshift.models.requests import CallContext
 from memshift.stages.specs import ImportRunJob, ModelAccess, WorldJob
+from memshift.studies.export.bounds import MAX_BUNDLE_BYTES, MAX_ENTRIES, MAX_FILE_BYTES, survey
+from memshift.studies.export.bundles import MAX_ISSUE_CHARS, bundle_issues, bundle_summary
+from memshift.studies.export.imported import PortableHoldMem
+from memshift.studies.export.portable import export_bundle
+from memshift.studies.export.streams import line_problem
 
 SEED = 1000
 SYSTEM = "pm-d1-source-ext"

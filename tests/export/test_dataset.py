@@ -14,10 +14,10 @@ import pytest
 from memshift import layout, schemas
 from memshift.artifacts import read_table
 from memshift.errors import MemshiftError
-from memshift.export.dataset import export_dataset
 from memshift.probes.build import measured
 from memshift.probes.public import branch_label, public_id
 from memshift.stages.chain import build_world
+from memshift.studies.export.dataset import export_dataset
 from memshift.world.stored import load
 
 BRANCHES = ("none", "def", "cons", "undef")

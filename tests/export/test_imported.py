@@ -12,8 +12,6 @@ from test_portable import RULES, cell
 
 from conftest import data, world
 from memshift.errors import MemshiftError
-from memshift.export.imported import PortableHoldMem
-from memshift.export.portable import Served, export_bundle
 from memshift.memory.detection import prefork_writes as written_prefork
 from memshift.memory.detection import run_detection
 from memshift.memory.invalidation_log import invalidation_log
@@ -24,6 +22,8 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.probes.build import probes_to_table
+from memshift.studies.export.imported import PortableHoldMem
+from memshift.studies.export.portable import Served, export_bundle
 from memshift.world.records import public_view
 
 SEED = 1000

@@ -14,14 +14,14 @@ import pytest
 from portable_memory import BundleImporter, BundleValidator, PortableMemoryStore
 
 from conftest import data, world
-from memshift.analysis.export import bundles_table
 from memshift.errors import MemshiftError
-from memshift.export.bundles import bundle_issues
-from memshift.export.portable import EXT_KEY, export_bundle, served_at_fork
 from memshift.memory.detection import prefork_writes
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.studies.export.analysis import bundles_table
+from memshift.studies.export.bundles import bundle_issues
+from memshift.studies.export.portable import EXT_KEY, export_bundle, served_at_fork
 from memshift.world.records import public_view
 
 SCHEMAS = Path(__file__).parents[1] / "data/portable-memory"

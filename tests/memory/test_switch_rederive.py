@@ -11,14 +11,14 @@ from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.prediction import predict
 from memshift.memory.detection import prefork_writes
 from memshift.memory.reading import answer
-from memshift.memory.switch import AFTER, BEFORE, asked_of, fork_questions, prefork_served
-from memshift.memory.switch import switch_writer as switch
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.probes.build import probes_to_table
 from memshift.scoring.scorer import score_answer
-from memshift.stages.switch_score import item_type
+from memshift.studies.switch.rederive import AFTER, BEFORE, asked_of, fork_questions, prefork_served
+from memshift.studies.switch.rederive import switch_writer as switch
+from memshift.studies.switch.score_stage import item_type
 from memshift.vocabulary import item_class
 
 COPY = Profile("rules-copy", "rules")

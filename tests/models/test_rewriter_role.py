@@ -24,8 +24,8 @@ from memshift.models.requests import CallContext, RewriteRequest
 from memshift.models.rewriter_client import CALL_FAILED, client_rewriter, reply_text
 from memshift.simulator.rewriter import OfflineRewriter
 from memshift.simulator.rewriter_role import UNPARSED, answer, simulated_rewriter
-from memshift.stages import rewrite
 from memshift.stages.chain import build_world
+from memshift.studies.rewritten import rewrite_stage as rewrite
 from memshift.workflow.fingerprint import job_modules
 from memshift.world.rewrite import (
     ACCEPTED,
@@ -81,8 +81,12 @@ def test_the_rewriter_is_a_role_with_its_prompt_schema_and_simulator():
     assert request == RewriteRequest(BODY, PROTECTED, ("missing protected fact",))
     assert callable(registry.load(registry.SIMULATED_ROLES["rewriter"]))
     # a rewrite job's code fingerprint holds the simulated role's module
-    modules = job_modules("rewrite", backend="rules", roles=("rewriter",))
-    assert {"memshift.simulator.rewriter_role", "memshift.stages.rewrite"} <= set(modules)
+    modules = job_modules(
+        "memshift.studies.rewritten.rewrite_stage", backend="rules", roles=("rewriter",)
+    )
+    assert {"memshift.simulator.rewriter_role", "memshift.studies.rewritten.rewrite_stage"} <= set(
+        modules
+    )
 
 
 def test_the_simulated_role_answers_what_the_offline_rewriter_says():

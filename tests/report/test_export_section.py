@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memshift.report.export import section
+from memshift.studies.export.report import section
 
 
 def row(system: str, branch: str, measure: str, estimate: float, original: float) -> dict:

@@ -3,7 +3,7 @@ dash where a horizon has no estimate."""
 
 from __future__ import annotations
 
-from memshift.report import horizons
+from memshift.studies.horizons import report as horizons
 
 
 def estimate(value: float) -> dict:

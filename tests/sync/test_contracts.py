@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from conftest import world
-from memshift.sync.contracts import CONTRACTS, SyncSettings, deliver, polls
+from memshift.studies.sync.contracts import CONTRACTS, SyncSettings, deliver, polls
 from memshift.world.records import SOURCES, LiveState, PublicEvent, public_view
 
 FORK = datetime(2026, 10, 1)
@@ -147,9 +147,7 @@ def test_without_lag_or_resync_the_client_holds_the_ideal_state_at_every_poll():
 def test_the_config_schema_defaults_are_the_contracts_settings():
     import dataclasses
 
-    import yaml
+    from memshift.intake.reading import config_schema
 
-    from memshift.intake.reading import schema_path
-
-    schema = yaml.safe_load(schema_path().read_text())["properties"]["sync"]["properties"]
+    schema = config_schema()["properties"]["sync"]["properties"]
     assert {k: v["default"] for k, v in schema.items()} == dataclasses.asdict(SyncSettings())

@@ -18,8 +18,8 @@ import yaml
 from memshift.cli import main
 from memshift.config import check_config
 from memshift.errors import ConfigError
-from memshift.intake.reading import schema_path
-from memshift.sync.contracts import BOUNDS, MAX_MINUTES, SyncSettings, deliver
+from memshift.intake.reading import config_schema
+from memshift.studies.sync.contracts import BOUNDS, MAX_MINUTES, SyncSettings, deliver
 from memshift.world.records import PublicEvent
 
 FORK = datetime(2026, 10, 1)
@@ -74,7 +74,7 @@ def test_a_yaml_nan_resync_chance_is_refused(tmp_path: Path):
 
 
 def test_the_schema_and_the_stage_state_the_same_bounds():
-    schema = yaml.safe_load(schema_path().read_text())["properties"]["sync"]["properties"]
+    schema = config_schema()["properties"]["sync"]["properties"]
     assert {name: (spec["minimum"], spec["maximum"]) for name, spec in schema.items()} == BOUNDS
     kinds = {name: spec["type"] for name, spec in schema.items()}
     assert kinds == {name: "number" if name == "resync_p" else "integer" for name in BOUNDS}

@@ -20,8 +20,8 @@ from memshift.errors import MemshiftError
 from memshift.models.calllog import CallLog
 from memshift.models.profiles import Profile
 from memshift.simulator.rewriter import OfflineRewriter
-from memshift.stages import rewrite
 from memshift.stages.chain import build_world
+from memshift.studies.rewritten import rewrite_stage as rewrite
 from memshift.world import rewrite as library
 from memshift.world.records import Event
 from memshift.world.rewrite import ACCEPTED, RETRIED, TEMPLATE, body_of

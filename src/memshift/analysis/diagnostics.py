@@ -5,7 +5,7 @@
   re-read (every live record of the item's sources at that checkpoint); it bounds serving, not
   maintenance;
 - retention: after a writer switch, at least 97% of the answers that were correct stay correct
-  (computed with the switch's measures, `analysis/switch.py`);
+  (computed with the switch's measures, `studies/switch/analysis.py`);
 - leaving: after an export and import, carryover equal to the original's within ±3 pp (TOST).
 
 Each test is one-sided at 90% (TOST: a 90% two-sided interval inside the margins), so a test

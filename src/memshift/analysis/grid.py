@@ -33,8 +33,8 @@ from memshift.analysis.grid_prediction import (
     predicted_right,
     predicted_yield,
 )
-from memshift.analysis.validation import MIN_ITEM_TIMES, SHIFTS
 from memshift.errors import MemshiftError
+from memshift.studies.validation.analysis import MIN_ITEM_TIMES, SHIFTS
 from memshift.vocabulary import LEAKY_BLIND_SHARE, cell_system
 from memshift.world.items import ITEM_GROUPS
 

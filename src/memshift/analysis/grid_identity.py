@@ -11,7 +11,7 @@ import numpy as np
 
 from memshift.analysis.grid import INTERACTION_TERMS, GridRun, corners_of, predict
 from memshift.analysis.grid_design import GridWriter, uniform
-from memshift.analysis.validation import SHIFTS
+from memshift.studies.validation.analysis import SHIFTS
 
 CORNERS = ("exact", "wrong", "blind", "both")
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from memshift.analysis.sqlfiles import sql
-from memshift.analysis.validation import open_run
 from memshift.errors import MemshiftError
+from memshift.studies.validation.analysis import open_run
 
 GROUPS = {"definition": "definition", "other": "other", "free text": "free_text"}
 

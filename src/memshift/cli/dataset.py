@@ -41,7 +41,7 @@ def export_bundle(configfile: Path | None, seed: int, cell: str, arm: str, out: 
     """A HoldMem cell's store at the fork, from a study that has run, as a Portable Memory
     bundle validated by the format's reference package (`export` with the study's paths)."""
     from memshift.config import DEFAULT_CONFIG, study_layout
-    from memshift.stages import export as stage
+    from memshift.studies.export import stage
     from memshift.vocabulary import cell_parts
 
     study = checked_study(configfile)
@@ -77,7 +77,7 @@ def validate_bundle(bundle: Path) -> None:
     """Check a Portable Memory bundle: memshift's bounds first (no file opened; docs/export.md),
     then the format's reference validator, then memshift's strict reading of its streams. Exit 0
     when it is valid, 1 with one line per kind of issue."""
-    from memshift.export.bundles import bundle_issues
+    from memshift.studies.export.bundles import bundle_issues
 
     issues = bundle_issues(bundle)
     for issue in issues:
@@ -105,7 +105,7 @@ def export_dataset(configfile: Path | None, out: Path) -> None:
     """A study's worlds as a dataset for a system in any language: each branch's public record
     stream, the probes (no gold), the items and the timelines (docs/dataset.md)."""
     from memshift.config import study_layout
-    from memshift.export.dataset import export_dataset as write
+    from memshift.studies.export.dataset import export_dataset as write
 
     study = checked_study(configfile)
     counts = write(

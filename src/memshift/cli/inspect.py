@@ -102,7 +102,7 @@ def explain(
     from memshift.config import study_layout
     from memshift.explain import Target, render
     from memshift.explain import explain as gather
-    from memshift.explain.switch import explain_switch
+    from memshift.studies.switch.explain import explain_switch
 
     given = {"llm": llm} if llm else {}
     study = checked_study(configfile, given)

@@ -60,7 +60,7 @@ def validation_report(
 ) -> None:
     """Known against recovered, from the finished runs of a validation study's writers."""
     from memshift.analysis.bootstrap import Resampling
-    from memshift.stages import validation as stage
+    from memshift.studies.validation import stage
 
     names = [w.strip() for w in writers.split(",") if w.strip()]
     stage.run(names, runs_dir, models_file, out, Resampling(draws=draws, seed=seed))
@@ -101,7 +101,7 @@ def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> N
     the known-against-recovered report in <results>/validation/. Extra arguments go to
     snakemake (e.g. --workflow-profile)."""
     from memshift.layout import runs_of_study
-    from memshift.stages import validation as stage
+    from memshift.studies.validation import stage
 
     config = checked_study(configfile)
     if "validation" not in config:
@@ -129,7 +129,7 @@ def validate_grid(configfile: Path, cores: str, snakemake_args: tuple[str, ...])
     <results>/<study>/. Extra arguments go to snakemake."""
     from memshift import layout
     from memshift.layout import runs_of_study
-    from memshift.stages import validation_grid as stage
+    from memshift.studies.validation import grid_stage as stage
 
     config, plan, out = _validation_grid(configfile)
     models = stage.write_models(plan, Path(config["models"]), out)
@@ -159,7 +159,7 @@ def validate_grid(configfile: Path, cores: str, snakemake_args: tuple[str, ...])
 def validation_grid_report(configfile: Path) -> None:
     """The validation grid's report from the finished runs of its writers."""
     from memshift.layout import runs_of_study
-    from memshift.stages import validation_grid as stage
+    from memshift.studies.validation import grid_stage as stage
 
     config, plan, out = _validation_grid(configfile)
     runs = runs_of_study(
@@ -170,7 +170,7 @@ def validation_grid_report(configfile: Path) -> None:
 
 def _validation_grid(configfile: Path) -> tuple[dict[str, Any], Any, Path]:
     """A grid study's config, its writers and its report directory, <results>/<study>."""
-    from memshift.stages import validation_grid as stage
+    from memshift.studies.validation import grid_stage as stage
 
     config = _study_with(configfile, "validation")
     plan = stage.grid_plan(config["validation"], Path(config["models"]))
@@ -215,7 +215,7 @@ def horizons_report(configfile: Path, horizons: str) -> None:
 
 def _report_horizons(config: dict[str, Any], months: list[int]) -> None:
     from memshift.layout import run_dir, runs_report_dir, worlds_dir
-    from memshift.stages import horizons as stage
+    from memshift.studies.horizons import stage
     from memshift.vocabulary import run_name
 
     results, study = Path(config["results"]), config["study"]
@@ -304,7 +304,7 @@ def heldout_report(configfile: Path) -> None:
 
 def _report_heldout(config: dict[str, Any]) -> None:
     from memshift.layout import run_dir, runs_report_dir
-    from memshift.stages import heldout as stage
+    from memshift.studies.heldout import stage
     from memshift.vocabulary import run_name
 
     results, study = Path(config["results"]), config["study"]
@@ -351,7 +351,7 @@ def _study_with_rewriter(configfile: Path) -> dict[str, Any]:
 
 def _report_rewritten(config: dict[str, Any]) -> None:
     from memshift.layout import run_dir, runs_report_dir, worlds_dir
-    from memshift.stages import rewritten as stage
+    from memshift.studies.rewritten import stage
     from memshift.vocabulary import run_name
 
     results, study, worlds = Path(config["results"]), config["study"], config["worlds"]

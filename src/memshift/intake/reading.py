@@ -35,9 +35,22 @@ def schema_path() -> Path:
 @functools.cache
 def config_schema() -> dict[str, Any]:
     """The schema, parsed once per process (by libyaml where PyYAML has it: every command reads
-    its defaults at start, and the pure-Python parser takes 27 ms of it)."""
+    its defaults at start, and the pure-Python parser takes 27 ms of it), with each side study's
+    key read from that study's own schema (`studies/<study>/schema.yaml`, which the main file
+    names by a relative `$ref`, as Snakemake's `validate` resolves it)."""
+    path = schema_path()
+    loaded: dict[str, Any] = _schema_file(path)
+    for key, node in loaded["properties"].items():
+        if set(node) == {"$ref"}:
+            study = _schema_file((path.parent / node["$ref"]).resolve())
+            study.pop("$schema", None)  # the draft, which a file of its own must name
+            loaded["properties"][key] = study
+    return loaded
+
+
+def _schema_file(path: Path) -> dict[str, Any]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loaded: dict[str, Any] = yaml.load(schema_path().read_text(), Loader=loader)
+    loaded: dict[str, Any] = yaml.load(path.read_text(), Loader=loader)
     return loaded
 
 

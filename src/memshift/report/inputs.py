@@ -16,7 +16,7 @@ from memshift.analysis.frame import Logs
 from memshift.probes.sample import ProbeSample
 
 if TYPE_CHECKING:
-    from memshift.report.switch import SwitchReport
+    from memshift.studies.switch.report import SwitchReport
 
 Row = Mapping[str, Any]
 

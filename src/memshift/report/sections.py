@@ -1,13 +1,13 @@
 """The report's sections, in the order report.md shows them, each with the tables it writes.
 
-A section is a module of `memshift.report` with two functions: `compute(inputs)`, the section's
-tables from the run (`report.inputs.ReportInputs`), and `render(rows, inputs)`, its Markdown from
-those tables' rows ("" leaves it out). An entry here names the module, its tables (the name
-under report/tables/, the name of its schema in the section's module or in `memshift.schemas`,
-the label the Snakemake report gives it) and the condition under which the section appears.
-The report stage runs the sections in this order, `rules/report.smk` declares their tables as
-the report job's outputs and Snakemake's report entries, and the report job's code fingerprint
-holds their modules. Adding a section is one module and one entry.
+A section is a module of `memshift.report` (or a side study's report, `studies.*.report`) with
+two functions: `compute(inputs)`, the section's tables from the run (`report.inputs.ReportInputs`),
+and `render(rows, inputs)`, its Markdown from those tables' rows ("" leaves it out). An entry here
+names the module, its tables (the name under report/tables/, the name of its schema in the section's
+module or in `memshift.schemas`, the label the Snakemake report gives it) and the condition under
+which the section appears. The report stage runs the sections in this order, `rules/report.smk`
+declares their tables as the report job's outputs and Snakemake's report entries, and the report
+job's code fingerprint holds their modules. Adding a section is one module and one entry.
 
 This module imports nothing heavy: the Snakefile reads it for every study.
 """
@@ -35,9 +35,16 @@ class Table:
 
 @dataclass(frozen=True)
 class Section:
-    module: str  # memshift.report.<module>, with compute(inputs) and render(rows, inputs)
+    # memshift.report.<module>, or memshift.<module> for a side study's report (studies.*.report),
+    # with compute(inputs) and render(rows, inputs)
+    module: str
     tables: tuple[Table, ...]
     when: str = ALWAYS
+
+    @property
+    def name(self) -> str:
+        """What the report's progress calls it: the module, or the side study it reports."""
+        return self.module.split(".")[-2] if "." in self.module else self.module
 
 
 # The report's body (report.md's Update and Stability, contrasts, diagnostics, calls and
@@ -67,7 +74,7 @@ SECTIONS = (
         ),
     ),
     Section("inference", (Table("inferred", "INFERRED", "Settings inferred from behaviour"),)),
-    Section("sync", (Table("sync", "SYNC", "Sync contracts"),), SYNC),
+    Section("studies.sync.report", (Table("sync", "SYNC", "Sync contracts"),), SYNC),
     Section(
         "citation_misses",
         (
@@ -84,7 +91,7 @@ SECTIONS = (
     ),
     Section("costs", (Table("costs", "COSTS", "What each answer costs"),)),
     Section(
-        "switch",
+        "studies.switch.report",
         (
             Table("retention", "RETENTION", "Writer switch: retention"),
             Table("switch_survival", "SWITCH_SURVIVAL", "Writer switch: survival by repair arm"),
@@ -95,7 +102,7 @@ SECTIONS = (
         SWITCH,
     ),
     Section(
-        "export",
+        "studies.export.report",
         (
             Table("export", "EXPORT", "Export: imported memories beside their cells"),
             Table("bundles", "BUNDLES", "Export: the bundles"),
@@ -120,4 +127,6 @@ def tables(conditions: Collection[str]) -> tuple[Table, ...]:
 
 
 def module_name(section: Section) -> str:
-    return f"memshift.report.{section.module}"
+    """A section's module: a name in `memshift.report`, or a side study's report (`studies.*`)."""
+    dotted = section.module if "." in section.module else f"report.{section.module}"
+    return f"memshift.{dotted}"

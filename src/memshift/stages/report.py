@@ -23,12 +23,7 @@ import duckdb
 import pyarrow as pa
 
 from memshift import layout, schemas, vocabulary
-from memshift.analysis import (
-    contrasts,
-    diagnostics,
-    export,
-    measures,
-)
+from memshift.analysis import contrasts, diagnostics, measures
 from memshift.analysis.audit_metrics import (
     load_answer_audits,
     load_detection_audits,
@@ -46,13 +41,14 @@ from memshift.models.profiles import Profile
 from memshift.models.redaction import shown_url
 from memshift.probes.sample import ProbeSample, sample_world
 from memshift.report import sections as report_sections
-from memshift.report import switch as switch_text
 from memshift.report.figures import write_figures
 from memshift.report.html import standalone
 from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import Header, render
-from memshift.report.switch import SwitchReport, writer_switch
 from memshift.stages.specs import ReportJob
+from memshift.studies.export import analysis as export
+from memshift.studies.switch import report as switch_text
+from memshift.studies.switch.report import SwitchReport, writer_switch
 from memshift.world.stored import load
 
 
@@ -220,14 +216,14 @@ def run_sections(
         declared = [t.name for t in entry.tables]
         if sorted(produced) != sorted(declared):
             raise MemshiftError(
-                f"report section {entry.module} computed {sorted(produced)}, but its entry in "
+                f"report section {entry.name} computed {sorted(produced)}, but its entry in "
                 f"report/sections.py declares {declared}"
             )
         tables.update(produced)
         text = module.render({n: t.to_pylist() for n, t in produced.items()}, inputs)
         if text:
             sections.append(text)
-        _progress(f"{entry.module}: {', '.join(produced)}")
+        _progress(f"{entry.name}: {', '.join(produced)}")
     return sections
 
 

@@ -414,7 +414,7 @@ class SyncJob(JobSpec):
     written to `out`."""
 
     stage: ClassVar[str] = "sync"
-    runner: ClassVar[str] = "memshift.stages.sync:run_job"
+    runner: ClassVar[str] = "memshift.studies.sync.stage:run_job"
     world: Path
     out: Path
     settings: dict[str, int | float]
@@ -438,7 +438,7 @@ class RewriteJob(JobSpec):
     `rewriter` rewrites into `out`, every gold fact kept verbatim."""
 
     stage: ClassVar[str] = "rewrite"
-    runner: ClassVar[str] = "memshift.stages.rewrite:run_job"
+    runner: ClassVar[str] = "memshift.studies.rewritten.rewrite_stage:run_job"
     template: Path
     out: Path
     branches: tuple[str, ...]
@@ -457,7 +457,7 @@ class SwitchJob(JobSpec):
     each world's pre-fork store of the run (its writer is `old`)."""
 
     stage: ClassVar[str] = "switch"
-    runner: ClassVar[str] = "memshift.stages.switch:run_job"
+    runner: ClassVar[str] = "memshift.studies.switch.stage:run_job"
     worlds: Path
     runs: Path
     seeds: tuple[int, ...]
@@ -478,7 +478,7 @@ class CalibrationJob(JobSpec):
     """One writer's pre-fork store of each calibration world, and its fork probes answered."""
 
     stage: ClassVar[str] = "calibrate_writer"
-    runner: ClassVar[str] = "memshift.stages.calibrate_writer:run_job"
+    runner: ClassVar[str] = "memshift.studies.switch.calibration_stage:run_job"
     worlds: Path
     runs: Path
     seeds: tuple[int, ...]
@@ -492,7 +492,7 @@ class SwitchScoreJob(JobSpec):
     agreement on the calibration worlds."""
 
     stage: ClassVar[str] = "switch_score"
-    runner: ClassVar[str] = "memshift.stages.switch_score:run_job"
+    runner: ClassVar[str] = "memshift.studies.switch.score_stage:run_job"
     worlds: Path
     runs: Path
     switches: dict[str, tuple[str, ...]]
@@ -518,7 +518,7 @@ class ExportJob(JobSpec):
     role's profile wrote the run's pre-fork store (its id is in the keys)."""
 
     stage: ClassVar[str] = "export"
-    runner: ClassVar[str] = "memshift.stages.export:run_job"
+    runner: ClassVar[str] = "memshift.studies.export.stage:run_job"
     world: Path
     run: Path
     detection: str
@@ -540,7 +540,7 @@ class ImportRunJob(BranchesJob):
     follows each branch; every probe is answered by the reader."""
 
     stage: ClassVar[str] = "import_run"
-    runner: ClassVar[str] = "memshift.stages.import_run:run_job"
+    runner: ClassVar[str] = "memshift.studies.export.import_stage:run_job"
     system: str
     every_item_time: bool
     access: ModelAccess

@@ -257,11 +257,12 @@ def job_modules(
     loaded: Sequence[str] = (),
 ) -> tuple[str, ...]:
     """The package modules a job of `stage` runs: the stage's closure and those of the registry
-    entries it loads. `system` is a built-in system's or a native library's registry name;
-    `backend` the model profile's backend, whose simulated `roles` count when it is the
-    simulator; `shifts` the branches whose builders the job runs (a shift's module is loaded by
-    name, so no import brings it into the stage's closure); `loaded` other modules the job
-    loads by name (the report's sections)."""
+    entries it loads. `stage` is a module of `memshift.stages` by its name, or any module by its
+    full name (a side study's stage, `memshift.studies.*`). `system` is a built-in system's or a
+    native library's registry name; `backend` the model profile's backend, whose simulated `roles`
+    count when it is the simulator; `shifts` the branches whose builders the job runs (a shift's
+    module is loaded by name, so no import brings it into the stage's closure); `loaded` other
+    modules the job loads by name (the report's sections)."""
     uses: list[tuple[str, str, str]] = []  # (table, key, entry) of each registry entry loaded
     if backend is not None and roles:
         uses.append(("BACKENDS", backend, BACKENDS[backend]))
@@ -274,7 +275,10 @@ def job_modules(
     if detection in DETECTION_STEPS:
         uses.append(("DETECTION_STEPS", detection, DETECTION_STEPS[detection]))
     uses += [("SHIFTS", s, SHIFTS[s].builder) for s in shifts if s in SHIFTS]
-    entries = [f"{PACKAGE}.stages.{stage}", *(module_of(e) for *_, e in uses), *loaded]
+    stage_module = stage if stage.startswith(f"{PACKAGE}.") else f"{PACKAGE}.stages.{stage}"
+    if _module_file(stage_module) is None:
+        raise ValueError(f"no stage module {stage_module}: a job's code would be nothing")
+    entries = [stage_module, *(module_of(e) for *_, e in uses), *loaded]
     modules = {m for entry in entries for m in closure(entry)}
     return tuple(sorted(modules | {registered(table, key) for table, key, _ in uses}))
 

@@ -8,12 +8,12 @@ import time
 from pathlib import Path
 
 from memshift.dataset import world_data
-from memshift.export.imported import PortableHoldMem
-from memshift.export.portable import export_bundle, served_at_fork
 from memshift.memory.detection import prefork_writes
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
+from memshift.studies.export.imported import PortableHoldMem
+from memshift.studies.export.portable import export_bundle, served_at_fork
 from memshift.vocabulary import EXPORT_ARMS
 from memshift.world.generate import World, generate_world
 from memshift.world.records import PublicEvent, public_view

@@ -1,1 +1,0 @@
-"""Moving a memory to another product: HoldMem's store as a Portable Memory bundle."""
