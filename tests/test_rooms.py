@@ -18,12 +18,14 @@ STUDIES = "studies"
 
 def study_room(name: str) -> str:
     """The room of a side study's module (`studies/<study>/<name>.py`), by its name: its stages
-    are stages, its analysis and explanation are the measures', its report the report's; the rest
-    is the study's own parts."""
+    (`*stage`) are stages, its analyses (`*analysis*`) and explanation the measures', its report
+    (`*report*`) the report's; the rest is the study's own parts."""
     if name.endswith("stage"):
         return "stages"
-    if name in ("analysis", "explain"):
+    if name == "explain":
         return name
+    if "analysis" in name:
+        return "analysis"
     if "report" in name:
         return "report"
     return STUDIES

@@ -9,8 +9,8 @@ import pyarrow as pa
 import pytest
 
 from memshift.analysis.bootstrap import Resampling, register_weights, summarize, weight_matrix
-from memshift.analysis.composite import Sums, studentized
 from memshift.rng import stream
+from memshift.studies.validation.composite_analysis import Sums, studentized
 
 WORLDS = 20
 

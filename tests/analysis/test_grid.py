@@ -10,22 +10,22 @@ import numpy as np
 import pytest
 
 from memshift.analysis.bootstrap import Resampling
-from memshift.analysis.grid import (
+from memshift.errors import MemshiftError
+from memshift.studies.validation.analysis import SHIFTS
+from memshift.studies.validation.grid_analysis import (
     INTERACTION,
     INTERACTION_TERMS,
     TERMS,
     GridRun,
     grid_checks,
 )
-from memshift.analysis.grid_design import GridWriter, anchor_writers, uniform
-from memshift.analysis.grid_identity import (
+from memshift.studies.validation.grid_design_analysis import GridWriter, anchor_writers, uniform
+from memshift.studies.validation.grid_identity_analysis import (
     identity_terms,
     interaction_from_terms,
     interaction_surface,
 )
-from memshift.analysis.grid_outcomes import ItemTimes
-from memshift.errors import MemshiftError
-from memshift.studies.validation.analysis import SHIFTS
+from memshift.studies.validation.grid_outcomes_analysis import ItemTimes
 from memshift.vocabulary import LEAKY_BLIND_SHARE, cell_system
 
 WORLDS = 20

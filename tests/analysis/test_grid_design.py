@@ -11,16 +11,16 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memshift.analysis.grid_design import (
+from memshift.config import DEFAULT_CONFIG, check_config, study_config
+from memshift.errors import ConfigError
+from memshift.models.profiles import load_profile, load_profiles
+from memshift.studies.validation.grid_design_analysis import (
     ANCHORS,
     anchor_writers,
     drawn_writers,
     latin_hypercube,
     profile_entry,
 )
-from memshift.config import DEFAULT_CONFIG, check_config, study_config
-from memshift.errors import ConfigError
-from memshift.models.profiles import load_profile, load_profiles
 from memshift.studies.validation.grid_stage import grid_plan, write_models
 from memshift.world.items import ITEM_GROUPS
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from memshift.analysis.grid_prediction import (
+from memshift.studies.validation.grid_prediction_analysis import (
     Corners,
     overlooked_throughout,
     predicted_right,

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memshift.analysis.bootstrap import Resampling, weight_matrix
-from memshift.analysis.prediction import (
+from memshift.studies.switch.prediction_analysis import (
     auroc,
     auroc_difference,
     calibration_slope,

@@ -8,7 +8,6 @@ from cellrun import RULES, cell_answers, prefork, public_events
 
 from conftest import data, unshifted, world
 from memshift.analysis.bootstrap import Resampling
-from memshift.analysis.prediction import predict
 from memshift.memory.detection import prefork_writes
 from memshift.memory.reading import answer
 from memshift.models.client import ModelClient
@@ -16,6 +15,7 @@ from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
 from memshift.probes.build import probes_to_table
 from memshift.scoring.scorer import score_answer
+from memshift.studies.switch.prediction_analysis import predict
 from memshift.studies.switch.rederive import AFTER, BEFORE, asked_of, fork_questions, prefork_served
 from memshift.studies.switch.rederive import switch_writer as switch
 from memshift.studies.switch.score_stage import item_type

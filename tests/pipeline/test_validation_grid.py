@@ -10,9 +10,9 @@ import pytest
 from test_snakemake import memshift_command, workflow_copy
 
 from memshift import schemas
-from memshift.analysis.grid import INTERACTION, TERMS
 from memshift.artifacts import read_table
 from memshift.models.profiles import load_profiles
+from memshift.studies.validation.grid_analysis import INTERACTION, TERMS
 
 GRID = {
     "study": "grid",

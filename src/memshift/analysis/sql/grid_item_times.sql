@@ -1,7 +1,7 @@
--- The validation grid's item-times (memshift.analysis.grid_outcomes): one row per changed
--- item-time of a HoldMem cell after a shift, with whether the item counts as detected, whether
--- it was answered right, whether the delta yielded a new item since the gold's last change, and
--- for a cell that writes from the delta the first checkpoint in that span at which it did.
+-- The validation grid's item-times (memshift.studies.validation.grid_outcomes_analysis): one row
+-- per changed item-time of a HoldMem cell after a shift, with whether the item counts as
+-- detected, whether it was answered right, whether the delta yielded a new item since the gold's
+-- last change, and for a cell that writes from the delta the first checkpoint in that span at which it did.
 SELECT
     t.world,
     t.branch,

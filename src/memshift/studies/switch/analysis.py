@@ -24,8 +24,8 @@ import pyarrow as pa
 from memshift import schemas
 from memshift.analysis.bootstrap import Resampling, register_weights, summarize
 from memshift.analysis.diagnostics import RETENTION_FLOOR, TEST_LEVEL, row
-from memshift.analysis.prediction import auroc_difference, predict
 from memshift.analysis.sqlfiles import records
+from memshift.studies.switch.prediction_analysis import auroc_difference, predict
 from memshift.vocabulary import cell_parts, cell_system
 
 # each oriented so that a higher value predicts survival, as the paper compares them

@@ -16,7 +16,6 @@ from matplotlib.figure import Figure
 
 from memshift import schemas
 from memshift.analysis.bootstrap import Resampling
-from memshift.analysis.prediction import MIN_FAILURES, calibration_slope
 from memshift.artifacts import read_table
 from memshift.layout import SWITCH_CALIBRATION
 from memshift.report.figures import DPI, save
@@ -24,6 +23,7 @@ from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import interval, pct, points, table
 from memshift.studies.switch import analysis as switch
 from memshift.studies.switch.analysis import POOLED, Rows
+from memshift.studies.switch.prediction_analysis import MIN_FAILURES, calibration_slope
 
 Row = Mapping[str, Any]
 AGREEMENT_EDGES = (0.5, 0.8, 0.9, 0.95)

@@ -26,10 +26,10 @@ import numpy as np
 
 from memshift import layout
 from memshift.analysis.bootstrap import Resampling, weight_matrix
-from memshift.analysis.composite import Estimate, Sums, studentized
 from memshift.analysis.frame import open_study
 from memshift.analysis.sqlfiles import run
 from memshift.errors import MemshiftError
+from memshift.studies.validation.composite_analysis import Estimate, Sums, studentized
 from memshift.vocabulary import LEAKY_BLIND_SHARE, cell_system
 
 SHIFTS = ("src", "def", "del")

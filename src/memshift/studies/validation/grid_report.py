@@ -9,17 +9,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memshift.analysis.bootstrap import Resampling
-from memshift.analysis.composite import Estimate
-from memshift.analysis.grid import INTERACTION, GridCheck
-from memshift.analysis.grid_design import GridWriter
-from memshift.analysis.grid_identity import IdentityTerm, interaction_from_terms
 from memshift.report.markdown import IN_SHORT, interval, pct, points, table
 from memshift.studies.validation.analysis import MIN_ITEM_TIMES, SHIFTS
+from memshift.studies.validation.composite_analysis import Estimate
+from memshift.studies.validation.grid_analysis import INTERACTION, GridCheck
+from memshift.studies.validation.grid_design_analysis import GridWriter
+from memshift.studies.validation.grid_identity_analysis import IdentityTerm, interaction_from_terms
 from memshift.vocabulary import BRANCH_NAMES
 from memshift.world.items import ITEM_GROUPS
 
 if TYPE_CHECKING:
-    from memshift.analysis.grid_design import GridPlan
+    from memshift.studies.validation.grid_design_analysis import GridPlan
 
 LEVEL = 0.95
 
@@ -254,8 +254,9 @@ def render(
         "reference among them) and the labelled writers, each run through the same HoldMem "
         f"cells over the same {worlds} worlds; shifts: {shifts}. Every writer is **simulated**: "
         "the rule-based writer with a seeded error model, not a model. Each value is predicted "
-        "from the writer's rates item-time by item-time (`analysis/grid_prediction.py`) and set "
-        "against the run; every interval is a 95% studentized world bootstrap "
+        "from the writer's rates item-time by item-time "
+        "(`studies/validation/grid_prediction_analysis.py`) and set against the run; every "
+        "interval is a 95% studentized world bootstrap "
         f"({resampling.draws} draws, seed {resampling.seed}), paired with the prediction: "
         "measured minus predicted on the same worlds, added back to the prediction.",
         "",

@@ -24,14 +24,14 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from memshift import layout
-from memshift.analysis.grid import INTERACTION, GridCheck
 from memshift.report.figures import BLUE, GREEN, GUIDE, ORANGE, VERMILLION, save
 from memshift.studies.validation.analysis import SHIFTS
+from memshift.studies.validation.grid_analysis import INTERACTION, GridCheck
 from memshift.vocabulary import BRANCH_NAMES
 from memshift.world.items import ITEM_GROUPS
 
 if TYPE_CHECKING:
-    from memshift.analysis.grid_design import GridPlan
+    from memshift.studies.validation.grid_design_analysis import GridPlan
 
 RECOVERED = layout.GRID_RECOVERED
 INTERACTION_MAP = layout.GRID_INTERACTION

@@ -14,8 +14,12 @@ import yaml
 
 from memshift import layout, schemas
 from memshift.analysis.bootstrap import Resampling
-from memshift.analysis.grid import GridCheck, GridRun, grid_checks
-from memshift.analysis.grid_design import (
+from memshift.artifacts import write_table, write_text
+from memshift.errors import ConfigError
+from memshift.intake.reading import load_yaml
+from memshift.models.profiles import load_profile
+from memshift.studies.validation.grid_analysis import GridCheck, GridRun, grid_checks
+from memshift.studies.validation.grid_design_analysis import (
     GridPlan,
     GridWriter,
     Kind,
@@ -24,12 +28,8 @@ from memshift.analysis.grid_design import (
     profile_entry,
     profile_writer,
 )
-from memshift.analysis.grid_identity import identity_terms, interaction_surface
-from memshift.analysis.grid_outcomes import load_item_times
-from memshift.artifacts import write_table, write_text
-from memshift.errors import ConfigError
-from memshift.intake.reading import load_yaml
-from memshift.models.profiles import load_profile
+from memshift.studies.validation.grid_identity_analysis import identity_terms, interaction_surface
+from memshift.studies.validation.grid_outcomes_analysis import load_item_times
 from memshift.studies.validation.grid_report import render
 from memshift.studies.validation.grid_report_figure import write_figures
 from memshift.world.items import ITEM_GROUPS

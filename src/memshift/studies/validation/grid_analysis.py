@@ -24,17 +24,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from memshift.analysis.bootstrap import Resampling, weight_matrix
-from memshift.analysis.composite import Estimate, Sums, Values, studentized
-from memshift.analysis.grid_design import GridWriter
-from memshift.analysis.grid_outcomes import ItemTimes, check_aligned
-from memshift.analysis.grid_prediction import (
+from memshift.errors import MemshiftError
+from memshift.studies.validation.analysis import MIN_ITEM_TIMES, SHIFTS
+from memshift.studies.validation.composite_analysis import Estimate, Sums, Values, studentized
+from memshift.studies.validation.grid_design_analysis import GridWriter
+from memshift.studies.validation.grid_outcomes_analysis import ItemTimes, check_aligned
+from memshift.studies.validation.grid_prediction_analysis import (
     Corners,
     overlooked_throughout,
     predicted_right,
     predicted_yield,
 )
-from memshift.errors import MemshiftError
-from memshift.studies.validation.analysis import MIN_ITEM_TIMES, SHIFTS
 from memshift.vocabulary import LEAKY_BLIND_SHARE, cell_system
 from memshift.world.items import ITEM_GROUPS
 

@@ -9,9 +9,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memshift.analysis.grid import INTERACTION_TERMS, GridRun, corners_of, predict
-from memshift.analysis.grid_design import GridWriter, uniform
 from memshift.studies.validation.analysis import SHIFTS
+from memshift.studies.validation.grid_analysis import (
+    INTERACTION_TERMS,
+    GridRun,
+    corners_of,
+    predict,
+)
+from memshift.studies.validation.grid_design_analysis import GridWriter, uniform
 
 CORNERS = ("exact", "wrong", "blind", "both")
 
