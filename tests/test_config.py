@@ -426,3 +426,25 @@ def test_a_study_that_sets_systems_takes_none_and_names_what_it_inherits(tmp_pat
     study.write_text("study: mine\nworlds: {seeds: '1000'}\nbranches: [none, src]\n")
     assert "systems.baselines" in inherited(default, [study])
     assert inherited(default, []) == []
+
+
+def test_a_side_studys_key_is_read_from_its_folder_with_its_defaults():
+    """The config schema names each side study's key by a `$ref` to the study's own schema
+    (src/memshift/studies/<study>/schema.yaml); the loader reads that file in its place, so its
+    defaults fill a study and its bounds refuse a value."""
+    from memshift.intake.reading import config_schema, schema_path
+
+    raw = yaml.safe_load(schema_path().read_text())["properties"]
+    referred = {key: node["$ref"] for key, node in raw.items() if set(node) == {"$ref"}}
+    assert {"writer_switch", "sync", "export", "validation", "horizons"} <= set(referred)
+    for key, ref in referred.items():
+        path = (schema_path().parent / ref).resolve()
+        assert path.parent.parent.name == "studies", ref
+        own = yaml.safe_load(path.read_text())
+        own.pop("$schema")
+        assert config_schema()["properties"][key] == own
+    defaults = check_config({**base_config(), "sync": {}})["sync"]
+    sync = yaml.safe_load((schema_path().parent / referred["sync"]).read_text())["properties"]
+    assert defaults == {name: rule["default"] for name, rule in sync.items()}
+    with pytest.raises(ConfigError, match=r"sync\.page"):
+        check_config({**base_config(), "sync": {"page": 0}})

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from conftest import world
+from memshift.dataset import world_data
 from memshift.definitions.catalog import definition
 from memshift.memory.reading import questions
 from memshift.probes.build import (
@@ -204,15 +205,19 @@ def test_held_probes_ask_every_item_time_after_the_fork_of_the_touched_items(dat
                 for p in d.probes if p.kind == HELD]  # fmt: skip
 
 
-def test_no_question_of_an_unstated_redefinition_names_the_definition(data_1000):
-    probes = data_1000["undef"].probes
+@pytest.mark.parametrize("seed", [1000, 1001, 1002])
+def test_no_question_of_an_unstated_redefinition_names_the_definition(seed):
+    """On the unstated redefinition's branch every probe of a definition item is unnamed (the
+    person never said the definition changed), where the stated redefinition names it."""
+    built = world_data(world(seed), ("none", "def", "undef"))
+    probes = built["undef"].probes
     about_definitions = [p for p in probes if p.point.item.is_definition]
     assert about_definitions
     for p in about_definitions:
         assert p.definition_text is None and NAMING not in p.question
-    table = probes_to_table(probes, world=1000, branch="undef")
-    asked = questions(table, world(1000).items)
+    table = probes_to_table(probes, world=seed, branch="undef")
+    asked = questions(table, world(seed).items)
     assert all(q.version is None for _, q in asked if q.item.is_definition)
     assert all(q.version is not None for _, q in questions(
-        probes_to_table(data_1000["def"].probes, world=1000, branch="def"), world(1000).items
+        probes_to_table(built["def"].probes, world=seed, branch="def"), world(seed).items
     ) if q.item.is_definition and "-unnamed" not in q.probe_id)  # fmt: skip

@@ -799,6 +799,23 @@ UNSHIFTED = pa.schema(
     ]
 )
 
+# The size of a program's complete typed input (report/tables/typed_inputs.parquet, MemShift
+# F.4 and Table 14): per definition item, over its asked item-times after the shifts, the tokens
+# of every record of its sources written as tables without bodies (`memory.programs
+# .typed_tables`, our counter), their median and largest, and the share at or below the writer's
+# room (`fit`); the last row, item_id "all", pools every definition item (pooled over the runs of
+# several definition sets, its median is null).
+TYPED_INPUTS = pa.schema(
+    [
+        ("item_id", pa.string()),
+        ("label", pa.string()),
+        ("item_times", pa.int64()),
+        ("median_tokens", pa.float64()),
+        ("max_tokens", pa.int64()),
+        ("fit", pa.float64()),
+    ]
+)
+
 # What the citation key missed (report/tables/citation_misses.parquet, MemShift Fig. 5 and Table
 # 17a): per shifted branch, item class, cause of the change and miss class (each also 'all'),
 # the changed item-times the key never invalidated since the fork, the changed item-times of

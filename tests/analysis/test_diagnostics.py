@@ -63,6 +63,35 @@ def test_utility_floor_passes_near_the_oracle_and_fails_far_below_it() -> None:
     assert rows["far"]["estimate"] == pytest.approx(-0.25, abs=0.05)
 
 
+def test_a_margin_the_definition_items_make_fails_without_them() -> None:
+    """A system right on every definition item and ten points below the oracle context on the
+    other items passes the floor on every item and fails it on the others (MemShift F.6)."""
+    table = paired_systems(20, 60, {"oracle": 0.9, "carried": 0.9})
+    block = table.num_rows // 2
+    is_definition = np.arange(table.num_rows) % block % 2 == 0
+    table = table.set_column(
+        table.schema.get_field_index("item_class"),
+        "item_class",
+        pa.array(np.where(is_definition, "definition", "other")),
+    )
+    oracle = table["correct"].to_numpy(zero_copy_only=False)[:block]
+    # the carried system: the oracle's answers, but right on every definition item and wrong on
+    # every tenth other item
+    position = np.arange(block)
+    carried = np.where(is_definition[:block], True, oracle & (position % 20 != 1))
+    correct = np.concatenate([oracle, carried])
+    table = table.set_column(table.schema.get_field_index("correct"), "correct", pa.array(correct))
+    con = database(table)
+    (every,) = diagnostics.utility_floor(con, ["carried", "oracle"], RESAMPLING)
+    (others,) = diagnostics.utility_floor(
+        con, ["carried", "oracle"], RESAMPLING, without_definitions=True
+    )
+    assert every["test"] == diagnostics.UTILITY_FLOOR and every["passed"] is True
+    assert others["test"] == diagnostics.UTILITY_FLOOR_WITHOUT_DEFINITIONS
+    assert others["passed"] is False
+    assert others["estimate"] == pytest.approx(-0.09, abs=0.03)
+
+
 def test_utility_floor_without_an_oracle_says_so() -> None:
     con = database(paired_systems(3, 5, {"a": 0.5}))
     (row,) = diagnostics.utility_floor(con, ["a"], RESAMPLING)

@@ -31,6 +31,10 @@ def tables() -> dict[str, list[dict]]:
         "horizon_diagnostics": [
             {"test": "utility floor", "system": "bm25", "horizon_months": 1, "passed": False,
              **estimate(-0.05)},
+            {"test": "utility floor", "system": horizons.STORED, "horizon_months": 3,
+             "passed": True, **estimate(0.04)},
+            {"test": "utility floor without definition items", "system": horizons.STORED,
+             "horizon_months": 3, "passed": False, **estimate(-0.035)},
         ],
     }  # fmt: skip
 
@@ -48,6 +52,14 @@ def test_each_table_has_a_row_per_system_and_horizon_it_has_and_a_dash_for_the_r
     [_, cost] = section(text, "Tokens per query")[:2]
     assert cost.startswith("| bm25 | 9 (12-month world) |")
     assert cost.count("[") == len(horizons.PARTS) + 1
-    [_, floor] = section(text, "The utility floor")
-    assert floor.endswith("| failed |")
+    [_, bm25_floor, stored_floor] = section(text, "The utility floor")
+    # without the test on the other items: no decision and no part
+    assert bm25_floor.split(" | ")[3:] == ["failed", "—", "no decision", "— |"]
+    # the definition items' part is the difference of the two estimates, beside the paper's
+    assert stored_floor.split(" | ")[3:] == [
+        "passed",
+        "-3.5 pp [-4.5, -2.5]",
+        "failed",
+        "+7.5 (paper +6.9) |",
+    ]
     assert len(section(text, "The worlds")) == 4

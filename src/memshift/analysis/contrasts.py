@@ -45,6 +45,8 @@ CONTRAST_MEASURES = {
     "reader": ("changed", "correct::INTEGER - store_correct::INTEGER"),
 }
 SIGNED_VALUES = {"correct::INTEGER - store_correct::INTEGER"}
+# the utility floor's population without the definition items (MemShift F.6)
+BEFORE_SHIFT_WITHOUT_DEFINITIONS = "before_shift AND item_class <> 'definition'"
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,7 @@ def paired(
             "INSERT INTO contrast_meta VALUES (?, ?, ?, ?)", (index, len(signs), lowest, highest)
         )
     known = {p for p, _ in CONTRAST_MEASURES.values()} | {v for _, v in CONTRAST_MEASURES.values()}
+    known.add(BEFORE_SHIFT_WITHOUT_DEFINITIONS)
     for expression in (population, value):
         if expression not in known:
             identifiers([expression])  # a plain column name, or ValueError

@@ -1,6 +1,8 @@
 """The four diagnostic tests with fixed thresholds.
 
-- utility floor: accuracy before any shift at least the oracle context's minus 3 pp;
+- utility floor: accuracy before any shift at least the oracle context's minus 3 pp; and the
+  same test on the items other than the definition items, which tells a margin the definition
+  items make from one the system has without them (MemShift F.6);
 - cost ceiling: serving cost per query (the reader's evidence tokens) at most half a full
   re-read (every live record of the item's sources at that checkpoint); it bounds serving, not
   maintenance;
@@ -24,7 +26,7 @@ import pyarrow as pa
 
 from memshift import schemas
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling, summarize
-from memshift.analysis.contrasts import Contrast, paired
+from memshift.analysis.contrasts import BEFORE_SHIFT_WITHOUT_DEFINITIONS, Contrast, paired
 from memshift.analysis.sqlfiles import records, run
 from memshift.vocabulary import UNSHIFTED
 
@@ -33,6 +35,9 @@ COST_SHARE = 0.5
 RETENTION_FLOOR = 0.97
 LEAVING_MARGIN = 0.03
 ORACLE = "oracle"
+UTILITY_FLOOR = "utility floor"
+UTILITY_FLOOR_WITHOUT_DEFINITIONS = "utility floor without definition items"
+FLOOR_TESTS = (UTILITY_FLOOR, UTILITY_FLOOR_WITHOUT_DEFINITIONS)
 TEST_LEVEL = 0.8  # two-sided 80% = one-sided 90% at each end
 
 
@@ -63,33 +68,38 @@ def row(
 
 
 def utility_floor(
-    con: duckdb.DuckDBPyConnection, systems: Sequence[str], resampling: Resampling
+    con: duckdb.DuckDBPyConnection,
+    systems: Sequence[str],
+    resampling: Resampling,
+    *,
+    without_definitions: bool = False,
 ) -> list[dict[str, Any]]:
-    """Each system's accuracy before any shift minus the oracle context's, paired by probe."""
+    """Each system's accuracy before any shift minus the oracle context's, paired by probe; with
+    `without_definitions`, on the items other than the definition items alone."""
+    test = UTILITY_FLOOR_WITHOUT_DEFINITIONS if without_definitions else UTILITY_FLOOR
+    population = BEFORE_SHIFT_WITHOUT_DEFINITIONS if without_definitions else "before_shift"
+    items = " without the definition items" if without_definitions else ""
     others = [s for s in systems if s != ORACLE]
     if ORACLE not in systems:
         return [
-            row("utility floor", s, ORACLE, None, -UTILITY_MARGIN, None, "no oracle context")
-            for s in others
+            row(test, s, ORACLE, None, -UTILITY_MARGIN, None, "no oracle context") for s in others
         ]
     contrasts = [Contrast("utility", s, "", ((s, 1), (ORACLE, -1))) for s in others]
     level = replace(resampling, level=TEST_LEVEL)
     found = {
         (r["contrast_id"]): r
-        for r in paired(con, contrasts, level, population="before_shift")
+        for r in paired(con, contrasts, level, population=population)
         if r["branch"] == UNSHIFTED and r["item_class"] == "all"
     }
     rows = []
     for index, system in enumerate(others):
         result = found.get(index)
         if result is None or result["estimate"] is None:
-            rows.append(
-                row("utility floor", system, ORACLE, None, -UTILITY_MARGIN, None, "no probes")
-            )
+            rows.append(row(test, system, ORACLE, None, -UTILITY_MARGIN, None, "no probes"))
             continue
         passed = None if result["low"] is None else result["low"] >= -UTILITY_MARGIN
-        note = "difference in accuracy before any shift, unshifted branch; 90% lower bound"
-        rows.append(row("utility floor", system, ORACLE, result, -UTILITY_MARGIN, passed, note))
+        note = f"difference in accuracy before any shift{items}, unshifted branch; 90% lower bound"
+        rows.append(row(test, system, ORACLE, result, -UTILITY_MARGIN, passed, note))
     return rows
 
 

@@ -51,6 +51,34 @@ def typed_rows(records: Sequence[Record]) -> list[dict[str, Any]]:
     ]
 
 
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
+def typed_tables(records: Sequence[Record]) -> str:
+    """Records as a program's complete typed input in its most compact form (MemShift F.4,
+    Table 14): one table per source, headed by its name and its column names once, one row per
+    record, without the bodies of messages (`text`), which no definition reads."""
+    blocks = []
+    for source in sorted({r.source for r in records}):
+        rows = typed_rows([r for r in records if r.source == source])
+        columns = [c for c in dict.fromkeys(k for row in rows for k in row) if c not in BODYLESS]
+        lines = [source, "\t".join(columns)]
+        lines += ["\t".join(_cell(row.get(c)) for c in columns) for row in rows]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+# what a table per source leaves out of a program's rows: the body, and the source it is under
+BODYLESS = ("text", "source")
+
+
 def source_records(item: Item, records: Iterable[Record]) -> list[Record]:
     """The records of an item's sources, oldest first: what its program reads."""
     return sorted(

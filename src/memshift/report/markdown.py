@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memshift.analysis.bootstrap import MIN_WORLDS
+from memshift.analysis.diagnostics import FLOOR_TESTS
 from memshift.analysis.failures import pooled_share, unmeasured
 from memshift.analysis.measures import decomposed
 from memshift.report.legend import contents, counted_noun, in_short, legend
@@ -370,7 +371,7 @@ def diagnostics_table(rows: Sequence[Row]) -> str:
             r["test"],
             r["system"] or "—",
             r["reference"] or "—",
-            interval(r) if r["test"] != "utility floor" else points(r),
+            points(r) if r["test"] in FLOOR_TESTS else interval(r),
             pct(r["threshold"]),
             verdict(r["passed"]),
             r["note"],

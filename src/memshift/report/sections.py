@@ -90,6 +90,7 @@ SECTIONS = (
         ),
     ),
     Section("costs", (Table("costs", "COSTS", "What each answer costs"),)),
+    Section("typed_inputs", (Table("typed_inputs", "TYPED_INPUTS", "A program's typed input"),)),
     Section(
         "studies.switch.report",
         (

@@ -234,8 +234,9 @@ def _diagnostic_rows(
     switch_report: SwitchReport | None,
     leaving: Sequence[dict[str, Any]],
 ) -> list[dict[str, Any]]:
-    """The diagnostic tests: the utility floor, the cost ceiling, the writer switch's retention
-    (or why not), the leaving test of each imported memory."""
+    """The diagnostic tests: the utility floor (and on the items other than the definition
+    items), the cost ceiling, the writer switch's retention (or why not), the leaving test of
+    each imported memory."""
     retention = (
         switch_report.diagnostics
         if switch_report is not None
@@ -247,6 +248,7 @@ def _diagnostic_rows(
     )
     return [
         *diagnostics.utility_floor(con, systems, resampling),
+        *diagnostics.utility_floor(con, systems, resampling, without_definitions=True),
         *diagnostics.cost_ceiling(con, resampling),
         *retention,
         *leaving,

@@ -10,6 +10,7 @@ from typing import Any
 from memshift.analysis.bootstrap import Resampling
 from memshift.report.markdown import beside, points, table
 from memshift.report.order import ordered_branches
+from memshift.report.typed_inputs import section as typed_section
 from memshift.vocabulary import BRANCH_NAMES, UNSHIFTED
 
 Row = Mapping[str, Any]
@@ -31,6 +32,7 @@ def render(
     contrasts: Sequence[Row],
     per_definition: Sequence[Row],
     resampling: Resampling,
+    typed_inputs: Sequence[Row] = (),
 ) -> str:
     pooled = [
         r
@@ -90,5 +92,6 @@ def render(
             "",
             table(["set", "definition", "branch", "setting", "n", "B×D (pp)"], definition_rows),
             "",
+            *([typed_section(typed_inputs)] if typed_inputs else []),
         ]
     )

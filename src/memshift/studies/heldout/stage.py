@@ -3,7 +3,8 @@ App. B): only the held-out definitions' items count, and every interval resample
 definitions both (a product bootstrap: item_times.unit is the item for a held-out definition).
 
 Reads each set's finished run (scores and logs); writes <out>/scores.parquet (the pooled
-held-out items), <out>/tables/{contrasts,measures,heldout}.parquet and <out>/report.md.
+held-out items), <out>/tables/{contrasts,measures,heldout,typed_inputs}.parquet and
+<out>/report.md; the typed inputs are pooled from each set's report.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memshift import layout, schemas
-from memshift.analysis import contrasts, measures
+from memshift.analysis import contrasts, measures, typed_inputs
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.frame import open_study
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
@@ -99,6 +100,19 @@ def per_definition(con: duckdb.DuckDBPyConnection, sets: Mapping[str, str]) -> p
     return pa.Table.from_pylist(rows, schema=schemas.HELDOUT)
 
 
+def pooled_typed_inputs(runs: Mapping[str, Path]) -> pa.Table:
+    """Each set's typed inputs (its run's report table) as one table: the held-out definitions'
+    rows and their pooled row."""
+    found = []
+    for name, run in runs.items():
+        path = layout.report_table(layout.run_report(run), "typed_inputs")
+        if not path.exists():
+            raise ArtifactError(f"missing {path}: write the report of set {name}'s run first")
+        table = read_table(path, schemas.TYPED_INPUTS)
+        found.append(table.filter(pc.starts_with(table.column("item_id"), HELDOUT_PREFIX)))
+    return typed_inputs.pooled(found)
+
+
 def run(runs: Mapping[str, Path], out: Path, resampling: Resampling, study: str) -> Path:
     """`runs`: definition set -> its run directory (layout.run_dir)."""
     if not runs:
@@ -115,6 +129,7 @@ def run(runs: Mapping[str, Path], out: Path, resampling: Resampling, study: str)
         "contrasts": (contrast_table, schemas.CONTRASTS),
         "measures": (measures.measures_table(con), schemas.MEASURES),
         "heldout": (per_definition(con, sets), schemas.HELDOUT),
+        "typed_inputs": (pooled_typed_inputs(runs), schemas.TYPED_INPUTS),
     }
     for name, (table, schema) in tables.items():
         write_table(table, schema, layout.report_table(out, name))
@@ -126,6 +141,7 @@ def run(runs: Mapping[str, Path], out: Path, resampling: Resampling, study: str)
             contrast_table.to_pylist(),
             tables["heldout"][0].to_pylist(),
             resampling,
+            tables["typed_inputs"][0].to_pylist(),
         ),
         report,
     )
