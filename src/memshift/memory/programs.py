@@ -51,6 +51,10 @@ def typed_rows(records: Sequence[Record]) -> list[dict[str, Any]]:
     ]
 
 
+# what a table per source leaves out of a program's rows: the body, and the source it is under
+BODYLESS = ("text", "source")
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return ""
@@ -73,10 +77,6 @@ def typed_tables(records: Sequence[Record]) -> str:
         lines += ["\t".join(_cell(row.get(c)) for c in columns) for row in rows]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
-
-
-# what a table per source leaves out of a program's rows: the body, and the source it is under
-BODYLESS = ("text", "source")
 
 
 def source_records(item: Item, records: Iterable[Record]) -> list[Record]:
