@@ -19,6 +19,9 @@ from memshift.sandbox.result import DETAIL_CHARS
 AS_OF = "2026-03-01 12:00"
 MB = 1 << 20
 PAGE = os.sysconf("SC_PAGE_SIZE")
+# What these tests check is memory; a loaded machine must not turn a slow allocation into a
+# CPU-time kill.
+ROOMY = {"cpu_seconds": 30.0, "wall_seconds": 120.0}
 
 # Each leaves 150-200 MB of reference cycles behind, well within its 256 MB, in a few large
 # objects: too few allocations for the collector to run by itself.
@@ -53,11 +56,11 @@ def resident(pid: int) -> int:
 @pytest.mark.parametrize("garbage", CYCLES, ids=list(CYCLES))
 def test_reference_cycles_do_not_pile_up_in_a_worker(sandbox: Sandbox, garbage: str):
     code = program(CYCLES[garbage], "return 'ok'")
-    sandbox.run_programs([(code, [], AS_OF)])
+    sandbox.run_programs([(code, [], AS_OF)], **ROOMY)
     pid = worker_pid(sandbox)
     start = resident(pid)
     for _ in range(6):  # 1.2 GB of garbage in all
-        assert sandbox.run_programs([(code, [], AS_OF)]) == [ProgramResult("ok")]
+        assert sandbox.run_programs([(code, [], AS_OF)], **ROOMY) == [ProgramResult("ok")]
         assert resident(pid) - start < 64 * MB
     assert worker_pid(sandbox) == pid  # collected, so never outgrown
 
@@ -102,7 +105,8 @@ def test_a_larger_memory_cap_gets_a_worker_that_may_grow_enough(sandbox: Sandbox
     small = program("return 'ok'")
     sandbox.run_programs([(small, [], AS_OF)], memory_mb=64)
     first = worker_pid(sandbox)
-    assert sandbox.run_programs([(hog, [], AS_OF)], memory_mb=600) == [ProgramResult("60000000")]
+    hogged = sandbox.run_programs([(hog, [], AS_OF)], memory_mb=600, **ROOMY)
+    assert hogged == [ProgramResult("60000000")]
     second = worker_pid(sandbox)
     sandbox.run_programs([(small, [], AS_OF)], memory_mb=64)
     assert second != first
