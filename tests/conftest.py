@@ -1,12 +1,12 @@
 from __future__ import annotations
 
+import fcntl
 import os
 import pickle
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable
-from functools import cache
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -50,19 +50,49 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 _OWNED = pytest.StashKey[str]()
 
 
-@cache
+_WORLDS: dict[int, World] = {}
+
+
 def world(seed: int) -> World:
+    """The world of a seed, built once per run (`pytest -n`: once over all workers)."""
+    if seed not in _WORLDS:
+        shared = os.environ.get(SHARED_WORLDS)
+        built = generate_world(seed) if shared is None else _shared(Path(shared), seed, wait=True)
+        assert built is not None
+        _WORLDS[seed] = built
+    return _WORLDS[seed]
+
+
+def worlds(seeds: Iterable[int]) -> list[World]:
+    """The seeds' worlds. A world another worker is building is skipped and read back at the
+    end, so two workers asking for the same worlds at once split them between them instead of
+    each waiting for the other's."""
+    seeds = list(seeds)
     shared = os.environ.get(SHARED_WORLDS)
-    if shared is None:
-        return generate_world(seed)
-    path = Path(shared) / f"w{seed}-{GENERATOR_VERSION}.pickle"
-    if path.exists():
-        return pickle.loads(path.read_bytes())
-    built = generate_world(seed)
-    partial = path.with_name(f"{path.name}.{os.getpid()}")
-    partial.write_bytes(pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL))
-    os.replace(partial, path)  # whole or absent: a worker never reads half a world
-    return built
+    for seed in seeds:
+        if shared is not None and seed not in _WORLDS:
+            found = _shared(Path(shared), seed, wait=False)
+            if found is not None:
+                _WORLDS[seed] = found
+    return [world(seed) for seed in seeds]
+
+
+def _shared(folder: Path, seed: int, *, wait: bool) -> World | None:
+    """The world from the run's shared folder, built there first if no worker has yet; None if
+    another worker is building it and `wait` is false."""
+    path = folder / f"w{seed}-{GENERATOR_VERSION}.pickle"
+    with open(path.with_suffix(".lock"), "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return None
+        if path.exists():
+            return pickle.loads(path.read_bytes())
+        built = generate_world(seed)
+        partial = path.with_name(f"{path.name}.{os.getpid()}")
+        partial.write_bytes(pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(partial, path)  # whole or absent: a worker never reads half a world
+        return built
 
 
 _BUILT: dict[int, dict[str, BranchData]] = {}

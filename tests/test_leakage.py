@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conftest import data, world
+from conftest import data, world, worlds
 from memshift.gold.tables import gold_to_table
 from memshift.probes.build import NAMING, measured, probes_to_table
 from memshift.probes.implicit import relation_for
@@ -55,6 +55,7 @@ View = Callable[[int, str], list[Row]]
 # ---- what a system is shown -------------------------------------------------------------------
 
 
+@cache
 def tables(seed: int, branch: str) -> tuple[Any, Any]:
     d = data(seed)[branch]
     return (
@@ -199,36 +200,48 @@ def labelled(view: View, seed: int, branch: str) -> tuple[np.ndarray, np.ndarray
 # ---- the classifiers --------------------------------------------------------------------------
 
 
-def stratified_auroc(scores: np.ndarray, labels: np.ndarray, strata: Sequence[tuple]) -> float:
-    """P(a changed item-time scores above an unchanged one of the same stratum), ties half."""
-    groups: dict[tuple, list[int]] = {}
-    for n, s in enumerate(strata):
-        groups.setdefault(s, []).append(n)
-    wins = pairs = 0.0
-    for members in groups.values():
-        s, y = scores[members], labels[members]
-        neg = np.sort(s[~y])
-        if not len(neg) or y.all():
-            continue
-        below = np.searchsorted(neg, s[y], side="left")
-        ties = np.searchsorted(neg, s[y], side="right") - below
-        wins += float(below.sum() + 0.5 * ties.sum())
-        pairs += float(len(neg) * y.sum())
+def stratified_auroc(
+    scores: np.ndarray, labels: np.ndarray, strata: Sequence[tuple] | np.ndarray
+) -> float:
+    """P(a changed item-time scores above an unchanged one of the same stratum), ties half:
+    per stratum, the Mann-Whitney count from the changed item-times' mid-ranks."""
+    group = stratum_codes(strata)
+    order = np.lexsort((scores, group))
+    s, g, y = scores[order], group[order], labels[order]
+    n = len(s)
+    new_group = np.r_[True, g[1:] != g[:-1]]
+    new_tie = new_group | np.r_[True, s[1:] != s[:-1]]
+    tie = np.cumsum(new_tie) - 1
+    tie_first = np.flatnonzero(new_tie)
+    tie_last = np.r_[tie_first[1:], n] - 1
+    group_first = np.flatnonzero(new_group)[np.cumsum(new_group) - 1]
+    midrank = (tie_first[tie] + tie_last[tie]) / 2 - group_first + 1
+    changed, sizes = stratum_counts(y, g)
+    wins = float(midrank[y].sum() - (changed * (changed + 1) / 2).sum())
+    pairs = float((changed * (sizes - changed)).sum())
     return wins / pairs if pairs else 0.5
 
 
-def null_spread(labels: np.ndarray, strata: Sequence[tuple]) -> float:
+def stratum_codes(strata: Sequence[tuple] | np.ndarray) -> np.ndarray:
+    """Each item-time's stratum as a small integer (given as such, it is kept)."""
+    if isinstance(strata, np.ndarray):
+        return strata
+    index: dict[tuple, int] = {}
+    return np.fromiter((index.setdefault(s, len(index)) for s in strata), int, len(strata))
+
+
+def null_spread(labels: np.ndarray, strata: Sequence[tuple] | np.ndarray) -> float:
     """The standard deviation of the stratified AUROC of a score that ranks at random."""
-    groups: dict[tuple, list[bool]] = {}
-    for label, s in zip(labels, strata, strict=True):
-        groups.setdefault(s, []).append(bool(label))
-    variance = pairs = 0.0
-    for members in groups.values():
-        n1 = sum(members)
-        n0 = len(members) - n1
-        variance += n1 * n0 * (n1 + n0 + 1) / 12
-        pairs += n1 * n0
-    return variance**0.5 / pairs if pairs else 1.0
+    changed, sizes = stratum_counts(labels, stratum_codes(strata))
+    pairs = changed * (sizes - changed)
+    variance = float((pairs * (sizes + 1) / 12).sum())
+    return variance**0.5 / pairs.sum() if pairs.sum() else 1.0
+
+
+def stratum_counts(labels: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per stratum: its changed item-times, its item-times."""
+    sizes = np.bincount(group)
+    return np.bincount(group, weights=labels, minlength=len(sizes)), sizes
 
 
 def plain_auroc(scores: np.ndarray, labels: np.ndarray) -> float:
@@ -295,7 +308,7 @@ def stumps(
 
 
 def best_feature(
-    x: np.ndarray, y: np.ndarray, strata: Sequence[tuple]
+    x: np.ndarray, y: np.ndarray, strata: Sequence[tuple] | np.ndarray
 ) -> Callable[[np.ndarray], np.ndarray]:
     """The one feature that ranks the training item-times best, turned the way it ranks them."""
     found = [stratified_auroc(x[:, j], y, strata) for j in range(x.shape[1])]
@@ -307,7 +320,7 @@ def best_feature(
 CLASSIFIERS = {"logistic": logistic, "stumps": stumps}
 
 
-def informative(x: np.ndarray, y: np.ndarray, strata: Sequence[tuple]) -> np.ndarray:
+def informative(x: np.ndarray, y: np.ndarray, strata: Sequence[tuple] | np.ndarray) -> np.ndarray:
     """The features that rank the training item-times better than chance would (by three
     standard deviations): the order is random by design, and a classifier that fits noise in it
     scores at random on the test worlds, which with a few dozen changed item-times a world can
@@ -327,10 +340,11 @@ def aurocs(view_name: str, branch: str, first: int = FIRST) -> Found:
     worlds (of the worlds from `first` on), its plain AUROC, its name and its stratified AUROC
     per test world."""
     view = VIEWS[view_name]
+    worlds(range(first, first + TESTED + TRAINED))
     train = [labelled(view, s, branch) for s in range(first + TESTED, first + TESTED + TRAINED)]
     x = np.vstack([t[0] for t in train])
     y = np.concatenate([t[1] for t in train])
-    strata = [s for t in train for s in t[2]]
+    strata = stratum_codes([s for t in train for s in t[2]])
     keep = informative(x, y, strata)
     if not keep.any():
         # nothing to learn from: every item-time scores the same
@@ -341,7 +355,7 @@ def aurocs(view_name: str, branch: str, first: int = FIRST) -> Found:
     test = [labelled(view, s, branch) for s in range(first, first + TESTED)]
     tx = np.vstack([t[0] for t in test])
     ty = np.concatenate([t[1] for t in test])
-    ts = [s for t in test for s in t[2]]
+    ts = stratum_codes([s for t in test for s in t[2]])
     found = {name: model(tx[:, keep]) for name, model in models.items()}
     name = max(found, key=lambda n: stratified_auroc(found[n], ty, ts))
     per_world = {
