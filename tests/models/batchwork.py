@@ -5,17 +5,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from conftest import world
 from memshift.models.check import check_requests
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import ReaderRequest
-from memshift.world.generate import generate_world
 
 
 def reader_batch(n: int) -> list[ReaderRequest]:
-    world = generate_world(0)
-    items = [i for i in world.items if not i.is_definition]
-    fork = world.timeline.fork
+    built = world(0)  # shared by the run's workers and the subprocesses they start
+    items = [i for i in built.items if not i.is_definition]
+    fork = built.timeline.fork
     return [
         ReaderRequest(items[k % len(items)], 1, fork,
                       f"As of 2026-10-01 00:00: {items[k % len(items)].question} (#{k})", ())
