@@ -162,7 +162,7 @@ def cell_parts(system: str) -> tuple[str, str] | None:
 
 # How much of StateAuditor an audit runs: the full audit (base audit in two passes, transitions,
 # the gate, verified-only authority), or one of its ablations (`memshift.audit.arbiter`).
-AUDIT_VARIANTS = ("full", "draftonly", "nogate", "noauthority", "control", "semantic")
+AUDIT_VARIANTS = ("full", "draftonly", "nogate", "noauthority", "control", "semantic", "joint")
 # An ablation of the audit names its answers `<system>+audit-<variant>` (`AUDIT_VARIANTS`).
 # (the SQL of the report matches names with the same pattern: `analysis/frame.py`)
 AUDITED_PATTERN = r"(?P<base>.+)\+audit(?:-(?P<variant>[a-z]+))?"

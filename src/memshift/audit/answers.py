@@ -127,13 +127,16 @@ def answers_requests(
     batch: int = 1,
 ) -> list[tuple[AnswersAuditRequest, tuple[str, ...]]]:
     """The audit calls of one system's drafts, each with the probe ids it audits, in order: the
-    drafts about one item as of one time (one evidence) in calls of at most `batch`; a draft
-    with no evidence in none."""
+    drafts about one item as of one time (one evidence) in calls of at most `batch` (the joint
+    variant: all of them); a draft with no evidence in none."""
     if not 1 <= batch <= MAX_AUDITED_ANSWERS:
         raise ConfigError(
             f"an audit call checks 1 to {MAX_AUDITED_ANSWERS} answers, not {batch} "
             "(systems.answer_audit_batch)"
         )
+    if variant == "joint":
+        # the scenario-joint audit reads every answer about an item-time in one call
+        batch = MAX_AUDITED_ANSWERS
     groups: dict[tuple[str, int, datetime], list[Draft]] = {}
     for draft in drafts:
         if evidence[draft.probe_id]:

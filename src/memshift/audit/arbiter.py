@@ -10,7 +10,8 @@ that cannot be read keeps the value too, and the audit records why.
 The ablations (`AuditRequest.variant`): `nogate` accepts every parsed transition unchecked;
 `noauthority` lets the base audit's STALE override a verified transition; `control` asks for no
 transitions (the same evidence and call, the base audit alone); `draftonly` runs the base audit
-without its state-anchored pass; `semantic` adds a semantic check after the gate.
+without its state-anchored pass; `semantic` adds a semantic check after the gate. The `joint`
+audit changes what is asked (an item-time's answers together), not how a reply is judged.
 """
 
 from __future__ import annotations

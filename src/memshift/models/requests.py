@@ -100,6 +100,12 @@ class AuditVariant:
         """Whether the state-anchored pass runs (the draft-only ablation runs none)."""
         return self.variant != "draftonly"
 
+    @property
+    def joint(self) -> bool:
+        """Whether the answers about one item-time are audited together, as one situation (the
+        privileged scenario-joint audit), rather than each on its own."""
+        return self.variant == "joint"
+
 
 @dataclass(frozen=True)
 class AuditRequest(AuditVariant):

@@ -36,6 +36,9 @@ from memshift.world.quotes import quote_of
 from memshift.world.records import Record
 
 Answer = Callable[[Value], Value]
+# A transition the audit found, as the records (and their values) of its old and its new
+# evidence and the pass that found it; `_transition` writes it in one answer's terms.
+Found = tuple[tuple[Record, Value], tuple[Record, Value], str]
 
 
 def _surface(value: Value) -> str:
@@ -98,7 +101,7 @@ def _draft_pass(
     timeline: Sequence[tuple[Record, Value]],
     current: Value,
     answer: Answer,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[dict[str, Any]], list[Found]]:
     held = request.value
     if held is None:
         return [], []
@@ -116,11 +119,8 @@ def _draft_pass(
         return [_premise(request.statement, "draft", "VALID", held)], []
     # a later value that no longer holds as of the audit (an appointment since past) is no
     # transition to repair to: only the current value is
-    transitions = [
-        _transition(support[-1], new, answer, "draft") for new in later if new[1] == current
-    ]
     premise = _premise(request.statement, "draft", "STALE", answer(current))
-    return [premise], [t for t in transitions if t is not None]
+    return [premise], [(support[-1], new, "draft") for new in later if new[1] == current]
 
 
 def _state_pass(
@@ -128,7 +128,7 @@ def _state_pass(
     timeline: Sequence[tuple[Record, Value]],
     current: Value,
     answer: Answer,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[dict[str, Any]], list[Found]]:
     held = request.value
     label = request.item.label
     if current is None:
@@ -154,31 +154,81 @@ def _state_pass(
     previous = [tv for tv in timeline[:at] if answer(tv[1]) != now]
     if not previous:
         return premises, []
-    found = _transition(previous[-1], timeline[at], answer, "state")
-    return premises, [] if found is None else [found]
+    return premises, [(previous[-1], timeline[at], "state")]
 
 
-def propose(request: AuditRequest) -> dict[str, Any]:
+def _found(request: AuditRequest) -> tuple[list[dict[str, Any]], list[Found]]:
+    """The base audit's premises and the transitions found, in the order the passes found them."""
     if request.item.is_definition:
-        return {"premises": [], "transitions": []}
+        return [], []
     timeline = [
         (r, v)
         for r in _records(request)
         if (v := stated_value(request.item, r, request.version)) is not None
     ]
     answer, current = answer_map(request), _current(request, timeline)
-    premises, transitions = _draft_pass(request, timeline, current, answer)
+    premises, found = _draft_pass(request, timeline, current, answer)
     if request.state_pass:
         more_premises, more = _state_pass(request, timeline, current, answer)
         premises += more_premises
-        proposed = {(t["old_quote"], t["new_quote"]) for t in transitions}
-        transitions += [t for t in more if (t["old_quote"], t["new_quote"]) not in proposed]
+        found += more
+    return premises, found
+
+
+def _reply(
+    request: AuditRequest, premises: list[dict[str, Any]], found: Sequence[Found]
+) -> dict[str, Any]:
+    """The audit's reply: the premises, and the transitions found in the answer's terms, each
+    the draft-anchored pass did not already give."""
+    answer = answer_map(request)
+    transitions: list[dict[str, Any]] = []
+    for old, new, found_by in found:
+        t = _transition(old, new, answer, found_by)
+        if t is None:
+            continue
+        if found_by != "draft" and any(
+            (t["old_quote"], t["new_quote"]) == (u["old_quote"], u["new_quote"])
+            for u in transitions
+        ):
+            continue
+        transitions.append(t)
     return {"premises": premises, "transitions": transitions if request.proposes else []}
 
 
+def propose(request: AuditRequest) -> dict[str, Any]:
+    return _reply(request, *_found(request))
+
+
+def _joint(request: AnswersAuditRequest) -> dict[str, Any]:
+    """The scenario-joint audit: each answer's own audit, and a transition found for any answer
+    also in the audit of every other whose answer is not its new value, in that answer's terms.
+    This reaches past what an answer's own audit can tell: an answer that no record of the
+    evidence states (it may have read a newer record than the audit was shown) is repaired to
+    the value its sibling's transition verified."""
+    alone = [request.alone(k) for k in range(len(request.answers))]
+    found = [_found(r) for r in alone]
+    audits = []
+    for r, (premises, own) in zip(alone, found, strict=True):
+        reply = _reply(r, premises, own)
+        given = {(t["old_quote"], t["new_quote"]) for t in reply["transitions"]}
+        answer = answer_map(r)
+        for old, new, found_by in (f for _, other in found for f in other if f not in own):
+            t = _transition(old, new, answer, found_by)
+            pair = None if t is None else (t["old_quote"], t["new_quote"])
+            if t is not None and pair not in given and t["new_value"] != _json(r.value):
+                given.add(pair)
+                if r.proposes:
+                    reply["transitions"].append(t)
+        audits.append(reply)
+    return {"audits": audits}
+
+
 def audit(request: AuditRequest | AnswersAuditRequest) -> dict[str, Any]:
-    """One audit, or one per answer of an audit of several (each on its own)."""
+    """One audit, or one per answer of an audit of several: each on its own, or (the joint
+    variant) sharing what any of them found."""
     if isinstance(request, AnswersAuditRequest):
+        if request.joint:
+            return _joint(request)
         return {"audits": [propose(request.alone(k)) for k in range(len(request.answers))]}
     return propose(request)
 

@@ -67,10 +67,16 @@ def answers_messages(request: AnswersAuditRequest) -> Messages:
     """Several answers about one item as of one time, audited against the records they share:
     the records once, then each answer with the ids of the records that state its value."""
     count = len(request.answers)
+    scope = (
+        "together: they answer questions about one situation, so a change of the user's state "
+        "that you find for one statement goes in the audit of every statement whose answer it "
+        "changes, in that statement's answer format"
+        if request.joint
+        else "each on its own (one statement's audit never uses another statement)"
+    )
     system = (
         f"{AUDITOR_SYSTEM}\n\n"
-        f"Task: audit each of the {count} statements given after the records, each on its own "
-        "(one statement's audit never uses another statement). "
+        f"Task: audit each of the {count} statements given after the records, {scope}. "
         f"{_instructions(request)}"
         'Reply with JSON only: {"audits": [{"premises": [...], "transitions": [...]}, ...]}, '
         "one audit per statement, in their order."
