@@ -767,6 +767,21 @@ KEY_AUDIT = pa.schema(
 # variant, repair arm, branch and item class, Update of the append-only cell, of the source key
 # and of the variant, and the share of the key's effect the variant recovers with its 95%
 # percentile interval (null where the key's effect is under 5 pp).
+# How far the systems' ranking after a source revision fixes their ranking after another shift
+# (`analysis/rankings.py`): Spearman's rho with its world-bootstrap interval, per group.
+RANKINGS = pa.schema(
+    [
+        ("group", pa.string()),
+        ("first", pa.string()),  # "<measure> <branch>"
+        ("second", pa.string()),
+        ("systems", pa.int32()),
+        ("rho", pa.float64()),
+        ("low", pa.float64()),
+        ("high", pa.float64()),
+        ("worlds", pa.int32()),
+    ]
+)
+
 RECOVERY = pa.schema(
     [
         ("variant", pa.string()),

@@ -74,6 +74,7 @@ SECTIONS = (
         ),
     ),
     Section("inference", (Table("inferred", "INFERRED", "Settings inferred from behaviour"),)),
+    Section("rankings", (Table("rankings", "RANKINGS", "Rankings across shifts"),)),
     Section("studies.sync.report", (Table("sync", "SYNC", "Sync contracts"),), SYNC),
     Section(
         "citation_misses",
