@@ -782,6 +782,22 @@ RANKINGS = pa.schema(
     ]
 )
 
+# Each system's Update minus a no-store baseline's on the same worlds, per shift
+# (`analysis/versus_baselines.py`), with the world-bootstrap percentile interval.
+VERSUS_BASELINES = pa.schema(
+    [
+        ("system", pa.string()),
+        ("baseline", pa.string()),
+        ("branch", pa.string()),
+        ("update", pa.float64()),
+        ("baseline_update", pa.float64()),
+        ("estimate", pa.float64()),  # update - baseline_update
+        ("low", pa.float64()),
+        ("high", pa.float64()),
+        ("worlds", pa.int32()),
+    ]
+)
+
 RECOVERY = pa.schema(
     [
         ("variant", pa.string()),

@@ -75,6 +75,10 @@ SECTIONS = (
     ),
     Section("inference", (Table("inferred", "INFERRED", "Settings inferred from behaviour"),)),
     Section("rankings", (Table("rankings", "RANKINGS", "Rankings across shifts"),)),
+    Section(
+        "versus_baselines",
+        (Table("versus_baselines", "VERSUS_BASELINES", "Against the no-store baselines"),),
+    ),
     Section("studies.sync.report", (Table("sync", "SYNC", "Sync contracts"),), SYNC),
     Section(
         "citation_misses",
