@@ -109,14 +109,18 @@ def rankings_table(
     draw_ratios(con, contenders, [FIRST[0], *(m for m, _ in SECONDS)])
     [(worlds,)] = con.execute("SELECT count(DISTINCT world) FROM world_weights").fetchall()
     tail = resampling.tail
+    column = {s: k for k, s in enumerate(contenders)}
+    drawn_first = _drawn(con, contenders, *FIRST)
     for pair, second in seconds.items():
+        drawn_second = _drawn(con, contenders, *pair)
         for group, member in GROUPS.items():
             chosen = [s for s in contenders if member(s) and s in second]
             if len(chosen) < MIN_SYSTEMS:
                 continue
             rho = float(spearman(np.array([first[s] for s in chosen]),
                                  np.array([second[s] for s in chosen])))  # fmt: skip
-            a, b = _drawn(con, chosen, *FIRST), _drawn(con, chosen, *pair)
+            columns = [column[s] for s in chosen]
+            a, b = drawn_first[:, columns], drawn_second[:, columns]
             whole = ~(np.isnan(a).any(axis=1) | np.isnan(b).any(axis=1))
             drawn = spearman(a[whole], b[whole])
             kept = drawn[~np.isnan(drawn)]
