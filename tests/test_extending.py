@@ -195,7 +195,7 @@ entry = sections.applying([])[order.index("answered")]
 module = importlib.import_module(sections.module_name(entry))
 inputs = ReportInputs(
     open_study(layout.run_scores(run), []), None, ["bm25"], worlds, None, log_sources([]), [], [],
-    [], [], [], [], lambda: None, None,
+    [], [], [], [], lambda: None, None, frozenset(),
 )
 tables = module.compute(inputs)
 print(module.render({n: t.to_pylist() for n, t in tables.items()}, inputs))

@@ -763,10 +763,6 @@ KEY_AUDIT = pa.schema(
     ]
 )
 
-# Keys against refresh and upsert (report/tables/recovery.parquet, MemShift Table 27): per B=0
-# variant, repair arm, branch and item class, Update of the append-only cell, of the source key
-# and of the variant, and the share of the key's effect the variant recovers with its 95%
-# percentile interval (null where the key's effect is under 5 pp).
 # How far the systems' ranking after a source revision fixes their ranking after another shift
 # (`analysis/rankings.py`): Spearman's rho with its world-bootstrap interval, per group.
 RANKINGS = pa.schema(
@@ -779,6 +775,8 @@ RANKINGS = pa.schema(
         ("low", pa.float64()),
         ("high", pa.float64()),
         ("worlds", pa.int32()),
+        # systems of the group not measured on either branch (report.max_failure_share)
+        ("left_out", pa.list_(pa.string())),
     ]
 )
 
@@ -798,6 +796,10 @@ VERSUS_BASELINES = pa.schema(
     ]
 )
 
+# Keys against refresh and upsert (report/tables/recovery.parquet, MemShift Table 27): per B=0
+# variant, repair arm, branch and item class, Update of the append-only cell, of the source key
+# and of the variant, and the share of the key's effect the variant recovers with its 95%
+# percentile interval (null where the key's effect is under 5 pp).
 RECOVERY = pa.schema(
     [
         ("variant", pa.string()),

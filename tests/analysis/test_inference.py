@@ -5,14 +5,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import pytest
 from test_measures import maintenance, opened, score
 
 from memshift import schemas
 from memshift.analysis import measures
 from memshift.analysis.bootstrap import Resampling
-from memshift.analysis.inference import KNOWN_B, inference_half, inferred_table, kappa, known_b
+from memshift.analysis.inference import (
+    KNOWN_B,
+    NOT_MEASURED,
+    inference_half,
+    inferred_table,
+    kappa,
+    known_b,
+)
 from memshift.artifacts import write_table
+from memshift.report.inference import section
 from memshift.vocabulary import DETECTIONS, KEYED
 
 ITEMS = [f"task{k}.due" for k in range(1, 7)]
@@ -34,8 +43,9 @@ def deletion_scores(world: int, system: str, keeps: bool, samples: int) -> list[
     return rows
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_persistence_recovers_the_cells_b(tmp_path: Path, seed: int):
+def deletion_study(tmp_path: Path) -> duckdb.DuckDBPyConnection:
+    """Two cells of known B (append-only keeps the old value, the source key does not) and BM25
+    with one sample per item and world, over five worlds."""
     rows, logs = [], []
     for w in range(1, 6):
         rows += deletion_scores(w, "holdmem-d0-append", keeps=True, samples=2)
@@ -47,7 +57,12 @@ def test_persistence_recovers_the_cells_b(tmp_path: Path, seed: int):
             logs.append(log)
     for r in rows:
         r["free_text"] = False
-    con = opened(tmp_path, rows, logs)
+    return opened(tmp_path, rows, logs)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_persistence_recovers_the_cells_b(tmp_path: Path, seed: int):
+    con = deletion_study(tmp_path)
     resampling = Resampling(draws=200, seed=seed)
     measures.compute(con, resampling)
     table = {(r["system"], r["quantity"]): r for r in inferred_table(con, resampling).to_pylist()}
@@ -75,3 +90,26 @@ def test_kappa():
     assert kappa([(0, 1), (1, 0)]) == -1.0
     assert kappa([(1, 1), (1, 1)]) is None
     assert kappa([]) is None
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_system_whose_calls_failed_on_the_deletion_branch_gets_no_b(tmp_path: Path, seed: int):
+    con = deletion_study(tmp_path)
+    resampling = Resampling(draws=200, seed=seed)
+    measures.compute(con, resampling)
+    every = inferred_table(con, resampling).to_pylist()
+    # failed after the source revision only: inferred as before
+    assert inferred_table(con, resampling, {("holdmem-d0-append", "src")}).to_pylist() == every
+    rows = inferred_table(con, resampling, {("holdmem-d0-append", "del")}).to_pylist()
+    for found, before in zip(rows, every, strict=True):
+        if found["system"] == "holdmem-d0-append":
+            # the counts stay in the table, but no B is read from them
+            assert (found["inferred_b"], found["by_interval"]) == (NOT_MEASURED, NOT_MEASURED)
+            assert (found["n"], found["estimate"]) == (before["n"], before["estimate"])
+        else:
+            assert found == before
+    text = section(rows)
+    n = next(r["n"] for r in rows if r["system"] == "holdmem-d0-append")
+    assert f"| holdmem-d0-append | 0 | {n} | not measured | not measured | not measured | " in text
+    # the cell left out of the validation of the rule: kappa over the one cell left
+    assert "over 1 cells" in text and "over 2 cells" in section(every)

@@ -6,12 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pytest
-from test_measures import opened, score
 
+from analysis.test_measures import opened, score
 from memshift.analysis import measures
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.rankings import rankings_table, ranks, spearman
+from memshift.report.rankings import section
 
 SYSTEMS = ["bm25", "rag", "oracle", "mine", "yours"]
 WORLDS = range(1, 21)
@@ -55,8 +57,11 @@ def table(tmp_path: Path, rows: list[dict], seed: int) -> dict[tuple[str, str], 
     con = opened(tmp_path, rows, [])
     resampling = Resampling(draws=300, seed=seed)
     measures.compute(con, resampling)
-    found = rankings_table(con, SYSTEMS, resampling).to_pylist()
-    return {(r["group"], r["second"]): r for r in found}
+    return keyed(rankings_table(con, SYSTEMS, resampling))
+
+
+def keyed(found: pa.Table) -> dict[tuple[str, str], dict]:
+    return {(r["group"], r["second"]): r for r in found.to_pylist()}
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -94,3 +99,50 @@ def test_the_estimate_ranks_the_pooled_measures_and_the_interval_holds_it(tmp_pa
         row = found["all systems", second]
         assert row["rho"] == pytest.approx(float(spearman(pooled("src"), pooled(branch))))
         assert -1.0 <= row["low"] <= row["rho"] <= row["high"] <= 1.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_system_whose_calls_failed_on_a_branch_is_left_out_of_the_rankings_it_enters(
+    tmp_path, seed
+):
+    rng = np.random.default_rng(300 + seed)
+    rate = {(s, b): float(rng.uniform(0.2, 0.8)) for s in SYSTEMS for b in ("src", "def", "del")}
+    con = opened(tmp_path, scores(rate, seed), [])
+    resampling = Resampling(draws=300, seed=seed)
+    measures.compute(con, resampling)
+    every = keyed(rankings_table(con, SYSTEMS, resampling))
+    # too many of "yours" calls failed on the redefinition branch
+    left = keyed(rankings_table(con, SYSTEMS, resampling, {("yours", "def")}))
+    without = keyed(rankings_table(con, [s for s in SYSTEMS if s != "yours"], resampling))
+    for group in ("all systems", "the other systems"):
+        # ranked against def: as if the system had not run, and named
+        found, alone = left[group, "update def"], without[group, "update def"]
+        assert found["left_out"] == ["yours"] and found["systems"] == 4
+        assert {k: found[k] for k in ("rho", "low", "high")} == {
+            k: alone[k] for k in ("rho", "low", "high")
+        }
+        # ranked against del, where it was measured: kept
+        assert left[group, "stability del"] == {**every[group, "stability del"], "left_out": []}
+    assert every["all systems", "update def"]["systems"] == 5
+
+
+def test_too_few_systems_measured_leave_the_row_without_rho_and_the_report_says_why(tmp_path):
+    rate = {(s, b): 0.1 + 0.2 * k for k, s in enumerate(SYSTEMS) for b in ("src", "def", "del")}
+    con = opened(tmp_path, scores(rate, 0), [])
+    resampling = Resampling(draws=100, seed=0)
+    measures.compute(con, resampling)
+    failed = {("bm25", "src"), ("rag", "src"), ("oracle", "def")}
+    rows = rankings_table(con, SYSTEMS, resampling, failed).to_pylist()
+    found = {(r["group"], r["second"]): r for r in rows}
+    short = found["all systems", "update def"]
+    assert (short["systems"], short["rho"], short["low"]) == (2, None, None)
+    assert short["left_out"] == ["bm25", "oracle", "rag"]
+    assert found["all systems", "stability del"]["systems"] == 3
+    text = section(rows)
+    assert (
+        "| Update after a redefinition | all systems | 2 | — (fewer than 3 systems measured) |"
+        in (text)
+    )
+    assert "Left out as not measured on a branch compared" in text
+    assert text.rstrip().endswith("bm25, oracle, rag.")
+    assert "Left out" not in section(rankings_table(con, SYSTEMS, resampling).to_pylist())

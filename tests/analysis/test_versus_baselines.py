@@ -10,6 +10,7 @@ from test_measures import opened, score
 from memshift.analysis import measures
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.versus_baselines import versus_baselines_table
+from memshift.report.versus_baselines import section
 
 WORLDS = range(1, 21)
 
@@ -29,11 +30,13 @@ def scores(rate: dict[str, float], seed: int | None) -> list[dict]:
     return rows
 
 
-def table(tmp_path, rows: list[dict], systems: list[str], seed: int) -> dict:
+def table(
+    tmp_path, rows: list[dict], systems: list[str], seed: int, unmeasured=frozenset()
+) -> dict:
     con = opened(tmp_path, rows, [])
     resampling = Resampling(draws=300, seed=seed)
     measures.compute(con, resampling)
-    found = versus_baselines_table(con, systems, resampling).to_pylist()
+    found = versus_baselines_table(con, systems, resampling, unmeasured).to_pylist()
     return {(r["system"], r["baseline"], r["branch"]): r for r in found}
 
 
@@ -70,3 +73,30 @@ def test_a_system_far_above_the_baselines_has_an_interval_above_zero_and_its_twi
     assert alike["estimate"] == alike["low"] == alike["high"] == 0.0
     # floors and the baselines themselves are not compared
     assert not {k for k in found if k[0] in ("bm25", "rag")}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_side_whose_calls_failed_on_a_shift_is_left_out_there_only(tmp_path, seed):
+    rate = {"bm25": 0.5, "rag": 0.6, "mine": 0.9, "yours": 0.3}
+    rows = scores(rate, seed)
+    every = table(tmp_path / "every", rows, list(rate), seed)
+    # too many of "yours" calls failed after the source revision, and of RAG's after a deletion
+    failed = {("yours", "src"), ("rag", "del")}
+    left = table(tmp_path / "left", rows, list(rate), seed, failed)
+    gone = {("yours", b, "src") for b in ("bm25", "rag")} | {
+        (s, "rag", "del") for s in ("mine", "yours")
+    }
+    assert gone < set(every) and set(left) == set(every) - gone
+    assert all(left[k] == every[k] for k in left)
+
+
+def test_the_section_names_the_systems_it_left_out():
+    row = dict(system="mine", baseline="bm25", branch="src", update=0.9, baseline_update=0.5,
+               estimate=0.4, low=0.3, high=0.5, worlds=20)  # fmt: skip
+    text = section([row], ["yours"])
+    assert "| source revision | mine | 90.0 | +40.0 pp [+30.0, +50.0] |" in text
+    assert text.rstrip().endswith("see Failures): yours.")
+    # every system left out: the section still says so, without an empty table
+    alone = section([], ["mine", "yours"])
+    assert "## Against the no-store baselines" in alone and "| shift |" not in alone
+    assert section([], []) == ""

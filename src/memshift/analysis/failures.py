@@ -120,6 +120,12 @@ def unmeasured(rows: Sequence[Mapping[str, Any]]) -> list[Unmeasured]:
     ]
 
 
+def unmeasured_on(rows: Iterable[Mapping[str, Any]]) -> frozenset[tuple[str, str]]:
+    """(system, branch) for every branch the failures table (rows of schemas.FAILURES) marks a
+    system not measured on: what a comparison across systems leaves out there."""
+    return frozenset((r["system"], r["branch"]) for r in rows if not r["measured"])
+
+
 def pooled_share(rows: Sequence[Mapping[str, Any]], system: str) -> tuple[int, int]:
     """(failed, calls) of `system` over every branch of the failures table."""
     mine = [r for r in rows if r["system"] == system]

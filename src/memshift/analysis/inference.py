@@ -8,7 +8,7 @@ its detection, so the cells validate the rule (Cohen's kappa)."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import duckdb
 import pyarrow as pa
@@ -30,6 +30,8 @@ _VALUES = pa.schema(
 )
 MIN_SAMPLES = 20
 THRESHOLD = 0.5
+# B of a system not measured on the deletion branch (report.max_failure_share)
+NOT_MEASURED = "not measured"
 
 
 def inference_half(item_id: str) -> bool:
@@ -77,8 +79,14 @@ def persistence_rows(con: duckdb.DuckDBPyConnection) -> list[tuple]:
     return rows
 
 
-def inferred_table(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> pa.Table:
-    """The INFERRED table (empty without a deletion branch); needs the bootstrap's weights."""
+def inferred_table(
+    con: duckdb.DuckDBPyConnection,
+    resampling: Resampling,
+    unmeasured: Collection[tuple[str, str]] = frozenset(),
+) -> pa.Table:
+    """The INFERRED table (empty without a deletion branch); needs the bootstrap's weights. A
+    system too many of whose calls failed on the deletion branch (`unmeasured`: (system,
+    branch)) keeps its counts, but its B is NOT_MEASURED, never inferred from the failures."""
     rows = persistence_rows(con)
     if not rows:
         return schemas.INFERRED.empty_table()
@@ -99,12 +107,13 @@ def inferred_table(con: duckdb.DuckDBPyConnection, resampling: Resampling) -> pa
     out = []
     for r in counted:
         decided = persistence.get(r["system"])
+        failed = (r["system"], DELETION) in unmeasured
         out.append(
             {
                 **r,
                 "known_b": known_b(r["system"]),
-                "inferred_b": inferred_b(decided),
-                "by_interval": by_interval(decided),
+                "inferred_b": NOT_MEASURED if failed else inferred_b(decided),
+                "by_interval": NOT_MEASURED if failed else by_interval(decided),
             }
         )
     return pa.Table.from_pylist(out, schema=schemas.INFERRED)

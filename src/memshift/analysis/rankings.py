@@ -1,14 +1,15 @@
 """How far the ranking of the systems after one shift fixes their ranking after another (MemShift
 §7 and F.9): Spearman's rank correlation between the systems' Update after a source revision
 and their Update after a redefinition, and their Stability after a deletion, over every system
-measured on both branches (the floors left out: they bound the systems, they do not compete),
+measured on both branches (the floors left out: they bound the systems, they do not compete;
+and a system on a branch where too many of its calls failed: its numbers describe the failures),
 among the HoldMem cells, and among the other systems. Point estimate from the measures, and a
 percentile interval over the same world draws as the measures (each draw ranks the systems
 again), as the paper's world bootstrap."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import duckdb
@@ -96,45 +97,92 @@ def _drawn(
     return out
 
 
+def _measured_points(
+    con: duckdb.DuckDBPyConnection,
+    measure: str,
+    branch: str,
+    unmeasured: Collection[tuple[str, str]],
+) -> tuple[dict[str, float], list[str]]:
+    """The measure's point per system on the branch, and the systems left out there because too
+    many of their calls failed."""
+    points = _points(con, measure, branch)
+    left_out = sorted(s for s in points if (s, branch) in unmeasured)
+    return {s: v for s, v in points.items() if s not in left_out}, left_out
+
+
 def rankings_table(
-    con: duckdb.DuckDBPyConnection, systems: Sequence[str], resampling: Resampling
+    con: duckdb.DuckDBPyConnection,
+    systems: Sequence[str],
+    resampling: Resampling,
+    unmeasured: Collection[tuple[str, str]] = frozenset(),
 ) -> pa.Table:
-    """The RANKINGS table. Needs measure_summary, measure_ratios and the weight tables."""
-    first = _points(con, *FIRST)
-    seconds = {pair: _points(con, *pair) for pair in SECONDS}
+    """The RANKINGS table, leaving out a system on a branch where `unmeasured` (system, branch)
+    says too many of its calls failed. Needs measure_summary, measure_ratios and the weight
+    tables."""
+    first, first_left_out = _measured_points(con, *FIRST, unmeasured)
+    seconds = {pair: _measured_points(con, *pair, unmeasured) for pair in SECONDS}
     contenders = sorted(s for s in systems if not is_floor(s) and s in first)
     rows: list[dict[str, Any]] = []
-    if len(contenders) < MIN_SYSTEMS:
+    if len(contenders) + len(first_left_out) < MIN_SYSTEMS:
         return pa.Table.from_pylist(rows, schema=schemas.RANKINGS)
-    draw_ratios(con, contenders, [FIRST[0], *(m for m, _ in SECONDS)])
     [(worlds,)] = con.execute("SELECT count(DISTINCT world) FROM world_weights").fetchall()
-    tail = resampling.tail
+    if contenders:
+        draw_ratios(con, contenders, [FIRST[0], *(m for m, _ in SECONDS)])
     column = {s: k for k, s in enumerate(contenders)}
     drawn_first = _drawn(con, contenders, *FIRST)
-    for pair, second in seconds.items():
+    for pair, (second, second_left_out) in seconds.items():
         drawn_second = _drawn(con, contenders, *pair)
         for group, member in GROUPS.items():
             chosen = [s for s in contenders if member(s) and s in second]
-            if len(chosen) < MIN_SYSTEMS:
+            left_out = sorted(
+                s
+                for s in {*first_left_out, *second_left_out}
+                if member(s) and not is_floor(s) and s in systems
+            )
+            if len(chosen) + len(left_out) < MIN_SYSTEMS:
                 continue
-            rho = float(spearman(np.array([first[s] for s in chosen]),
-                                 np.array([second[s] for s in chosen])))  # fmt: skip
-            columns = [column[s] for s in chosen]
-            a, b = drawn_first[:, columns], drawn_second[:, columns]
-            whole = ~(np.isnan(a).any(axis=1) | np.isnan(b).any(axis=1))
-            drawn = spearman(a[whole], b[whole])
-            kept = drawn[~np.isnan(drawn)]
-            bounded = worlds >= MIN_WORLDS and len(kept) > 0 and not np.isnan(rho)
+            rho, low, high = None, None, None
+            if len(chosen) >= MIN_SYSTEMS:
+                columns = [column[s] for s in chosen]
+                rho, low, high = _correlated(
+                    np.array([first[s] for s in chosen]),
+                    np.array([second[s] for s in chosen]),
+                    drawn_first[:, columns],
+                    drawn_second[:, columns],
+                    resampling.tail if worlds >= MIN_WORLDS else None,
+                )
             rows.append(
                 {
                     "group": group,
                     "first": " ".join(FIRST),
                     "second": " ".join(pair),
                     "systems": len(chosen),
-                    "rho": None if np.isnan(rho) else rho,
-                    "low": float(np.quantile(kept, tail)) if bounded else None,
-                    "high": float(np.quantile(kept, 1 - tail)) if bounded else None,
+                    "rho": rho,
+                    "low": low,
+                    "high": high,
                     "worlds": worlds,
+                    "left_out": left_out,
                 }
             )
     return pa.Table.from_pylist(rows, schema=schemas.RANKINGS)
+
+
+def _correlated(
+    first: np.ndarray,
+    second: np.ndarray,
+    drawn_first: np.ndarray,
+    drawn_second: np.ndarray,
+    tail: float | None,
+) -> tuple[float | None, float | None, float | None]:
+    """Spearman's rho of the points and its percentile interval over the draws in which every
+    system has both values (no interval with `tail` None: too few worlds); None for a ranking
+    without spread."""
+    rho = float(spearman(first, second))
+    if np.isnan(rho):
+        return None, None, None
+    whole = ~(np.isnan(drawn_first).any(axis=1) | np.isnan(drawn_second).any(axis=1))
+    drawn = spearman(drawn_first[whole], drawn_second[whole])
+    kept = drawn[~np.isnan(drawn)]
+    if tail is None or not len(kept):
+        return rho, None, None
+    return rho, float(np.quantile(kept, tail)), float(np.quantile(kept, 1 - tail))

@@ -1,10 +1,12 @@
 """Each system's Update against the no-store baselines on the same worlds (MemShift F.9, Table 32:
 after a source revision every native system but LightRAG updates like no-store BM25 and plain
 RAG): the paired difference in Update from no-store BM25 and from plain RAG, per shift, with the
-percentile interval over the same world draws as the measures."""
+percentile interval over the same world draws as the measures. A difference is left out
+on a branch where too many of either side's calls failed (`analysis.failures`)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import duckdb
@@ -19,10 +21,14 @@ BASELINES = ("bm25", "rag")
 
 
 def versus_baselines_table(
-    con: duckdb.DuckDBPyConnection, systems: list[str], resampling: Resampling
+    con: duckdb.DuckDBPyConnection,
+    systems: list[str],
+    resampling: Resampling,
+    unmeasured: Collection[tuple[str, str]] = frozenset(),
 ) -> pa.Table:
-    """The VERSUS_BASELINES table (empty without a baseline and another system). Needs
-    measure_summary, measure_ratios and the weight tables."""
+    """The VERSUS_BASELINES table (empty without a baseline and another system), without a
+    system or a baseline on a branch where `unmeasured` (system, branch) says too many of its
+    calls failed. Needs measure_summary, measure_ratios and the weight tables."""
     baselines = [b for b in BASELINES if b in systems]
     others = sorted(s for s in systems if s not in BASELINES and not is_floor(s))
     rows: list[dict[str, Any]] = []
@@ -59,6 +65,8 @@ def versus_baselines_table(
         [UNSHIFTED, others, baselines, others, baselines],
     ).fetchall()
     for system, baseline, branch, update, baseline_update, worlds, q in found:
+        if (system, branch) in unmeasured or (baseline, branch) in unmeasured:
+            continue
         bounded = q is not None and worlds >= MIN_WORLDS
         rows.append(
             {

@@ -7,7 +7,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from memshift.analysis.inference import MIN_SAMPLES, THRESHOLD, inferred_table, kappa
+from memshift.analysis.inference import (
+    MIN_SAMPLES,
+    NOT_MEASURED,
+    THRESHOLD,
+    inferred_table,
+    kappa,
+)
 from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import interval, table
 from memshift.report.order import ordered_systems
@@ -29,6 +35,11 @@ def reference_cell(b: str, systems: set[str]) -> str | None:
     return None
 
 
+def _shown(row: Row | None, inferred: str | None) -> str:
+    """A share with its interval, unless the system is not measured on the deletion branch."""
+    return NOT_MEASURED if inferred == NOT_MEASURED else interval(row)
+
+
 def section(rows: Sequence[Row]) -> str:
     by = {(r["system"], r["quantity"]): r for r in rows}
     systems = ordered_systems({r["system"] for r in rows})
@@ -36,6 +47,7 @@ def section(rows: Sequence[Row]) -> str:
         return ""
     body = []
     pairs = []
+    by_b = {r["system"]: r["inferred_b"] for r in rows}
     for system in systems:
         decided, carried = by.get((system, "persistence")), by.get((system, "carryover"))
         first = decided or carried
@@ -49,11 +61,11 @@ def section(rows: Sequence[Row]) -> str:
                 system,
                 "—" if known is None else str(known),
                 str(decided["n"]) if decided else "0",
-                interval(decided),
+                _shown(decided, inferred),
                 inferred,
                 first["by_interval"],
-                interval(carried),
-                f"{cell}: {interval(by.get((cell, 'carryover')))}" if cell else "—",
+                _shown(carried, inferred),
+                f"{cell}: {_shown(by.get((cell, 'carryover')), by_b.get(cell))}" if cell else "—",
             ]
         )
     agreement = kappa(pairs)
@@ -97,7 +109,7 @@ def section(rows: Sequence[Row]) -> str:
 
 
 def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
-    return {"inferred": inferred_table(inputs.con, inputs.resampling)}
+    return {"inferred": inferred_table(inputs.con, inputs.resampling, inputs.unmeasured)}
 
 
 def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:

@@ -37,3 +37,6 @@ class ReportInputs:
     leaving: Sequence[Row]  # the leaving test of each imported memory (diagnostics rows)
     traps: Callable[[], pa.Table]  # the trap suite's table, computed beside the report
     switch: SwitchReport | None  # without a writer switch, None
+    # (system, branch) where too many of the system's calls failed (`analysis.failures`): a
+    # section comparing systems leaves them out there, as the Update table does
+    unmeasured: frozenset[tuple[str, str]]

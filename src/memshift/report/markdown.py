@@ -124,6 +124,18 @@ def not_measured(row: Row) -> str:
     return f"not measured ({row['failed']} of {row['calls']} calls failed)"
 
 
+def left_out_note(systems: Sequence[str]) -> list[str]:
+    """The lines under a comparison across systems naming those it left out as not measured
+    (none when it left out none)."""
+    if not systems:
+        return []
+    return [
+        f"Left out as not measured on a branch compared (too many of their calls failed, see "
+        f"Failures): {', '.join(shown(s) for s in systems)}.",
+        "",
+    ]
+
+
 def measured(
     index: Index,
     failures: FailureIndex | None,

@@ -7,9 +7,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from memshift.analysis.rankings import rankings_table
+from memshift.analysis.rankings import MIN_SYSTEMS, rankings_table
 from memshift.report.inputs import ReportInputs
-from memshift.report.markdown import table
+from memshift.report.markdown import left_out_note, table
 
 Row = Mapping[str, Any]
 # MemShift §7 and F.9 (15 systems: six HoldMem cells, six native systems, the oracle context,
@@ -29,6 +29,8 @@ SECONDS = {
 
 
 def _rho(row: Row) -> str:
+    if row["systems"] < MIN_SYSTEMS:
+        return f"— (fewer than {MIN_SYSTEMS} systems measured)"
     if row["rho"] is None:
         return "— (a ranking without spread)"
     interval = "" if row["low"] is None else f" [{row['low']:.2f}, {row['high']:.2f}]"
@@ -49,6 +51,7 @@ def section(rows: Sequence[Row]) -> str:
         for r in rows
     ]
     header = ["ranked against", "systems", "n", "Spearman's rho [95%]", "paper"]
+    left_out = sorted({s for r in rows for s in r["left_out"] or ()})
     return "\n".join(
         [
             "## Rankings across shifts",
@@ -62,6 +65,7 @@ def section(rows: Sequence[Row]) -> str:
             "",
             table(header, body),
             "",
+            *left_out_note(left_out),
         ]
     )
 
@@ -70,7 +74,9 @@ def section(rows: Sequence[Row]) -> str:
 
 
 def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
-    return {"rankings": rankings_table(inputs.con, inputs.systems, inputs.resampling)}
+    return {
+        "rankings": rankings_table(inputs.con, inputs.systems, inputs.resampling, inputs.unmeasured)
+    }
 
 
 def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:

@@ -7,17 +7,18 @@ from typing import Any
 
 import pyarrow as pa
 
-from memshift.analysis.versus_baselines import versus_baselines_table
+from memshift.analysis.versus_baselines import BASELINES, versus_baselines_table
 from memshift.report.inputs import ReportInputs
-from memshift.report.markdown import pct, points, table
+from memshift.report.markdown import left_out_note, pct, points, table
 from memshift.report.order import ordered_branches, ordered_systems
-from memshift.vocabulary import BRANCH_NAMES
+from memshift.vocabulary import BRANCH_NAMES, UNSHIFTED, is_floor
 
 Row = Mapping[str, Any]
 
 
-def section(rows: Sequence[Row]) -> str:
-    if not rows:
+def section(rows: Sequence[Row], left_out: Sequence[str] = ()) -> str:
+    """The section; `left_out`: the systems it left out on some shift as not measured."""
+    if not rows and not left_out:
         return ""
     by = {(r["system"], r["baseline"], r["branch"]): r for r in rows}
     baselines = sorted({r["baseline"] for r in rows})
@@ -42,8 +43,8 @@ def section(rows: Sequence[Row]) -> str:
             "revision every native system but LightRAG lies inside the intervals of both "
             "baselines, its difference from no-store BM25 with an interval that holds zero.",
             "",
-            table(header, body),
-            "",
+            *([table(header, body), ""] if body else []),
+            *left_out_note(left_out),
         ]
     )
 
@@ -54,10 +55,15 @@ def section(rows: Sequence[Row]) -> str:
 def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
     return {
         "versus_baselines": versus_baselines_table(
-            inputs.con, list(inputs.systems), inputs.resampling
+            inputs.con, list(inputs.systems), inputs.resampling, inputs.unmeasured
         )
     }
 
 
 def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:
-    return section(rows["versus_baselines"])
+    if not set(BASELINES) & set(inputs.systems):
+        return ""
+    left_out = sorted(
+        {s for s, branch in inputs.unmeasured if branch != UNSHIFTED and not is_floor(s)}
+    )
+    return section(rows["versus_baselines"], left_out)

@@ -30,7 +30,13 @@ from memshift.analysis.audit_metrics import (
 )
 from memshift.analysis.bootstrap import MIN_WORLDS, Resampling
 from memshift.analysis.costs import call_costs
-from memshift.analysis.failures import MAX_FAILURE_SHARE, counted, failures_table, verdict_line
+from memshift.analysis.failures import (
+    MAX_FAILURE_SHARE,
+    counted,
+    failures_table,
+    unmeasured_on,
+    verdict_line,
+)
 from memshift.analysis.frame import log_sources, open_study
 from memshift.analysis.plan import PLAN
 from memshift.analysis.sqlfiles import path_list
@@ -354,6 +360,7 @@ def run(
             tables["calls"].to_pylist(),
             [] if plan is None else read_table(plan, PLAN).to_pylist(),
             sync_scores, bundles, exported, leaving, traps_of_worlds, switch_report,
+            unmeasured_on(tables["failures"].to_pylist()),
         )  # fmt: skip
         sections = run_sections(inputs, conditions, tables)
         for name, schema in table_schemas(conditions).items():
