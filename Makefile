@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(abspath $(BIN)):$(PATH)
 CORES ?= all
 
-.PHONY: run test test-docs docs-runs test-native test-cluster test-real-model test-newcomer test-studies lint bench bench-study bench-cluster install compile clean-results horizons heldout rewritten \
+.PHONY: run test test-docs docs-runs test-native test-cluster test-real-model test-newcomer test-studies lint bench bench-study bench-cluster install compile native-envs clean-results horizons heldout rewritten \
 	failure-modes sync
 
 install: $(STAMP)
@@ -81,8 +81,14 @@ docs-runs: compile
 	done
 	$(BIN)/memshift docs-tables
 
+# The native libraries whose pins clash with memshift's, each in an environment of its own under
+# .native/ (environments/native.sh, docs/native.md)
+native-envs: $(STAMP)
+	bash environments/native.sh memos
+	bash environments/native.sh cognee
+
 # The real memory libraries at full size (tests/native, docs/native.md): about ten minutes
-test-native: compile
+test-native: compile native-envs
 	$(BIN)/pytest -n 2 -q -m native_full tests/native tests/pipeline/test_native_study.py
 
 # A real model on this machine's CPU: llama.cpp's server with SmolLM2-135M-Instruct, built into

@@ -165,7 +165,8 @@ def problems_of(command: str, values: dict[str, str]) -> list[str]:
 
 def spec_strings(token: str) -> list[str]:
     """The words a value may sit in: a job's spec (`memshift job STAGE SPEC`), one shell word of
-    JSON, as its strings once the job has read it back; any other token as it is."""
+    JSON, as its strings once the job has read it back (a string of JSON in it, as its strings
+    too); any other token as it is."""
     try:
         spec = json.loads(token) if token.startswith("{") else None
     except ValueError:
@@ -176,7 +177,9 @@ def spec_strings(token: str) -> list[str]:
 
     def walk(value: object) -> None:
         if isinstance(value, str):
-            found.append(value)
+            # a native system's settings are JSON of their own inside the spec
+            inner = spec_strings(value) if value.startswith("{") else [value]
+            found.extend(inner)
         elif isinstance(value, dict):
             for key, item in value.items():
                 walk(key)
@@ -270,6 +273,10 @@ def systems_beside(where: Path, index: int) -> tuple[dict, dict[str, str]]:
         values[f"predictions {name}"] = f"preds/{value}.jsonl"
         files[name] = f"preds/{value}.jsonl"
     embedder = tagged(HOSTILE[(index + 8) % len(HOSTILE)], "emb")
+    # the python of a library's own environment is run as a program: absolute, no control
+    # characters (the schema), anything else as it comes
+    plain = "".join(c for c in HOSTILE[(index + 9) % len(HOSTILE)] if ord(c) >= 0x20)
+    python = tagged(f"/{plain}", "py")
     systems = {
         "custom": {"mine": "custom_memory:NewestRecords", "quiet": "quiet_memory:Quiet"},
         "predictions": files,
@@ -279,10 +286,17 @@ def systems_beside(where: Path, index: int) -> tuple[dict, dict[str, str]]:
                 "profile": "served",
                 "embedder_model": embedder,
                 "embedding_dims": 64,
-            }
+            },
+            "memos": {
+                "library": "memos",
+                "profile": "served",
+                "embedder_model": embedder,
+                "embedding_dims": 64,
+                "python": python,
+            },
         },
     }
-    return systems, {**values, "native embedder_model": embedder}
+    return systems, {**values, "native embedder_model": embedder, "native python": python}
 
 
 def plan_with_hostile_values(where: Path, preset: str, index: int) -> tuple[list, list[str]]:

@@ -47,6 +47,8 @@ SYSTEMS: dict[str, str] = {
 NATIVE_SYSTEMS: dict[str, str] = {
     "mem0": "memshift.native.mem0_memory:Mem0Memory",
     "lightrag": "memshift.native.lightrag_memory:LightRAGMemory",
+    "memos": "memshift.native.memos_memory:MemOSMemory",
+    "cognee": "memshift.native.cognee_memory:CogneeMemory",
 }
 
 # Model backends by the `backend` of a model profile (`config/models.yaml`).

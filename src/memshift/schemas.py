@@ -780,6 +780,29 @@ RANKINGS = pa.schema(
     ]
 )
 
+# What each native library spent per event it was given (`analysis/native_costs.py`): its own
+# model calls as the meter saw them (chat and embeddings, tokens from the server's usage), the
+# events of the branches it followed, per event, and its tokens per event as a share of the first
+# Mem0 system's of the study (`versus`; null without one).
+NATIVE_COSTS = pa.schema(
+    [
+        ("system", pa.string()),
+        ("library", pa.string()),
+        ("worlds", pa.int64()),
+        ("events", pa.int64()),
+        ("chat_calls", pa.int64()),
+        ("embed_calls", pa.int64()),
+        ("chat_tokens_in", pa.int64()),
+        ("chat_tokens_out", pa.int64()),
+        ("embed_tokens", pa.int64()),
+        ("failed", pa.int64()),
+        ("calls_per_event", pa.float64()),
+        ("tokens_per_event", pa.float64()),
+        ("versus", pa.string()),
+        ("tokens_versus", pa.float64()),
+    ]
+)
+
 # Each system's Update minus a no-store baseline's on the same worlds, per shift
 # (`analysis/versus_baselines.py`), with the world-bootstrap percentile interval.
 VERSUS_BASELINES = pa.schema(

@@ -38,6 +38,8 @@ MAX_RECORDING_BYTES = 512 * 1024 * 1024
 STAND_INS: dict[str, Answer] = {
     "mem0": stand_ins.mem0_extraction,
     "lightrag": stand_ins.lightrag,
+    "memos": stand_ins.memos_extraction,
+    "cognee": stand_ins.cognee,
     "any": stand_ins.any_library,
 }
 

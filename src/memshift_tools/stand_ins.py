@@ -78,11 +78,75 @@ def lightrag(api: str, messages: list[dict[str, str]], schema: Any) -> str:
     raise KeyError("not one of LightRAG's prompts (extraction, keywords, summary)")
 
 
+MEMOS_EXTRACTION = "You are a memory extraction expert."
+MEMOS_KEY_WORDS = 6
+
+
+def memos_extraction(api: str, messages: list[dict[str, str]], schema: Any) -> str:
+    """MemOS's extraction (MemoryOS 2.0.33, `GeneralTextMemory.extract`): one memory per line the
+    user shared, its value the line itself (cut to 400 characters), its key the line's first
+    words, as `{"memory list": [{"key", "memory_type", "value", "tags"}], "summary"}`."""
+    prompt = messages[-1]["content"]
+    if not prompt.startswith(MEMOS_EXTRACTION):
+        raise KeyError("not a MemOS extraction prompt")
+    _, found, rest = prompt.rpartition("\nConversation:\n")
+    if not found:
+        raise KeyError("not a MemOS extraction prompt (no conversation)")
+    conversation = rest.rpartition("\n\nYour Output:")[0]
+    lines = [line.removeprefix("user:") for line in conversation.split("\nuser:")]
+    lines = [line.strip()[:MEM0_FACT_CHARACTERS] for line in lines if line.strip()]
+    memories = [
+        {"key": " ".join(line.split()[:MEMOS_KEY_WORDS]), "memory_type": "UserMemory",
+         "value": line, "tags": []}
+        for line in lines
+    ]  # fmt: skip
+    return json.dumps({"memory list": memories, "summary": " ".join(lines)[:400]})
+
+
+COGNEE_GRAPH = "You are a top-tier algorithm designed for extracting information in structured"
+COGNEE_SUMMARY = "Summarize the chunk for retrieval."
+_SENTENCE = re.compile(r"(.+?[.!?])(?:\s|$)")
+
+
+def _first_sentence(text: str) -> str:
+    flat = " ".join(text.split())
+    found = _SENTENCE.match(flat)
+    return (found.group(1) if found else flat)[:LIGHTRAG_DESCRIPTION_CHARACTERS]
+
+
+def cognee(api: str, messages: list[dict[str, str]], schema: Any) -> str:
+    """Cognee's two prompts of cognify (cognee 1.6.5), with the reply schema in the request or,
+    for a model litellm does not know, in the system prompt: graph extraction (a node for each
+    capitalised name of the chunk, up to five, described by the chunk, and an edge from the first
+    to each other) and the chunk's summary (its first sentence)."""
+    system = next((m["content"] for m in messages if m["role"] == "system"), "")
+    chunk = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
+    if system.startswith(COGNEE_GRAPH):
+        names = list(dict.fromkeys(_NAME.findall(chunk)))[:LIGHTRAG_ENTITIES]
+        description = " ".join(chunk.split())[:LIGHTRAG_DESCRIPTION_CHARACTERS]
+        nodes = [{"id": n, "name": n, "type": "Entity", "description": description} for n in names]
+        edges = [
+            {"source_node_id": names[0], "target_node_id": n, "relationship_name": "mentioned_with",
+             "description": f"{names[0]} is mentioned with {n}."}
+            for n in names[1:]
+        ]  # fmt: skip
+        return json.dumps({"nodes": nodes, "edges": edges})
+    if system.startswith(COGNEE_SUMMARY):
+        return json.dumps({"summary": _first_sentence(chunk), "description": ""})
+    raise KeyError("not one of Cognee's prompts (graph extraction, chunk summary)")
+
+
 def any_library(api: str, messages: list[dict[str, str]], schema: Any) -> str:
-    """Mem0's extraction or LightRAG's prompts, whichever the request is (one server for a
-    study with both)."""
-    if "## New Messages" in messages[-1]["content"]:
+    """Mem0's extraction, MemOS's, Cognee's or LightRAG's prompts, whichever the request is (one
+    server for a study with several)."""
+    prompt = messages[-1]["content"]
+    system = messages[0]["content"] if messages[0]["role"] == "system" else ""
+    if "## New Messages" in prompt:
         return mem0_extraction(api, messages, schema)
+    if prompt.startswith(MEMOS_EXTRACTION):
+        return memos_extraction(api, messages, schema)
+    if system.startswith((COGNEE_GRAPH, COGNEE_SUMMARY)):
+        return cognee(api, messages, schema)
     return lightrag(api, messages, schema)
 
 

@@ -60,6 +60,10 @@ def test_a_native_system_is_planned_with_its_settings(tmp_path):
         ({"m": {k: v for k, v in MEM0.items() if k != "embedding_dims"}}, "embedding_dims"),
         ({"m": {**MEM0, "embedding_dims": 0}}, "embedding_dims"),
         ({"m": {**MEM0, "surprise": 1}}, "surprise"),
+        ({"m": {**MEM0, "python": "/x/bin/python"}}, "m.python: an option of another library"),
+        ({"m": {**MEM0, "library": "cognee", "batch": 5}}, "m.batch: an option of another"),
+        ({"m": {**MEM0, "library": "memos", "python": "bin/python"}}, "m.python"),
+        ({"m": {**MEM0, "library": "memos", "python": "/x\nrm -rf /"}}, "m.python"),
         ({"bm25": MEM0}, "systems.native: the name 'bm25' is taken"),
         ({"Bad Name": MEM0}, "systems.native"),
     ],
@@ -68,6 +72,17 @@ def test_a_bad_native_system_is_named_in_one_line(tmp_path, native, message):
     with pytest.raises(ConfigError) as info:
         check_config(study(tmp_path, native))
     assert message in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("library", "options"),
+    [("memos", {"batch": 5, "python": "/opt/memos/bin/python"}), ("cognee", {"python": ""})],
+)
+def test_a_library_in_its_own_environment_takes_its_own_options(tmp_path, library, options):
+    plan = check_config(study(tmp_path, {"m": {**MEM0, "library": library, **options}}))
+    settings = NativeSettings.from_json(plan["system_plan"]["native"]["m"])
+    assert settings.library == library
+    assert {k: getattr(settings, k) for k in options} == options
 
 
 def test_settings_passed_on_the_command_line_are_checked():

@@ -15,7 +15,7 @@ from memshift.analysis.failures import counted, failures_table, verdict_line
 from memshift.cli import cli
 from memshift.definitions.catalog import FIXED_SET
 from memshift.models.profiles import Profile
-from memshift.native.library_calls import FAILURE, ROLE
+from memshift.native.library_calls import FAILURE, METERED, ROLE
 from memshift.native.settings import NativeSettings
 from memshift.stages import probe_native
 from memshift.stages.specs import WorldJob
@@ -50,10 +50,20 @@ def test_a_native_system_whose_library_calls_all_fail_is_not_measured(tmp_path, 
     assert failed and len(library) == len(failed)
     assert all(row["failure"] == FAILURE for row in library)
     assert [row["detail"] for row in library] == [row["message"] for row in failed]
-    assert {row["role"] for row in log} == {"reader", ROLE}
+    assert {row["role"] for row in log} == {"reader", ROLE, METERED}
+    # Mem0's own model calls, as the meter between Mem0 and the server saw them: every
+    # extraction refused by the empty recording (HTTP 400), every embedding served
+    metered = [row for row in log if row["role"] == METERED]
+    chats = [row for row in metered if row["item"] == "chat"]
+    assert len(chats) == len(failed) == len(replayer.misses)
+    assert all(r["failure"] == "http_error" and "no recorded reply" in r["detail"] for r in chats)
+    embeds = [row for row in metered if row["item"] == "embed"]
+    assert embeds and all(r["failure"] is None and r["tokens_in"] > 0 for r in embeds)
 
     (row,) = failures_table(counted(study([scored("mem0", BRANCH, SEED)], log)), 0.05).to_pylist()
     assert (row["library_calls"], row["library_failed"]) == (len(failed), len(failed))
-    assert row["model_failed"] == 0 and row["model_calls"] == answered
-    assert row["share"] == len(failed) / (len(failed) + answered) and not row["measured"]
+    assert row["model_calls"] == answered + len(metered) and row["model_failed"] == len(chats)
+    assert row["reasons"] == [{"reason": "http_error", "calls": len(chats)}]
+    calls = len(failed) + answered + len(metered)
+    assert row["share"] == 2 * len(failed) / calls and not row["measured"]
     assert "mem0 (" in (verdict_line([row]) or "")

@@ -5,8 +5,9 @@ The libraries keep no log of their calls we could read, only the adapter's count
 (`cost().calls`: Mem0's adds, LightRAG's chat calls) and the messages of those that failed. One
 row per counted call: the failed ones first, each with its message as the detail, then the
 others. A failure the adapter counts outside its calls (a Mem0 invalidation, a LightRAG document
-not processed) counts as a call too, so the failed share never exceeds one. The rows carry no
-tokens: the library's tokens are not known."""
+not processed) counts as a call too, so the failed share never exceeds one. These rows carry no
+tokens; the library's own model calls, with their tokens, are other rows (role `library-model`,
+`metered_rows`), as the meter between the library and its server saw them (`native/meter.py`)."""
 
 from __future__ import annotations
 
@@ -16,25 +17,20 @@ from typing import Any
 import pyarrow as pa
 
 from memshift import schemas
+from memshift.native.meter import ROLE as METER_ROLE
+from memshift.native.meter import MeteredCall
 
 ROLE = "library"
+# the library's own model calls, metered (native/meter.py)
+METERED = METER_ROLE
 # the failure reason of a library call that failed (model calls name theirs: models/replies.py)
 FAILURE = "library_error"
 
 
-def library_rows(
-    calls: int,
-    failures: Sequence[str],
-    *,
-    run: str,
-    world: int,
-    branch: str,
-    system: str,
-    library: str,
-    model: str,
-) -> list[dict[str, Any]]:
-    """The call-log rows of `calls` library calls of which `failures` (their messages) failed."""
-    base = {
+def _base(
+    *, run: str, world: int, branch: str, system: str, library: str, model: str
+) -> dict[str, Any]:
+    return {
         "run": run,
         "role": ROLE,
         "world": world,
@@ -52,6 +48,42 @@ def library_rows(
         "latency_ms": 0.0,
         "finish_reason": "",
     }
+
+
+def metered_rows(
+    calls: Sequence[MeteredCall], *, embedder_model: str, **where: Any
+) -> list[dict[str, Any]]:
+    """The call-log rows (role `library-model`) of the library's own model calls, as the meter
+    saw them: each with its tokens, failed when the server refused it or did not answer."""
+    base = {**_base(**where), "role": METERED}
+    return [
+        {
+            **base,
+            "model": base["model"] if call.route == "chat" else embedder_model,
+            "item": call.route,
+            "tokens_in": call.tokens_in,
+            "tokens_out": call.tokens_out,
+            "latency_ms": call.latency_ms,
+            "failure": call.failure,
+            "detail": call.detail,
+        }
+        for call in calls
+    ]
+
+
+def library_rows(
+    calls: int,
+    failures: Sequence[str],
+    *,
+    run: str,
+    world: int,
+    branch: str,
+    system: str,
+    library: str,
+    model: str,
+) -> list[dict[str, Any]]:
+    """The call-log rows of `calls` library calls of which `failures` (their messages) failed."""
+    base = _base(run=run, world=world, branch=branch, system=system, library=library, model=model)
     failed = [{**base, "failure": FAILURE, "detail": message} for message in failures]
     done = [{**base, "failure": None, "detail": ""}] * max(0, calls - len(failures))
     return failed + done

@@ -29,10 +29,9 @@ from typing import Any
 from memshift.errors import MemshiftError
 from memshift.memory.interface import Cost, Question
 from memshift.native.endpoint import Endpoint
-from memshift.timeutil import fmt
+from memshift.native.shared_text import definition_text, latest_documents
 from memshift.world.records import PublicEvent
 
-RECORD_OPS = ("insert", "update", "delete")
 _PIECE = re.compile(r"\s*\S+|\s+")
 
 
@@ -74,10 +73,6 @@ def _cwd(path: Path) -> Iterator[None]:
         yield
     finally:
         os.chdir(before)
-
-
-def event_text(e: PublicEvent) -> str:
-    return f"[{e.source} {e.kind}, {fmt(e.time)}] {e.text}"
 
 
 class LightRAGMemory:
@@ -177,15 +172,10 @@ class LightRAGMemory:
         return out
 
     def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
-        latest: dict[str, tuple[str | None, str]] = {}
-        for e in events:
-            if e.op in RECORD_OPS:
-                text = None if e.op == "delete" else event_text(e)
-                latest[e.object_id] = (text, f"{e.object_id}@{e.revision}")
-        self._replace(latest)
+        self._replace(latest_documents(list(events)))
 
     def define(self, item_id: str, version: int, text: str) -> None:
-        sentence = f"From now on, by {item_id} I mean: {text}"
+        sentence = definition_text(item_id, text)
         self._replace({f"definition:{item_id}": (sentence, f"definition:{item_id}@{version}")})
 
     def consent(self, agent: str, scope: str, allowed: bool) -> None:

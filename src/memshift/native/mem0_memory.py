@@ -33,18 +33,10 @@ from memshift.gold.evaluator import Value
 from memshift.memory.interface import Cost, Question
 from memshift.memory.programs import ProgramRunner, source_records
 from memshift.memory.repair import render_program
-from memshift.timeutil import fmt
+from memshift.native.shared_text import RECORD_OPS, definition_text, event_text
 from memshift.world.records import LiveState, PublicEvent
 
 PERSON = "person"
-RECORD_OPS = ("insert", "update", "delete")
-
-
-def event_text(e: PublicEvent) -> str:
-    """What the person shares with Mem0 of one record event."""
-    if e.op == "delete":
-        return f"[{e.source} {e.kind}, {fmt(e.time)}] The record {e.object_id} was deleted."
-    return f"[{e.source} {e.kind}, {fmt(e.time)}] {e.text}"
 
 
 class Mem0Memory:
@@ -169,7 +161,7 @@ class Mem0Memory:
             self._add_one(e)
 
     def define(self, item_id: str, version: int, text: str) -> None:
-        self._add([f"From now on, by {item_id} I mean: {text}"])
+        self._add([definition_text(item_id, text)])
 
     def consent(self, agent: str, scope: str, allowed: bool) -> None:
         """Mem0 keeps no agents or scopes: consent is not modelled (every agent is served)."""

@@ -22,7 +22,12 @@ if TYPE_CHECKING:
     from memshift.memory.programs import ProgramRunner
 
 # the options only one library reads, by library
-OWN_OPTIONS = {"mem0": ("batch", "invalidate", "program_view"), "lightrag": ("mode",)}
+OWN_OPTIONS = {
+    "mem0": ("batch", "invalidate", "program_view"),
+    "lightrag": ("mode",),
+    "memos": ("batch", "python"),
+    "cognee": ("python",),
+}
 
 
 @dataclass(frozen=True)
@@ -34,21 +39,25 @@ class NativeSettings:
     embedder_base_url: str = ""  # another server for the embedder (vLLM serves one task a port)
     top_k: int = 20
     mode: str = "mix"  # LightRAG's query mode
-    batch: int = 20  # Mem0: messages per add
+    batch: int = 20  # Mem0, MemOS: messages per add
     invalidate: str = "none"  # Mem0: none | source (MemShift Table 19)
     program_view: bool = False  # Mem0: the writer's program value first (MemShift Table 19)
+    # MemOS, Cognee: the python of the library's own environment (default: the one
+    # environments/native.sh installs)
+    python: str = ""
 
     @classmethod
     def from_config(cls, name: str, raw: dict[str, Any]) -> NativeSettings:
         """The settings of `systems.native.<name>` (already checked against the schema)."""
         check_fields(f"systems.native.{name}", settings_schema(), raw, urls=URLS)
         settings = cls(**raw)
+        own = OWN_OPTIONS[settings.library]
         foreign = [
             option
             for library, options in OWN_OPTIONS.items()
             if library != settings.library
             for option in options
-            if option in raw
+            if option in raw and option not in own
         ]
         if foreign:
             raise ConfigError(

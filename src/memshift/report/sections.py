@@ -74,6 +74,10 @@ SECTIONS = (
         ),
     ),
     Section("inference", (Table("inferred", "INFERRED", "Settings inferred from behaviour"),)),
+    Section(
+        "native_costs",
+        (Table("native_costs", "NATIVE_COSTS", "What the native systems spend per event"),),
+    ),
     Section("rankings", (Table("rankings", "RANKINGS", "Rankings across shifts"),)),
     Section(
         "versus_baselines",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -20,7 +21,8 @@ from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.models.requests import CallContext
-from memshift.native.library_calls import library_rows, library_table
+from memshift.native.library_calls import library_rows, library_table, metered_rows
+from memshift.native.meter import Meter
 from memshift.native.settings import NativeSettings, build
 from memshift.probes.sample import ProbeSample
 from memshift.stages.probe import BranchReads, answer_and_log
@@ -54,8 +56,14 @@ def run(
             ModelClient(program, cache_dir=cache_dir, log=log),
             CallContext(program.name, world.seed, branch, system),
         )
-    with tempfile.TemporaryDirectory(prefix=f"memshift-{system}-") as scratch:
-        memory = build(settings, own, Path(scratch), programs)
+    embedder_upstream = settings.embedder_base_url or own.base_url or ""
+    with (
+        tempfile.TemporaryDirectory(prefix=f"memshift-{system}-") as scratch,
+        Meter(own.base_url or "", embedder_upstream) as meter,
+    ):
+        # the library calls its server through the meter, which counts its calls and tokens
+        metered = replace(settings, embedder_base_url=meter.url("embed"))
+        memory = build(metered, replace(own, base_url=meter.url("chat")), Path(scratch), programs)
         try:
             n = answer_and_log(
                 memory,
@@ -78,16 +86,10 @@ def run(
         {"call": list(range(len(failures))), "message": failures}, schema=schemas.NATIVE_FAILURES
     )
     write_table(failed, schemas.NATIVE_FAILURES, layout.table(out, layout.NATIVE_FAILURES))
-    library = library_rows(
-        memory.cost().calls,
-        failures,
-        run=own.name,
-        world=world.seed,
-        branch=branch,
-        system=system,
-        library=settings.library,
-        model=own.model,
-    )
+    where = {"run": own.name, "world": world.seed, "branch": branch, "system": system,
+             "library": settings.library, "model": own.model or ""}  # fmt: skip
+    library = library_rows(memory.cost().calls, failures, **where)
+    library += metered_rows(meter.calls, embedder_model=settings.embedder_model, **where)
     calls = pa.concat_tables([log.to_table(), library_table(library)])
     write_table(calls, schemas.CALLS, layout.table(out, layout.READER_CALLS))
     if failures:

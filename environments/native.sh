@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# A native memory library whose pins clash with memshift's, in an environment of its own
+# (docs/native.md): .native/LIBRARY, from requirements/native-LIBRARY.txt (every package pinned),
+# installed with the uv of memshift's environment. The adapter runs the library there as a
+# process of its own (src/memshift/native/bridges/). Does nothing when the same pins are installed.
+#   environments/native.sh memos|cognee
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LIBRARY=${1:?usage: environments/native.sh memos|cognee}
+case "$LIBRARY" in
+    memos|cognee) ;;
+    *) echo "environments/native.sh: no environment for $LIBRARY (memos, cognee)" >&2; exit 2 ;;
+esac
+PYTHON=${PYTHON:-python3}
+UV=.venv/bin/uv
+VENV=.native/$LIBRARY
+PINS=requirements/native-$LIBRARY.txt
+STAMP="$VENV/.installed-$(cat "$PINS" "$0" | sha256sum | cut -c1-16)"
+if [ -f "$STAMP" ]; then
+    exit 0
+fi
+rm -rf "$VENV"
+echo "environments/native.sh: installing $LIBRARY into $VENV" >&2
+start=$(date +%s)
+"$UV" venv --quiet --python "$PYTHON" "$VENV"
+"$UV" pip install --quiet --compile-bytecode --python "$VENV/bin/python" -r "$PINS"
+echo "environments/native.sh: $LIBRARY installed in $(( $(date +%s) - start )) s ($(du -sh "$VENV" | cut -f1))" >&2
+touch "$STAMP"

@@ -1,0 +1,165 @@
+"""A native library in an environment of its own (`environments/native.sh`), run as a process
+of that environment that speaks JSON lines (`native/bridges/`): the adapter sends a request and
+reads one reply a line.
+
+The process is started from an argument list, never a shell, with an environment built here
+(no variable of memshift's own is passed on: an API key or a proxy of the caller's does not reach
+the library), its home and temporary folders under the system's work folder. It loads the
+bridges package from its folder under a name of its own, so nothing but that package is added to
+the library environment's import path. A reply is read within bounds (one line of at most
+`MAX_REPLY` bytes, bounded JSON); a process that dies, or answers out of protocol, stops the job
+with its last lines of stderr, while a failure the library raised is a failed library call
+(`LibraryFailure`) that the adapter counts as the system's behaviour."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import deque
+from pathlib import Path
+from threading import Thread
+from typing import IO, Any
+
+import memshift
+from memshift.errors import MemshiftError
+from memshift.intake.storable import UnstorableError, parse_storable
+
+BRIDGES = Path(__file__).parent / "bridges"
+# where environments/native.sh puts a library's environment, in a checkout of memshift
+ENVIRONMENTS = Path(memshift.__file__).resolve().parents[2] / ".native"
+MAX_REPLY = 64 * 1024 * 1024
+STDERR_LINES = 40
+# Loads the bridges package from the folder of argv[1] as `memshift_bridge` (its modules import
+# each other relatively) and runs the module named by argv[2]; paths are arguments, not code.
+BOOT = (
+    "import importlib, importlib.util, sys\n"
+    "folder, module = sys.argv[1], sys.argv[2]\n"
+    "spec = importlib.util.spec_from_file_location('memshift_bridge', folder + '/__init__.py',"
+    " submodule_search_locations=[folder])\n"
+    "package = importlib.util.module_from_spec(spec)\n"
+    "sys.modules['memshift_bridge'] = package\n"
+    "spec.loader.exec_module(package)\n"
+    "importlib.import_module('memshift_bridge.' + module).main()\n"
+)
+
+
+class LibraryFailure(Exception):
+    """The library raised while serving a request: a failed library call."""
+
+
+def environment_python(library: str, configured: str = "") -> Path:
+    """The Python of the library's environment: `configured`, else the one
+    `environments/native.sh LIBRARY` installs."""
+    python = Path(configured) if configured else ENVIRONMENTS / library / "bin" / "python"
+    if not python.is_file():
+        how = (
+            f"environments/native.sh {library} (or make native-envs) installs it"
+            if not configured
+            else "give the python of an environment with the library installed"
+        )
+        raise MemshiftError(f"{library}: no environment of its own at {python}: {how}")
+    return python
+
+
+def _drain(stream: IO[bytes], kept: deque[str]) -> None:
+    for line in stream:
+        kept.append(line.decode("utf-8", "replace").rstrip())
+
+
+class Bridge:
+    """One library process of the module `<folder>/<module>.py` (`bridges/` unless a test gives
+    another), serving one system."""
+
+    def __init__(
+        self,
+        python: Path,
+        module: str,
+        env: dict[str, str],
+        workdir: Path,
+        folder: Path = BRIDGES,
+    ) -> None:
+        self.module = module
+        self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.process = subprocess.Popen(
+            [str(python), "-I", "-c", BOOT, str(folder), module],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=workdir,
+        )
+        assert self.process.stderr is not None
+        self._drain = Thread(target=_drain, args=(self.process.stderr, self.stderr), daemon=True)
+        self._drain.start()
+
+    def _stopped(self, what: str) -> MemshiftError:
+        tail = "\n".join(self.stderr) or "(nothing on stderr)"
+        return MemshiftError(f"the {self.module} process {what}; its last lines of stderr:\n{tail}")
+
+    def call(self, op: str, **arguments: Any) -> Any:
+        """The result of one request; `LibraryFailure` when the library raised."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        line = request_line(op, arguments)
+        try:
+            self.process.stdin.write(line)
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._stopped(f"ended before {op} (exit status {self.process.wait()})") from None
+        reply = self.process.stdout.readline(MAX_REPLY + 1)
+        if not reply:
+            raise self._stopped(f"ended during {op} (exit status {self.process.wait()})")
+        if len(reply) > MAX_REPLY:
+            raise self._stopped(f"sent a reply to {op} longer than {MAX_REPLY} bytes")
+        try:
+            found = parse_storable(reply.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, UnstorableError) as exc:
+            raise self._stopped(f"sent a reply to {op} that is not bounded JSON: {exc}") from None
+        if not isinstance(found, dict) or len(found) != 1:
+            raise self._stopped(f"sent a reply to {op} out of protocol: {str(found)[:200]}")
+        [(kind, value)] = found.items()
+        if kind == "ok":
+            return value
+        if kind == "failed" and isinstance(value, str):
+            raise LibraryFailure(value)
+        raise self._stopped(f"refused {op}: {str(value)[:500]}")
+
+    def close(self, timeout_s: float = 60.0) -> None:
+        """Ask the process to close its stores and end; kill it if it does not."""
+        if self.process.poll() is None:
+            try:
+                self.call("close")
+            except (LibraryFailure, MemshiftError) as exc:
+                print(f"{self.module}: closing: {exc}", file=sys.stderr)
+            try:
+                self.process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
+        self._drain.join(timeout_s)
+
+
+def request_line(op: str, arguments: dict[str, Any]) -> bytes:
+    return (json.dumps({"op": op, **arguments}, ensure_ascii=True, allow_nan=False) + "\n").encode()
+
+
+def base_environment(workdir: Path) -> dict[str, str]:
+    """What every library process is given: its own home and temporary folder under `workdir`,
+    UTF-8, no bytecode written into the environment, and nothing of the caller's."""
+    home, tmp = workdir / "home", workdir / "tmp"
+    home.mkdir(parents=True, exist_ok=True)
+    tmp.mkdir(parents=True, exist_ok=True)
+    return {
+        "HOME": str(home),
+        "TMPDIR": str(tmp),
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "PYTHONIOENCODING": "utf-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "NO_PROXY": "127.0.0.1,localhost",
+    }

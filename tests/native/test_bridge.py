@@ -1,0 +1,154 @@
+"""The process of a library in its own environment (`native/bridge.py`, `native/bridges/loop.py`):
+what the library raises is a failed call and serving goes on; what breaks the protocol (a dead
+process, a reply too long, not JSON, out of protocol) stops the job naming the library with its
+stderr; the library's own printing cannot reach the protocol; nothing of the caller's environment
+reaches the library; a configured python is run as a program, never through a shell.
+
+Each test runs a real process with memshift's own Python and a bridge module written here: the
+library is what it fakes, the loop and the protocol are the real ones."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from memshift.errors import MemshiftError
+from memshift.native.bridge import (
+    BRIDGES,
+    MAX_REPLY,
+    Bridge,
+    LibraryFailure,
+    base_environment,
+    environment_python,
+)
+
+FAKE = """
+import os
+import sys
+
+from .loop import protocol_stream, serve
+
+
+def echo(*, text):
+    return text
+
+
+def fail(*, why):
+    raise RuntimeError(why)
+
+
+def chatty(*, text):
+    print("a library printing to stdout", text)
+    os.write(1, b"and C code writing to fd 1\\n")
+    return text
+
+
+def environment():
+    return sorted(os.environ)
+
+
+def die():
+    sys.stderr.write("the library's last words\\n")
+    sys.stderr.flush()
+    os._exit(3)
+
+
+def huge(*, size):
+    stream = STREAM[0]
+    stream.write("x" * size)
+    stream.flush()
+
+
+def garbage(*, line):
+    stream = STREAM[0]
+    stream.write(line + "\\n")
+    stream.flush()
+
+
+STREAM = []
+
+
+def main():
+    STREAM.append(protocol_stream())
+    serve({"echo": echo, "fail": fail, "chatty": chatty, "environment": environment, "die": die,
+           "huge": huge, "garbage": garbage, "close": lambda: None}, STREAM[0])
+"""
+
+
+@pytest.fixture
+def bridge(tmp_path):
+    folder = tmp_path / "bridges"
+    folder.mkdir()
+    shutil.copy(BRIDGES / "__init__.py", folder)
+    shutil.copy(BRIDGES / "loop.py", folder)
+    (folder / "fake.py").write_text(textwrap.dedent(FAKE))
+    os.environ["MEMSHIFT_TEST_SECRET"] = "sk-should-not-pass"
+    try:
+        made = Bridge(
+            Path(sys.executable), "fake", base_environment(tmp_path / "work"), tmp_path, folder
+        )
+        yield made
+        made.close(timeout_s=10)
+    finally:
+        del os.environ["MEMSHIFT_TEST_SECRET"]
+
+
+def test_a_library_failure_is_a_failed_call_and_serving_goes_on(bridge):
+    assert bridge.call("echo", text="héllo\u2028") == "héllo\u2028"
+    with pytest.raises(LibraryFailure, match="RuntimeError: the server said no"):
+        bridge.call("fail", why="the server said no")
+    assert bridge.call("echo", text="still here") == "still here"
+
+
+def test_the_librarys_printing_never_reaches_the_protocol(bridge):
+    assert bridge.call("chatty", text="one") == "one"
+    assert bridge.call("echo", text="two") == "two"
+    assert any("a library printing to stdout one" in line for line in bridge.stderr)
+
+
+def test_nothing_of_the_callers_environment_reaches_the_library(bridge):
+    found = bridge.call("environment")
+    assert "MEMSHIFT_TEST_SECRET" not in found and "OPENAI_API_KEY" not in found
+    assert {"HOME", "TMPDIR", "PATH"} <= set(found)
+
+
+def test_a_process_that_dies_stops_the_job_with_its_last_words(bridge):
+    with pytest.raises(MemshiftError, match=r"(?s)fake process ended during die.*last words"):
+        bridge.call("die")
+
+
+@pytest.mark.parametrize(
+    ("op", "arguments", "problem"),
+    [
+        ("huge", {"size": MAX_REPLY + 10}, "longer than"),
+        ("garbage", {"line": "not json at all"}, "not bounded JSON"),
+        ("garbage", {"line": "[" * 5000 + "]" * 5000}, "not bounded JSON"),
+        ("garbage", {"line": '{"ok": 1, "failed": "x"}'}, "out of protocol"),
+        ("garbage", {"line": '{"failed": {"not": "a message"}}'}, "refused"),
+        ("nonsense", {}, "refused nonsense"),
+    ],
+)
+def test_a_reply_out_of_protocol_stops_the_job(bridge, op, arguments, problem):
+    with pytest.raises(MemshiftError, match=problem):
+        bridge.call(op, **arguments)
+
+
+@pytest.mark.parametrize("configured", ["/nowhere/bin/python; rm -rf /", "/tmp/$(touch pwned)"])
+def test_a_configured_python_that_is_no_file_is_refused_and_never_run_by_a_shell(
+    tmp_path, monkeypatch, configured
+):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(MemshiftError, match="memos: no environment of its own at"):
+        environment_python("memos", configured)
+    assert not (tmp_path / "pwned").exists() and not Path("/tmp/pwned").exists()
+
+
+def test_a_missing_environment_says_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setattr("memshift.native.bridge.ENVIRONMENTS", tmp_path)
+    with pytest.raises(MemshiftError, match=r"environments/native.sh cognee"):
+        environment_python("cognee")

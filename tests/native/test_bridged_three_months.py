@@ -1,0 +1,82 @@
+"""The libraries that run in environments of their own, each over a whole branch of a
+three-month world (`make test-native`): MemOS and Cognee follow the deletion branch through the
+replay server, recording the scripted stand-ins' replies, every probe is asked and read. Cognee
+takes about seven minutes, most of it its own bookkeeping of every item (SQLite through
+SQLAlchemy). It tests the plumbing at full size, never the libraries' quality."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memshift.native.bridge import ENVIRONMENTS
+
+pytestmark = pytest.mark.native_full
+
+from network_guard import no_network  # noqa: E402, F401  (autouse)
+from served import on_server  # noqa: E402
+
+from memshift.dataset import world_data  # noqa: E402
+from memshift.memory.reading import answer, drive, questions  # noqa: E402
+from memshift.models.client import ModelClient  # noqa: E402
+from memshift.models.profiles import Profile  # noqa: E402
+from memshift.native.cognee_memory import CogneeMemory  # noqa: E402
+from memshift.native.memos_memory import MemOSMemory  # noqa: E402
+from memshift.native.shared_text import RECORD_OPS, event_text  # noqa: E402
+from memshift.probes.build import measured, probes_to_table  # noqa: E402
+from memshift.world.generate import generate_world  # noqa: E402
+from memshift.world.records import public_view  # noqa: E402
+from memshift.world.timeline import Timeline  # noqa: E402
+from memshift_tools.localserver import LocalServer  # noqa: E402
+from memshift_tools.replay import Recorder, load  # noqa: E402
+from memshift_tools.stand_ins import any_library  # noqa: E402
+
+SEED, BRANCH = 1000, "del"
+ADAPTERS = {"memos": MemOSMemory, "cognee": CogneeMemory}
+
+
+@pytest.mark.parametrize("library", sorted(ADAPTERS))
+def test_a_bridged_library_follows_a_whole_three_month_branch(tmp_path, library):
+    if not (ENVIRONMENTS / library / "bin/python").is_file():
+        pytest.skip(f"{library}'s environment is not installed: environments/native.sh {library}")
+    world = generate_world(SEED, Timeline(3))
+    data = world_data(world, ("none", BRANCH))[BRANCH]
+    events = public_view(data.branch.events)
+    probes = measured(probes_to_table(data.probes, world=SEED, branch=BRANCH))
+    recording = tmp_path / f"{library}.jsonl"
+    with recording.open("w") as out, LocalServer(Recorder(any_library, out)) as server:
+        memory = on_server(ADAPTERS[library], server, tmp_path / library)
+        try:
+            asked = drive(
+                memory, events, world.timeline.checkpoints, questions(probes, world.items)
+            )
+            memory.export(tmp_path / "export.json")
+        finally:
+            memory.close()
+    assert memory.failures == []
+    assert len(asked) == probes.num_rows and all(a.evidence for a in asked)
+    assert load(recording)
+    last = world.timeline.checkpoints[-1]
+    shared = [e for e in events if e.time <= last and e.op in RECORD_OPS]
+    exported = json.loads((tmp_path / "export.json").read_text())
+    if library == "memos":
+        # every shared event is a memory, a deletion as its tombstone
+        assert [m["memory"] for m in exported] == [event_text(e) for e in shared]
+    else:
+        live: dict[str, str] = {}
+        for e in shared:
+            if e.op == "delete":
+                live.pop(e.object_id, None)
+            else:
+                live[e.object_id] = f"{e.object_id}@{e.revision}"
+        assert memory.documents == live and exported["items"] == sorted(live.values())
+    rows = answer(
+        asked,
+        ModelClient(Profile("rules", "rules")),
+        world=SEED,
+        branch=BRANCH,
+        system=library,
+        run="test",
+    ).to_pylist()
+    assert len(rows) == probes.num_rows
