@@ -10,21 +10,13 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from memshift.native.bridge import ENVIRONMENTS
-
-if not (ENVIRONMENTS / "cognee" / "bin" / "python").is_file():
-    pytest.skip(
-        "Cognee's environment is not installed: environments/native.sh cognee",
-        allow_module_level=True,
-    )
-
 from network_guard import no_network  # noqa: F401  (autouse)
 from served import on_server
 from slices import revised_and_deleted
 
 from memshift.dataset import world_data
 from memshift.memory.reading import drive, questions
+from memshift.native.bridge import ENVIRONMENTS
 from memshift.native.cognee_memory import CogneeMemory
 from memshift.native.shared_text import event_text
 from memshift.probes.build import measured, probes_to_table
@@ -36,7 +28,13 @@ from memshift_tools.replay import Recorder, Replayer, load
 from memshift_tools.stand_ins import cognee
 
 # minutes each (Cognee retries a refused LLM call for four minutes): make test-native
-pytestmark = pytest.mark.native_full
+pytestmark = [
+    pytest.mark.native_full,
+    pytest.mark.skipif(
+        not (ENVIRONMENTS / "cognee" / "bin" / "python").is_file(),
+        reason="Cognee's environment is not installed: environments/native.sh cognee",
+    ),
+]
 SEED = 1000
 BRANCH = "del"
 

@@ -24,6 +24,7 @@ from typing import IO, Any
 import memshift
 from memshift.errors import MemshiftError
 from memshift.intake.storable import UnstorableError, parse_storable
+from memshift.memory.under_test import QueryFailed
 
 BRIDGES = Path(__file__).parent / "bridges"
 # where environments/native.sh puts a library's environment, in a checkout of memshift
@@ -145,6 +146,36 @@ class Bridge:
 
 def request_line(op: str, arguments: dict[str, Any]) -> bytes:
     return (json.dumps({"op": op, **arguments}, ensure_ascii=True, allow_nan=False) + "\n").encode()
+
+
+def started(
+    library: str,
+    shown: str,
+    workdir: Path,
+    python: str,
+    settings: dict[str, Any],
+    environment: dict[str, str] | None = None,
+) -> Bridge:
+    """The process of `library` (`shown` in messages) with its environment's python, initialised
+    with `settings` (its `init`); a library that cannot start stops the job in one line."""
+    env = {**base_environment(workdir), **(environment or {})}
+    bridge = Bridge(environment_python(library, python), library, env, workdir)
+    try:
+        bridge.call("init", workdir=str(workdir), **settings)
+    except LibraryFailure as exc:
+        bridge.close()
+        raise MemshiftError(f"{shown} could not be built: {exc}") from None
+    return bridge
+
+
+def searched(bridge: Bridge, shown: str, query: str, top_k: int) -> list[Any] | QueryFailed:
+    """What the library's `search` found for a question; a search that failed is the question's
+    failure (logged and counted as such, never read as an empty memory)."""
+    try:
+        found: list[Any] = bridge.call("search", query=query, top_k=top_k)
+    except LibraryFailure as exc:
+        return QueryFailed(f"{shown}'s search failed: {exc}"[:300])
+    return found
 
 
 def base_environment(workdir: Path) -> dict[str, str]:

@@ -25,7 +25,7 @@ from typing import Any
 from memshift.errors import MemshiftError
 from memshift.memory.interface import Cost, Question
 from memshift.memory.under_test import QueryFailed
-from memshift.native.bridge import Bridge, LibraryFailure, base_environment, environment_python
+from memshift.native.bridge import LibraryFailure, searched, started
 from memshift.native.shared_text import definition_text, latest_documents
 from memshift.world.records import PublicEvent
 
@@ -48,23 +48,20 @@ class CogneeMemory:
         top_k: int = 20,
         python: str = "",
     ) -> None:
-        self.bridge = Bridge(
-            environment_python(LIBRARY, python), LIBRARY, base_environment(workdir), workdir
+        self.bridge = started(
+            LIBRARY,
+            "Cognee",
+            workdir,
+            python,
+            {
+                "base_url": base_url,
+                "model": model,
+                "api_key": api_key,
+                "embedder_model": embedder_model,
+                "embedder_base_url": embedder_base_url or base_url,
+                "embedding_dims": embedding_dims,
+            },
         )
-        try:
-            self.bridge.call(
-                "init",
-                base_url=base_url,
-                model=model,
-                api_key=api_key,
-                embedder_model=embedder_model,
-                embedder_base_url=embedder_base_url or base_url,
-                embedding_dims=embedding_dims,
-                workdir=str(workdir),
-            )
-        except LibraryFailure as exc:
-            self.bridge.close()
-            raise MemshiftError(f"Cognee could not be built: {exc}") from None
         self.top_k = top_k
         self.documents: dict[str, str] = {}  # object id -> the key of its live item
         self.added: dict[str, int] = {}  # item key -> when it was added (0, 1, ...)
@@ -111,14 +108,10 @@ class CogneeMemory:
         raise MemshiftError("Cognee's LLM is fixed when it is built; a writer switch cannot run")
 
     def query(self, question: Question) -> list[str] | QueryFailed:
-        """Cognee's chunks for the question, oldest item first; a search that failed is the
-        question's failure (logged and counted as such, never read as an empty memory)."""
-        try:
-            hits: list[dict[str, Any]] = self.bridge.call(
-                "search", query=question.question, top_k=self.top_k
-            )
-        except LibraryFailure as exc:
-            return QueryFailed(f"Cognee's search failed: {exc}"[:300])
+        """Cognee's chunks for the question, oldest item first."""
+        hits = searched(self.bridge, "Cognee", question.question, self.top_k)
+        if isinstance(hits, QueryFailed):
+            return hits
         # a chunk of an item this adapter did not add (none should be) goes first
         return [
             str(h["text"])

@@ -18,12 +18,11 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from memshift.errors import MemshiftError
 from memshift.memory.interface import Cost, Question
 from memshift.memory.under_test import QueryFailed
-from memshift.native.bridge import Bridge, LibraryFailure, base_environment, environment_python
+from memshift.native.bridge import LibraryFailure, searched, started
 from memshift.native.shared_text import RECORD_OPS, definition_text, event_text
 from memshift.world.records import PublicEvent
 
@@ -47,26 +46,22 @@ class MemOSMemory:
         top_k: int = 20,
         python: str = "",
     ) -> None:
-        environment = {
-            **base_environment(workdir),
+        self.bridge = started(
+            LIBRARY,
+            "MemOS",
+            workdir,
+            python,
+            {
+                "base_url": base_url,
+                "model": model,
+                "api_key": api_key,
+                "embedder_model": embedder_model,
+                "embedder_base_url": embedder_base_url or base_url,
+                "embedding_dims": embedding_dims,
+            },
             # MemOS gives its embedder 5 s a request by default: too little for a CPU server
-            "MOS_EMBEDDER_TIMEOUT": "600",
-        }
-        self.bridge = Bridge(environment_python(LIBRARY, python), LIBRARY, environment, workdir)
-        try:
-            self.bridge.call(
-                "init",
-                base_url=base_url,
-                model=model,
-                api_key=api_key,
-                embedder_model=embedder_model,
-                embedder_base_url=embedder_base_url or base_url,
-                embedding_dims=embedding_dims,
-                workdir=str(workdir),
-            )
-        except LibraryFailure as exc:
-            self.bridge.close()
-            raise MemshiftError(f"MemOS could not be built: {exc}") from None
+            {"MOS_EMBEDDER_TIMEOUT": "600"},
+        )
         self.batch = batch
         self.top_k = top_k
         self.adds = 0
@@ -93,14 +88,10 @@ class MemOSMemory:
         raise MemshiftError("MemOS's LLM is fixed when it is built; a writer switch cannot run")
 
     def query(self, question: Question) -> list[str] | QueryFailed:
-        """MemOS's memories for the question, oldest first; a search that failed is the
-        question's failure (logged and counted as such, never read as an empty memory)."""
-        try:
-            found: list[dict[str, Any]] = self.bridge.call(
-                "search", query=question.question, top_k=self.top_k
-            )
-        except LibraryFailure as exc:
-            return QueryFailed(f"MemOS's search failed: {exc}"[:300])
+        """MemOS's memories for the question, oldest first."""
+        found = searched(self.bridge, "MemOS", question.question, self.top_k)
+        if isinstance(found, QueryFailed):
+            return found
         return [str(m["memory"]) for m in sorted(found, key=lambda m: int(m["order"]))]
 
     def export(self, path: Path) -> None:

@@ -96,6 +96,8 @@ class Cognee:
         self.user: Any = None
         self.dataset_id: Any = None
         self.tasks: Any = None
+        # the key of each item this process added, by its id (ids are derived from the keys)
+        self.keys_by_id: dict[str, str] = {}
 
     def _run(self, step: Any) -> Any:
         return self.loop.run_until_complete(step)
@@ -153,6 +155,7 @@ class Cognee:
         if self.tasks is None:
             self.tasks = await get_default_tasks(user=self.user)
         rows = [await get_data(self.user.id, data_id(i["key"]), dataset) for i in items]
+        self.keys_by_id.update({str(data_id(i["key"])): i["key"] for i in items})
         # cognify's own tasks on the new items alone: cognify of the dataset would go over every
         # item it holds again
         await self.cognee.run_custom_pipeline(
@@ -201,10 +204,11 @@ class Cognee:
             hits = []
             for result in results:
                 for chunk in result["search_result"]:
-                    row = await get_data(
-                        self.user.id, uuid.UUID(str(chunk["document_id"])), self.dataset_id
-                    )
-                    hits.append({"key": None if row is None else row.label, "text": chunk["text"]})
+                    item = str(chunk["document_id"])
+                    if item not in self.keys_by_id:  # not added by this process: ask Cognee
+                        row = await get_data(self.user.id, uuid.UUID(item), self.dataset_id)
+                        self.keys_by_id[item] = "" if row is None else row.label
+                    hits.append({"key": self.keys_by_id[item], "text": chunk["text"]})
             return hits
 
         return list(self._run(found()))
