@@ -87,9 +87,10 @@ native-envs: $(STAMP)
 	bash environments/native.sh memos
 	bash environments/native.sh cognee
 
-# The real memory libraries at full size (tests/native, docs/native.md): about ten minutes
+# The real memory libraries at full size (tests/native, docs/native.md): about half an hour
 test-native: compile native-envs
-	$(BIN)/pytest -n 2 -q -m native_full tests/native tests/pipeline/test_native_study.py
+	$(BIN)/pytest -n 2 --dist worksteal -q -m native_full tests/native tests/pipeline/test_native_study.py \
+		tests/pipeline/test_bridged_study.py
 
 # A real model on this machine's CPU: llama.cpp's server with SmolLM2-135M-Instruct, built into
 # .venv-llama (servers/llama-cpp/install.sh, a few minutes the first time), and a slice study

@@ -17,12 +17,10 @@ from typing import Any
 import pyarrow as pa
 
 from memshift import schemas
-from memshift.native.meter import ROLE as METER_ROLE
+from memshift.native.meter import ROLE as METERED  # the library's own model calls, metered
 from memshift.native.meter import MeteredCall
 
 ROLE = "library"
-# the library's own model calls, metered (native/meter.py)
-METERED = METER_ROLE
 # the failure reason of a library call that failed (model calls name theirs: models/replies.py)
 FAILURE = "library_error"
 

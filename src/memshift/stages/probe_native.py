@@ -2,8 +2,10 @@
 branch in a scratch directory of its own, the shared reader answers from the context it
 retrieves, and the library calls that failed are logged beside the answers: their messages in
 native-failures, every library call (role `library`) in the job's call log beside the reader's,
-where the report counts them (`native/library_calls.py`). Its own module so that only native
-jobs hold the native code in their fingerprint."""
+where the report counts them (`native/library_calls.py`), and so is every model call the library
+sent its server, with its tokens, through the meter the library is given as its server (role
+`library-model`, `native/meter.py`). Its own module so that only native jobs hold the native
+code in their fingerprint."""
 
 from __future__ import annotations
 
