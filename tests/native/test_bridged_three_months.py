@@ -16,7 +16,6 @@ from memshift.dataset import world_data
 from memshift.memory.reading import answer, drive, questions
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
-from memshift.native.bridge import ENVIRONMENTS
 from memshift.native.cognee_memory import CogneeMemory
 from memshift.native.memos_memory import MemOSMemory
 from memshift.native.shared_text import RECORD_OPS, event_text
@@ -35,8 +34,6 @@ ADAPTERS = {"memos": MemOSMemory, "cognee": CogneeMemory}
 
 @pytest.mark.parametrize("library", sorted(ADAPTERS))
 def test_a_bridged_library_follows_a_whole_three_month_branch(tmp_path, library):
-    if not (ENVIRONMENTS / library / "bin/python").is_file():
-        pytest.skip(f"{library}'s environment is not installed: environments/native.sh {library}")
     world = generate_world(SEED, Timeline(3))
     data = world_data(world, ("none", BRANCH))[BRANCH]
     events = public_view(data.branch.events)

@@ -2,8 +2,8 @@
 of a three-month world that are revised, deleted and left alone, against a local server that
 speaks OpenAI's API with a scripted stand-in for cognify's two prompts: this tests the plumbing
 (one item per object, a revision replacing it, a deletion removing it, its chunks reaching the
-reader), never Cognee's quality. Skipped, with the reason, where Cognee's environment is not
-installed (`make test-native` installs it and runs these tests)."""
+reader), never Cognee's quality. `make test-native` installs Cognee's
+environment and runs these tests; without it they fail naming the install."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from slices import revised_and_deleted
 
 from memshift.dataset import world_data
 from memshift.memory.reading import drive, questions
-from memshift.native.bridge import ENVIRONMENTS
 from memshift.native.cognee_memory import CogneeMemory
 from memshift.native.shared_text import event_text
 from memshift.probes.build import measured, probes_to_table
@@ -28,13 +27,7 @@ from memshift_tools.replay import Recorder, Replayer, load
 from memshift_tools.stand_ins import cognee
 
 # minutes each (Cognee retries a refused LLM call for four minutes): make test-native
-pytestmark = [
-    pytest.mark.native_full,
-    pytest.mark.skipif(
-        not (ENVIRONMENTS / "cognee" / "bin" / "python").is_file(),
-        reason="Cognee's environment is not installed: environments/native.sh cognee",
-    ),
-]
+pytestmark = pytest.mark.native_full
 SEED = 1000
 BRANCH = "del"
 

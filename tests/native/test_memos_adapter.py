@@ -2,8 +2,8 @@
 of a three-month world that are revised, deleted and left alone, against a local server that
 speaks OpenAI's API with a scripted stand-in for MemOS's extraction prompt: this tests the
 plumbing (events reach MemOS through its extraction and add, it stores and retrieves, the reader
-gets its memories), never MemOS's quality. Skipped, with the reason, where MemOS's environment
-is not installed (`make test-native` installs it and runs these tests)."""
+gets its memories), never MemOS's quality. `make test-native`
+installs MemOS's environment and runs these tests; without it they fail naming the install."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from slices import revised_and_deleted
 
 from memshift.dataset import world_data
 from memshift.memory.reading import drive, questions
-from memshift.native.bridge import ENVIRONMENTS
 from memshift.native.memos_memory import MemOSMemory
 from memshift.native.shared_text import RECORD_OPS, event_text
 from memshift.probes.build import measured, probes_to_table
@@ -28,13 +27,7 @@ from memshift_tools.replay import Recorder, Replayer, load
 from memshift_tools.stand_ins import memos_extraction
 
 # minutes each (Cognee retries a refused LLM call for four minutes): make test-native
-pytestmark = [
-    pytest.mark.native_full,
-    pytest.mark.skipif(
-        not (ENVIRONMENTS / "memos" / "bin" / "python").is_file(),
-        reason="MemOS's environment is not installed: environments/native.sh memos",
-    ),
-]
+pytestmark = pytest.mark.native_full
 SEED = 1000
 BRANCH = "del"
 

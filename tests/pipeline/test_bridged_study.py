@@ -16,7 +16,6 @@ import pytest
 import yaml
 from test_snakemake import ROOT, SNAKEMAKE, job_env, workflow_copy
 
-from memshift.native.bridge import ENVIRONMENTS
 from memshift_tools.localserver import LocalServer
 from memshift_tools.replay import Recorder, load
 from memshift_tools.stand_ins import STAND_IN_EMBEDDER, any_library, stand_in_profile
@@ -61,10 +60,6 @@ def study(server: LocalServer, where: Path) -> Path:
     return where / "results/runs/bridged/h1/rules"
 
 
-@pytest.mark.skipif(
-    not all((ENVIRONMENTS / name / "bin/python").is_file() for name in LIBRARIES),
-    reason="the libraries' environments are not installed: make native-envs",
-)
 def test_a_study_with_the_bridged_libraries_runs_from_the_world_to_the_report(tmp_path):
     recording = tmp_path / "replies.jsonl"
     with recording.open("w") as out, LocalServer(Recorder(any_library, out)) as server:
