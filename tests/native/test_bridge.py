@@ -14,6 +14,7 @@ import shutil
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,6 +31,7 @@ from memshift.native.bridge import (
 FAKE = """
 import os
 import sys
+import time
 
 from .loop import protocol_stream, serve
 
@@ -52,6 +54,12 @@ def environment():
     return sorted(os.environ)
 
 
+def hang():
+    sys.stderr.write("waiting for a server that never answers\\n")
+    sys.stderr.flush()
+    time.sleep(3600)
+
+
 def die():
     sys.stderr.write("the library's last words\\n")
     sys.stderr.flush()
@@ -71,27 +79,31 @@ def garbage(*, line):
 
 
 STREAM = []
+CLOSE = hang if os.environ.get("HANG_ON_CLOSE") else (lambda: None)
 
 
 def main():
     STREAM.append(protocol_stream())
     serve({"echo": echo, "fail": fail, "chatty": chatty, "environment": environment, "die": die,
-           "huge": huge, "garbage": garbage, "close": lambda: None}, STREAM[0])
+           "huge": huge, "garbage": garbage, "hang": hang, "close": CLOSE}, STREAM[0])
 """
+
+
+def fake_bridge(tmp_path: Path, **options: Any) -> Bridge:
+    folder = tmp_path / "bridges"
+    folder.mkdir(exist_ok=True)
+    shutil.copy(BRIDGES / "__init__.py", folder)
+    shutil.copy(BRIDGES / "loop.py", folder)
+    (folder / "fake.py").write_text(textwrap.dedent(FAKE))
+    env = {**base_environment(tmp_path / "work"), **options.pop("env", {})}
+    return Bridge(Path(sys.executable), "fake", env, tmp_path, folder, **options)
 
 
 @pytest.fixture
 def bridge(tmp_path):
-    folder = tmp_path / "bridges"
-    folder.mkdir()
-    shutil.copy(BRIDGES / "__init__.py", folder)
-    shutil.copy(BRIDGES / "loop.py", folder)
-    (folder / "fake.py").write_text(textwrap.dedent(FAKE))
     os.environ["MEMSHIFT_TEST_SECRET"] = "sk-should-not-pass"
     try:
-        made = Bridge(
-            Path(sys.executable), "fake", base_environment(tmp_path / "work"), tmp_path, folder
-        )
+        made = fake_bridge(tmp_path)
         yield made
         made.close(timeout_s=10)
     finally:
@@ -120,6 +132,26 @@ def test_nothing_of_the_callers_environment_reaches_the_library(bridge):
 def test_a_process_that_dies_stops_the_job_with_its_last_words(bridge):
     with pytest.raises(MemshiftError, match=r"(?s)fake process ended during die.*last words"):
         bridge.call("die")
+
+
+def test_a_library_that_hangs_is_stopped_and_stops_the_job_with_its_last_words(tmp_path):
+    hung = fake_bridge(tmp_path, reply_timeout_s=1)
+    assert hung.call("echo", text="answers first") == "answers first"
+    with pytest.raises(
+        MemshiftError,
+        match=r"(?s)fake process gave no reply to hang within 1 s.*never answers",
+    ):
+        hung.call("hang")
+    assert hung.process.poll() is not None
+    hung.close(timeout_s=10)
+
+
+def test_a_library_that_hangs_on_closing_is_killed(tmp_path, capsys):
+    hung = fake_bridge(tmp_path, env={"HANG_ON_CLOSE": "1"})
+    assert hung.call("echo", text="served") == "served"
+    hung.close(timeout_s=1)
+    assert hung.process.poll() is not None
+    assert "gave no reply to close within 1 s" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -64,6 +64,9 @@ def test_a_native_system_is_planned_with_its_settings(tmp_path):
         ({"m": {**MEM0, "library": "cognee", "batch": 5}}, "m.batch: an option of another"),
         ({"m": {**MEM0, "library": "memos", "python": "bin/python"}}, "m.python"),
         ({"m": {**MEM0, "library": "memos", "python": "/x\nrm -rf /"}}, "m.python"),
+        ({"m": {**MEM0, "reply_timeout_s": 60}}, "m.reply_timeout_s: an option of another"),
+        ({"m": {**MEM0, "library": "cognee", "reply_timeout_s": 0}}, "m.reply_timeout_s"),
+        ({"m": {**MEM0, "library": "memos", "reply_timeout_s": "1; sleep"}}, "m.reply_timeout_s"),
         ({"bm25": MEM0}, "systems.native: the name 'bm25' is taken"),
         ({"Bad Name": MEM0}, "systems.native"),
     ],
@@ -76,7 +79,10 @@ def test_a_bad_native_system_is_named_in_one_line(tmp_path, native, message):
 
 @pytest.mark.parametrize(
     ("library", "options"),
-    [("memos", {"batch": 5, "python": "/opt/memos/bin/python"}), ("cognee", {"python": ""})],
+    [
+        ("memos", {"batch": 5, "python": "/opt/memos/bin/python", "reply_timeout_s": 60}),
+        ("cognee", {"python": "", "reply_timeout_s": 7200}),
+    ],
 )
 def test_a_library_in_its_own_environment_takes_its_own_options(tmp_path, library, options):
     plan = check_config(study(tmp_path, {"m": {**MEM0, "library": library, **options}}))

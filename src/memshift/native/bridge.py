@@ -7,13 +7,15 @@ The process is started from an argument list, never a shell, with an environment
 the library), its home and temporary folders under the system's work folder. It loads the
 bridges package from its folder under a name of its own, so nothing but that package is added to
 the library environment's import path. A reply is read within bounds (one line of at most
-`MAX_REPLY` bytes, bounded JSON); a process that dies, or answers out of protocol, stops the job
-with its last lines of stderr, while a failure the library raised is a failed library call
-(`LibraryFailure`) that the adapter counts as the system's behaviour."""
+`MAX_REPLY` bytes, bounded JSON, within the reply timeout); a process that dies, hangs, or
+answers out of protocol stops the job with its last lines of stderr, while a failure the library
+raised is a failed library call (`LibraryFailure`) that the adapter counts as the system's
+behaviour."""
 
 from __future__ import annotations
 
 import json
+import queue
 import subprocess
 import sys
 from collections import deque
@@ -31,6 +33,9 @@ BRIDGES = Path(__file__).parent / "bridges"
 ENVIRONMENTS = Path(memshift.__file__).resolve().parents[2] / ".native"
 MAX_REPLY = 64 * 1024 * 1024
 STDERR_LINES = 40
+# a request (one add of a batch, one search) the library has not answered in this time is a hang:
+# generous, since a library retries a refused model call for minutes and a CPU model is slow
+REPLY_TIMEOUT_S = 1800
 # Loads the bridges package from the folder of argv[1] as `memshift_bridge` (its modules import
 # each other relatively) and runs the module named by argv[2]; paths are arguments, not code.
 BOOT = (
@@ -68,6 +73,13 @@ def _drain(stream: IO[bytes], kept: deque[str]) -> None:
         kept.append(line.decode("utf-8", "replace").rstrip())
 
 
+def _read_replies(stream: IO[bytes], replies: queue.Queue[bytes]) -> None:
+    """Each line of the protocol stream (cut after `MAX_REPLY` + 1 bytes), then b"" at its end."""
+    while line := stream.readline(MAX_REPLY + 1):
+        replies.put(line)
+    replies.put(b"")
+
+
 class Bridge:
     """One library process of the module `<folder>/<module>.py` (`bridges/` unless a test gives
     another), serving one system."""
@@ -79,8 +91,10 @@ class Bridge:
         env: dict[str, str],
         workdir: Path,
         folder: Path = BRIDGES,
+        reply_timeout_s: float = REPLY_TIMEOUT_S,
     ) -> None:
         self.module = module
+        self.reply_timeout_s = reply_timeout_s
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
         workdir.mkdir(parents=True, exist_ok=True)
         self.process = subprocess.Popen(
@@ -91,9 +105,14 @@ class Bridge:
             env=env,
             cwd=workdir,
         )
-        assert self.process.stderr is not None
+        assert self.process.stderr is not None and self.process.stdout is not None
         self._drain = Thread(target=_drain, args=(self.process.stderr, self.stderr), daemon=True)
         self._drain.start()
+        self.replies: queue.Queue[bytes] = queue.Queue()
+        self._reader = Thread(
+            target=_read_replies, args=(self.process.stdout, self.replies), daemon=True
+        )
+        self._reader.start()
 
     def _stopped(self, what: str) -> MemshiftError:
         tail = "\n".join(self.stderr) or "(nothing on stderr)"
@@ -101,14 +120,24 @@ class Bridge:
 
     def call(self, op: str, **arguments: Any) -> Any:
         """The result of one request; `LibraryFailure` when the library raised."""
-        assert self.process.stdin is not None and self.process.stdout is not None
+        return self._request(op, arguments, self.reply_timeout_s)
+
+    def _request(self, op: str, arguments: dict[str, Any], timeout_s: float) -> Any:
+        assert self.process.stdin is not None
         line = request_line(op, arguments)
         try:
             self.process.stdin.write(line)
             self.process.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._stopped(f"ended before {op} (exit status {self.process.wait()})") from None
-        reply = self.process.stdout.readline(MAX_REPLY + 1)
+        try:
+            reply = self.replies.get(timeout=timeout_s)
+        except queue.Empty:
+            self.process.kill()
+            self.process.wait()
+            raise self._stopped(
+                f"gave no reply to {op} within {timeout_s:g} s and was stopped"
+            ) from None
         if not reply:
             raise self._stopped(f"ended during {op} (exit status {self.process.wait()})")
         if len(reply) > MAX_REPLY:
@@ -130,7 +159,7 @@ class Bridge:
         """Ask the process to close its stores and end; kill it if it does not."""
         if self.process.poll() is None:
             try:
-                self.call("close")
+                self._request("close", {}, timeout_s)
             except (LibraryFailure, MemshiftError) as exc:
                 print(f"{self.module}: closing: {exc}", file=sys.stderr)
             try:
@@ -138,10 +167,11 @@ class Bridge:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        self._reader.join(timeout_s)
+        self._drain.join(timeout_s)
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
                 stream.close()
-        self._drain.join(timeout_s)
 
 
 def request_line(op: str, arguments: dict[str, Any]) -> bytes:
@@ -155,11 +185,18 @@ def started(
     python: str,
     settings: dict[str, Any],
     environment: dict[str, str] | None = None,
+    reply_timeout_s: float = REPLY_TIMEOUT_S,
 ) -> Bridge:
     """The process of `library` (`shown` in messages) with its environment's python, initialised
     with `settings` (its `init`); a library that cannot start stops the job in one line."""
     env = {**base_environment(workdir), **(environment or {})}
-    bridge = Bridge(environment_python(library, python), library, env, workdir)
+    bridge = Bridge(
+        environment_python(library, python),
+        library,
+        env,
+        workdir,
+        reply_timeout_s=reply_timeout_s,
+    )
     try:
         bridge.call("init", workdir=str(workdir), **settings)
     except LibraryFailure as exc:

@@ -25,7 +25,7 @@ from typing import Any
 from memshift.errors import MemshiftError
 from memshift.memory.interface import Cost, Question
 from memshift.memory.under_test import QueryFailed
-from memshift.native.bridge import LibraryFailure, searched, started
+from memshift.native.bridge import REPLY_TIMEOUT_S, LibraryFailure, searched, started
 from memshift.native.shared_text import definition_text, latest_documents
 from memshift.world.records import PublicEvent
 
@@ -47,6 +47,7 @@ class CogneeMemory:
         embedder_base_url: str = "",
         top_k: int = 20,
         python: str = "",
+        reply_timeout_s: int = REPLY_TIMEOUT_S,
     ) -> None:
         self.bridge = started(
             LIBRARY,
@@ -61,6 +62,7 @@ class CogneeMemory:
                 "embedder_base_url": embedder_base_url or base_url,
                 "embedding_dims": embedding_dims,
             },
+            reply_timeout_s=reply_timeout_s,
         )
         self.top_k = top_k
         self.documents: dict[str, str] = {}  # object id -> the key of its live item

@@ -22,7 +22,7 @@ from pathlib import Path
 from memshift.errors import MemshiftError
 from memshift.memory.interface import Cost, Question
 from memshift.memory.under_test import QueryFailed
-from memshift.native.bridge import LibraryFailure, searched, started
+from memshift.native.bridge import REPLY_TIMEOUT_S, LibraryFailure, searched, started
 from memshift.native.shared_text import RECORD_OPS, definition_text, event_text
 from memshift.world.records import PublicEvent
 
@@ -45,6 +45,7 @@ class MemOSMemory:
         batch: int = 20,
         top_k: int = 20,
         python: str = "",
+        reply_timeout_s: int = REPLY_TIMEOUT_S,
     ) -> None:
         self.bridge = started(
             LIBRARY,
@@ -61,6 +62,7 @@ class MemOSMemory:
             },
             # MemOS gives its embedder 5 s a request by default: too little for a CPU server
             {"MOS_EMBEDDER_TIMEOUT": "600"},
+            reply_timeout_s,
         )
         self.batch = batch
         self.top_k = top_k

@@ -16,6 +16,7 @@ from memshift.memory.interface import MemorySystem
 from memshift.models.backends import api_key
 from memshift.models.field_checks import check_fields
 from memshift.models.profiles import Profile
+from memshift.native.bridge import REPLY_TIMEOUT_S
 from memshift.registry import NATIVE_SYSTEMS, load
 
 if TYPE_CHECKING:
@@ -25,8 +26,8 @@ if TYPE_CHECKING:
 OWN_OPTIONS = {
     "mem0": ("batch", "invalidate", "program_view"),
     "lightrag": ("mode",),
-    "memos": ("batch", "python"),
-    "cognee": ("python",),
+    "memos": ("batch", "python", "reply_timeout_s"),
+    "cognee": ("python", "reply_timeout_s"),
 }
 
 
@@ -45,6 +46,7 @@ class NativeSettings:
     # MemOS, Cognee: the python of the library's own environment (default: the one
     # environments/native.sh installs)
     python: str = ""
+    reply_timeout_s: int = REPLY_TIMEOUT_S  # MemOS, Cognee: a request unanswered this long hangs
 
     @classmethod
     def from_config(cls, name: str, raw: dict[str, Any]) -> NativeSettings:
