@@ -9,7 +9,7 @@ it was asked. What the system does wrong fails the questions it bears on, not th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -60,6 +60,7 @@ def answer_blinded(
     world: int,
     branch: str,
     system: str,
+    ingested: Callable[[int], None] | None = None,
 ) -> pa.Table:
     """`memory` follows the branch and is asked `shown`; the reader answers `probes` (the
     counted ones, each among `shown`), as `reading.answer_branch` would."""
@@ -70,6 +71,7 @@ def answer_blinded(
         checkpoints,
         asked_questions(shown, items),
         reader.profile,
+        ingested,
     )
     by_id = {a.question.probe_id: a for a in followed}
     twin = public_of(list(shown))

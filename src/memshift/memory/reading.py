@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -66,16 +66,23 @@ def names_version(columns: dict[str, list], n: int, items: dict[str, Item]) -> b
     )
 
 
+def events_fed(events: Sequence[PublicEvent], checkpoints: Sequence[datetime]) -> int:
+    """How many of `events` `drive` feeds a system: those up to the last checkpoint."""
+    return sum(1 for e in events if e.time <= checkpoints[-1]) if checkpoints else 0
+
+
 def drive(
     system: MemorySystem,
     events: Sequence[PublicEvent],
     checkpoints: Sequence[datetime],
     asked: Sequence[tuple[int, Question]],
     reader: Profile | None = None,
+    ingested: Callable[[int], None] | None = None,
 ) -> list[Asked]:
     """Feed the system each interval's events, then ask that checkpoint's probes; the evidence
     is packed into the budget of the `reader` that will read it. A system under test
-    (`under_test.UnderTest`) may fail a question, which is then not read."""
+    (`under_test.UnderTest`) may fail a question, which is then not read. `ingested` is told
+    how many events each interval fed the system (progress)."""
     budget, per_item = evidence_budget(reader, "reader"), label_tokens(reader)
     out: list[Asked] = []
     previous: datetime | None = None
@@ -87,6 +94,8 @@ def drive(
             elif e.op == "consent":
                 system.consent(e.fields["agent"], e.fields["scope"], bool(e.fields["allowed"]))
         system.ingest(interval, t)
+        if ingested is not None:
+            ingested(len(interval))
         for checkpoint, question in asked:
             if checkpoint == k:
                 reply = system.query(question)
@@ -185,7 +194,9 @@ def answer_branch(
     world: int,
     branch: str,
     system: str,
+    ingested: Callable[[int], None] | None = None,
 ) -> pa.Table:
-    """Every probe of a branch asked of `memory` as it follows the branch, answered by `reader`."""
-    asked = drive(memory, events, checkpoints, questions(probes, items), reader.profile)
+    """Every probe of a branch asked of `memory` as it follows the branch (`ingested`: `drive`'s),
+    answered by `reader`."""
+    asked = drive(memory, events, checkpoints, questions(probes, items), reader.profile, ingested)
     return answer(asked, reader, world=world, branch=branch, system=system, run=reader.profile.name)

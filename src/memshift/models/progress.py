@@ -1,7 +1,9 @@
 """How far a batch of model calls has got: calls done of total, tokens per second and an ETA at
 the steady rate so far, one line to stderr every few seconds while the batch runs. A job whose
 batches are too short to speak (a writer's few calls at each event, an auditor's one) is tallied
-over all of them instead: its calls so far and tokens per second, every few seconds.
+over all of them instead: its calls so far and tokens per second, every few seconds. A native
+library's job counts the events it has fed the library, with the library's own model calls
+tallied as they pass its meter.
 
 Asked for with `MEMSHIFT_PROGRESS=SECONDS` in the environment (`memshift serve-study` sets it
 unless `--quiet`); Snakemake's jobs inherit it and write their stderr to their logs. Progress
@@ -66,10 +68,11 @@ class Pace:
     tokens_in: int
     tokens_out: int
     elapsed: float
+    unit: str = "calls"
 
     def line(self) -> str:
         share = f"{100 * self.done / self.total:.0f}%" if self.total else "—"
-        head = f"memshift: {self.label}: {self.done:,} of {self.total:,} calls ({share})"
+        head = f"memshift: {self.label}: {self.done:,} of {self.total:,} {self.unit} ({share})"
         if self.elapsed <= 0 or not self.done:
             return head
         rate_in, rate_out = self.tokens_in / self.elapsed, self.tokens_out / self.elapsed
@@ -98,23 +101,28 @@ class JobTally:
     def add(self, batch: Progress) -> None:
         if not batch.done:  # a step with nothing to ask
             return
-        self.begin()
-        self.calls += batch.done
         self.batches += 1
-        self.tokens_in += batch.tokens_in
-        self.tokens_out += batch.tokens_out
+        self._count(batch.done, batch.tokens_in, batch.tokens_out, spoke=bool(batch.lines))
+
+    def counted(self, tokens_in: int, tokens_out: int) -> None:
+        """One call that ended outside any batch (a native library's, through its meter)."""
+        self._count(1, tokens_in, tokens_out, spoke=False)
+
+    def _count(self, calls: int, tokens_in: int, tokens_out: int, *, spoke: bool) -> None:
+        self.begin()
+        self.calls += calls
+        self.tokens_in += tokens_in
+        self.tokens_out += tokens_out
         now = self.clock()
-        if batch.lines:  # the batch spoke for itself
+        if spoke:  # the batch spoke for itself
             self.last = now
         elif now - self.last >= self.every:
             self.last = now
             self.emit(self.line(now))
 
     def line(self, now: float) -> str:
-        head = (
-            f"memshift: {self.label}: {self.calls:,} calls in {self.batches:,} batches so far "
-            "in this job"
-        )
+        batches = f" in {self.batches:,} batches" if self.batches else ""
+        head = f"memshift: {self.label}: {self.calls:,} calls{batches} so far in this job"
         elapsed = now - (self.start if self.start is not None else now)
         if elapsed <= 0:
             return head
@@ -136,8 +144,9 @@ class Progress:
         clock: Clock = time.monotonic,
         emit: Emit = to_stderr,
         tally: JobTally | None = None,
+        unit: str = "calls",
     ) -> None:
-        self.label, self.total, self.every = label, total, every
+        self.label, self.total, self.every, self.unit = label, total, every, unit
         self.clock, self.emit, self.tally = clock, emit, tally
         self.start = self.last = clock()
         self.done = self.tokens_in = self.tokens_out = 0
@@ -147,10 +156,12 @@ class Progress:
 
     def pace(self) -> Pace:
         elapsed = self.clock() - self.start
-        return Pace(self.label, self.done, self.total, self.tokens_in, self.tokens_out, elapsed)
+        return Pace(
+            self.label, self.done, self.total, self.tokens_in, self.tokens_out, elapsed, self.unit
+        )
 
-    def advance(self, tokens_in: int, tokens_out: int) -> None:
-        self.done += 1
+    def advance(self, tokens_in: int, tokens_out: int, done: int = 1) -> None:
+        self.done += done
         self.tokens_in += tokens_in
         self.tokens_out += tokens_out
         now = self.clock()
@@ -186,3 +197,19 @@ def batch_progress(label: str, total: int, environ: Mapping[str, str] = os.envir
         return Progress(label, total, float("inf"))
     tally = _TALLIES.setdefault(label, JobTally(label, every))
     return Progress(label, total, every, tally=tally)
+
+
+def native_progress(
+    label: str, events: int, environ: Mapping[str, str] = os.environ
+) -> tuple[Progress, JobTally | None]:
+    """The progress of a native library following a branch, as the environment asks for it: the
+    events fed to it of the branch's `events` (a line with an ETA every few seconds, checked
+    after each checkpoint's events), and a tally of its own model calls, which speaks while a
+    long checkpoint is being ingested; one that never speaks, and no tally, if not asked."""
+    every = progress_every(environ)
+    if every is None:
+        return Progress(label, events, float("inf"), unit="events"), None
+    return (
+        Progress(label, events, every, unit="events"),
+        JobTally(f"{label}: the library's model", every),
+    )

@@ -17,6 +17,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -52,9 +53,17 @@ def usage_tokens(body: bytes) -> tuple[int, int]:
 class Meter:
     """A forwarding server for one library; use as a context manager."""
 
-    def __init__(self, chat_upstream: str, embed_upstream: str, timeout_s: float = 600.0) -> None:
+    def __init__(
+        self,
+        chat_upstream: str,
+        embed_upstream: str,
+        timeout_s: float = 600.0,
+        on_call: Callable[[int, int], None] | None = None,
+    ) -> None:
+        """`on_call` is told the tokens in and out of each call as it ends (progress)."""
         self.upstreams = {"chat": chat_upstream.rstrip("/"), "embed": embed_upstream.rstrip("/")}
         self.timeout_s = timeout_s
+        self.on_call = on_call
         self.calls: list[MeteredCall] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -77,9 +86,19 @@ class Meter:
         self._server.server_close()
         self._thread.join()
 
+    def tokens(self) -> tuple[int, int]:
+        """The tokens in and out of every call so far."""
+        with self._lock:
+            return (
+                sum(call.tokens_in for call in self.calls),
+                sum(call.tokens_out for call in self.calls),
+            )
+
     def _record(self, call: MeteredCall) -> None:
         with self._lock:
             self.calls.append(call)
+            if self.on_call is not None:
+                self.on_call(call.tokens_in, call.tokens_out)
 
     def forward(
         self, route: str, path: str, body: bytes, headers: dict[str, str]

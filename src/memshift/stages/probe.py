@@ -6,7 +6,7 @@ tell which item-times changed; memshift's own systems are asked the counted prob
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -203,13 +203,14 @@ def answer_and_log(
     every_item_time: bool = False,
     calls: CallLog | None = None,
     shown: list[PublicProbe] | None = None,
+    ingested: Callable[[int], None] | None = None,
 ) -> int:
     """`memory` follows the branch and the reader answers its probes (on the unshifted branch
     every item-time with `every_item_time`, else those the measures count); asked `shown` (the
     public probes) when given, the system gets those and the reader answers its probes from their
     evidence. Writes the answers, the reader's call log (unless the job keeps one log in `calls`)
-    and, for a system with `invalidations`, its invalidation log. Returns the number of
-    answers."""
+    and, for a system with `invalidations`, its invalidation log; `ingested` follows the events
+    fed to the system (`drive`). Returns the number of answers."""
     world = reads.world
     log = calls if calls is not None else CallLog()
     client = ModelClient(reader, cache_dir=cache_dir, log=log)
@@ -218,12 +219,12 @@ def answer_and_log(
     if shown is None:
         table = answer_branch(
             memory, events, checkpoints, counted, world.items, client,
-            world=world.seed, branch=branch, system=system,
+            world=world.seed, branch=branch, system=system, ingested=ingested,
         )  # fmt: skip
     else:
         table = answer_blinded(
             memory, events, checkpoints, counted, shown, world.items, client,
-            world=world.seed, branch=branch, system=system,
+            world=world.seed, branch=branch, system=system, ingested=ingested,
         )  # fmt: skip
     reported = invalidation_log(
         memory, system, world.timeline.checkpoints, [i.item_id for i in world.items]

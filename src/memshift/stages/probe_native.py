@@ -19,9 +19,11 @@ import pyarrow as pa
 from memshift import layout, schemas
 from memshift.artifacts import write_table
 from memshift.memory.programs import ProgramRunner
+from memshift.memory.reading import events_fed
 from memshift.models.calllog import CallLog
 from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
+from memshift.models.progress import Progress, native_progress
 from memshift.models.requests import CallContext
 from memshift.native.library_calls import library_rows, library_table, metered_rows
 from memshift.native.meter import Meter
@@ -59,9 +61,12 @@ def run(
             CallContext(program.name, world.seed, branch, system),
         )
     embedder_upstream = settings.embedder_base_url or own.base_url or ""
+    fed_in_all = events_fed(reads.events, world.timeline.checkpoints)
+    progress, tally = native_progress(f"{system} {branch} (w{world.seed})", fed_in_all)
+    on_call = None if tally is None else tally.counted
     with (
         tempfile.TemporaryDirectory(prefix=f"memshift-{system}-") as scratch,
-        Meter(own.base_url or "", embedder_upstream) as meter,
+        Meter(own.base_url or "", embedder_upstream, on_call=on_call) as meter,
     ):
         # the library calls its server through the meter, which counts its calls and tokens
         metered = replace(settings, embedder_base_url=meter.url("embed"))
@@ -77,7 +82,9 @@ def run(
                 cache_dir,
                 every_item_time,
                 log,
+                ingested=lambda events: fed(progress, meter, events),
             )
+            progress.finish()
         finally:
             close = getattr(memory, "close", None)
             if callable(close):
@@ -97,6 +104,12 @@ def run(
     if failures:
         print(f"{system} {branch}: {len(failures)} library calls failed", file=sys.stderr)
     return n
+
+
+def fed(progress: Progress, meter: Meter, events: int) -> None:
+    """`events` more fed to the library, and the tokens its model has spent since the last."""
+    tokens_in, tokens_out = meter.tokens()
+    progress.advance(tokens_in - progress.tokens_in, tokens_out - progress.tokens_out, events)
 
 
 def run_job(job: NativeProbeJob) -> None:
