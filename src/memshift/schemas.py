@@ -477,6 +477,7 @@ INFERRED = pa.schema(
         ("quantity", pa.string()),
         *COUNTED_ESTIMATE,
         ("known_b", pa.int8()),
+        ("documented_b", pa.int8()),
         ("inferred_b", pa.string()),
         ("by_interval", pa.string()),
     ]

@@ -13,14 +13,17 @@ from memshift import schemas
 from memshift.analysis import measures
 from memshift.analysis.bootstrap import Resampling
 from memshift.analysis.inference import (
+    DOCUMENTED_B,
     KNOWN_B,
     NOT_MEASURED,
     inference_half,
     inferred_table,
     kappa,
     known_b,
+    native_libraries,
 )
 from memshift.artifacts import write_table
+from memshift.registry import NATIVE_SYSTEMS
 from memshift.report.inference import section
 from memshift.vocabulary import DETECTIONS, KEYED
 
@@ -110,6 +113,46 @@ def test_a_system_whose_calls_failed_on_the_deletion_branch_gets_no_b(tmp_path: 
             assert found == before
     text = section(rows)
     n = next(r["n"] for r in rows if r["system"] == "holdmem-d0-append")
-    assert f"| holdmem-d0-append | 0 | {n} | not measured | not measured | not measured | " in text
+    cells = f"| holdmem-d0-append | 0 (known) | {n} | not measured | not measured | not measured | "
+    assert cells in text
     # the cell left out of the validation of the rule: kappa over the one cell left
     assert "over 1 cells" in text and "over 2 cells" in section(every)
+
+
+def test_every_native_library_has_a_documented_b():
+    assert set(DOCUMENTED_B) == set(NATIVE_SYSTEMS)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_native_systems_inferred_b_is_set_beside_its_librarys_documented_b(tmp_path, seed):
+    """Two native systems whose libraries both document B=1 (they delete a revised document):
+    one behaves so (inferred 1), the other keeps deleted values (inferred 0); the report says
+    which agree, from the libraries the call logs name."""
+    rows = []
+    for w in range(1, 6):
+        rows += deletion_scores(w, "docs-kept", keeps=True, samples=2)
+        rows += deletion_scores(w, "docs-deleted", keeps=False, samples=2)
+    for r in rows:
+        r["free_text"] = False
+    con = opened(tmp_path, rows, [])
+    con.execute(
+        "CREATE OR REPLACE TABLE calls AS SELECT * FROM (VALUES "
+        "('docs-kept', 'library', 'cognee'), ('docs-deleted', 'library-model', 'lightrag'), "
+        "('docs-deleted', 'reader', 'openai'), ('bm25', 'reader', 'rules')) "
+        "AS t(system, role, backend)"
+    )
+    libraries = native_libraries(con)
+    assert libraries == {"docs-deleted": "lightrag", "docs-kept": "cognee"}
+    resampling = Resampling(draws=200, seed=seed)
+    measures.compute(con, resampling)
+    table = inferred_table(con, resampling, libraries=libraries).to_pylist()
+    found = {(r["system"], r["quantity"]): r for r in table}
+    kept, deleted = found[("docs-kept", "persistence")], found[("docs-deleted", "persistence")]
+    assert (kept["documented_b"], kept["inferred_b"], kept["known_b"]) == (1, "0", None)
+    assert (deleted["documented_b"], deleted["inferred_b"]) == (1, "1")
+    text = section(table)
+    assert "| docs-kept | 1 (documented) |" in text
+    assert "Of the 2 native systems, 2 have an inferred B, and it equals" in text
+    assert "and code describe) for 1 of them (paper: 5 of 5)" in text
+    # without the libraries nothing is documented, and the sentence is left out
+    assert "Of the" not in section(inferred_table(con, resampling).to_pylist())

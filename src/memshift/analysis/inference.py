@@ -3,12 +3,13 @@ removed the objects an item's value depended on, it still gives the old value wi
 at most 0.5, over at least 20 valid samples; otherwise B=0, or unidentifiable with fewer
 samples. The samples come from one half of the items; the other half gives the carryover the
 report compares with the HoldMem cell of the inferred setting. A HoldMem cell's B is known from
-its detection, so the cells validate the rule (Cohen's kappa)."""
+its detection, so the cells validate the rule (Cohen's kappa); a native library's B is what its
+documentation and code describe, set beside the inferred one (MemShift Table 10, F.9)."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import duckdb
 import pyarrow as pa
@@ -54,6 +55,24 @@ KNOWN_B = {
 }
 
 
+# B of each native library (registry.NATIVE_SYSTEMS) as its documentation and code describe it,
+# under the adapters' update contracts (docs/native.md): the fact memories only add (a deletion
+# reaches them as a tombstone sentence, which retires nothing), while the document memories
+# delete a source object's document when it is revised or deleted.
+DOCUMENTED_B = {"mem0": 0, "memos": 0, "lightrag": 1, "cognee": 1}
+
+
+def native_libraries(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """The library of each native system of the study, from its library calls in the call logs
+    (`calls`: role `library` or `library-model`, the library as the backend)."""
+    return dict(
+        con.execute(
+            "SELECT system, any_value(backend) FROM calls "
+            "WHERE role IN ('library', 'library-model') GROUP BY system ORDER BY system"
+        ).fetchall()
+    )
+
+
 def known_b(system: str) -> int | None:
     """A HoldMem cell's B where its detection fixes it; None for any other system."""
     parts = cell_parts(system)
@@ -83,10 +102,13 @@ def inferred_table(
     con: duckdb.DuckDBPyConnection,
     resampling: Resampling,
     unmeasured: Collection[tuple[str, str]] = frozenset(),
+    libraries: Mapping[str, str] | None = None,
 ) -> pa.Table:
     """The INFERRED table (empty without a deletion branch); needs the bootstrap's weights. A
     system too many of whose calls failed on the deletion branch (`unmeasured`: (system,
-    branch)) keeps its counts, but its B is NOT_MEASURED, never inferred from the failures."""
+    branch)) keeps its counts, but its B is NOT_MEASURED, never inferred from the failures. A
+    native system (`libraries`: system -> library) has its library's documented B beside."""
+    libraries = libraries or {}
     rows = persistence_rows(con)
     if not rows:
         return schemas.INFERRED.empty_table()
@@ -112,6 +134,7 @@ def inferred_table(
             {
                 **r,
                 "known_b": known_b(r["system"]),
+                "documented_b": DOCUMENTED_B.get(libraries.get(r["system"], "")),
                 "inferred_b": NOT_MEASURED if failed else inferred_b(decided),
                 "by_interval": NOT_MEASURED if failed else by_interval(decided),
             }

@@ -13,6 +13,7 @@ from memshift.analysis.inference import (
     THRESHOLD,
     inferred_table,
     kappa,
+    native_libraries,
 )
 from memshift.report.inputs import ReportInputs
 from memshift.report.markdown import interval, table
@@ -40,6 +41,29 @@ def _shown(row: Row | None, inferred: str | None) -> str:
     return NOT_MEASURED if inferred == NOT_MEASURED else interval(row)
 
 
+def _stated(known: int | None, documented: int | None) -> str:
+    """A cell's known B, a native library's documented one, else a dash."""
+    if known is not None:
+        return f"{known} (known)"
+    return "—" if documented is None else f"{documented} (documented)"
+
+
+def _against_documented(documented: Sequence[tuple[int, str]]) -> list[str]:
+    """The sentence that sets the native systems' inferred B beside their documented B."""
+    if not documented:
+        return []
+    equal = sum(1 for b, inferred in documented if inferred == str(b))
+    decided = sum(1 for _, inferred in documented if inferred in ("0", "1"))
+    return [
+        "",
+        f"Of the {len(documented)} native systems, {decided} have an inferred B, and it equals "
+        "the documented B (what the library's documentation and code describe) for "
+        f"{equal} of them (paper: 5 of 5). "
+        "An inferred B that differs from the documented one says how the system behaved here, "
+        "with this model and embedder, not what its library promises (docs/native.md).",
+    ]
+
+
 def section(rows: Sequence[Row]) -> str:
     by = {(r["system"], r["quantity"]): r for r in rows}
     systems = ordered_systems({r["system"] for r in rows})
@@ -47,6 +71,7 @@ def section(rows: Sequence[Row]) -> str:
         return ""
     body = []
     pairs = []
+    documented: list[tuple[int, str]] = []
     by_b = {r["system"]: r["inferred_b"] for r in rows}
     for system in systems:
         decided, carried = by.get((system, "persistence")), by.get((system, "carryover"))
@@ -55,11 +80,13 @@ def section(rows: Sequence[Row]) -> str:
         known, inferred = first["known_b"], first["inferred_b"]
         if known is not None and inferred in ("0", "1"):
             pairs.append((int(known), int(inferred)))
+        if first["documented_b"] is not None:
+            documented.append((first["documented_b"], inferred))
         cell = reference_cell(inferred, set(systems)) if inferred in ("0", "1") else None
         body.append(
             [
                 system,
-                "—" if known is None else str(known),
+                _stated(known, first["documented_b"]),
                 str(decided["n"]) if decided else "0",
                 _shown(decided, inferred),
                 inferred,
@@ -86,11 +113,12 @@ def section(rows: Sequence[Row]) -> str:
             f"B over {len(pairs)} cells = {shown} (paper: 1.00). D "
             "is read from the structure of what a system stores, not inferred: no system "
             "without a checked, typed store can have D=1.",
+            *_against_documented(documented),
             "",
             table(
                 [
                     "system",
-                    "known B",
+                    "known or documented B",
                     "n",
                     "persistence (%)",
                     "inferred B",
@@ -109,7 +137,8 @@ def section(rows: Sequence[Row]) -> str:
 
 
 def compute(inputs: ReportInputs) -> dict[str, pa.Table]:
-    return {"inferred": inferred_table(inputs.con, inputs.resampling, inputs.unmeasured)}
+    libraries = native_libraries(inputs.con)
+    return {"inferred": inferred_table(inputs.con, inputs.resampling, inputs.unmeasured, libraries)}
 
 
 def render(rows: Mapping[str, Sequence[Row]], inputs: ReportInputs) -> str:
