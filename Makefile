@@ -86,6 +86,7 @@ docs-runs: compile
 native-envs: $(STAMP)
 	bash environments/native.sh memos
 	bash environments/native.sh cognee
+	bash environments/native.sh amem
 
 # The real memory libraries at full size (tests/native, docs/native.md): about half an hour
 test-native: compile native-envs

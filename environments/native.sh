@@ -3,19 +3,28 @@
 # (docs/native.md): .native/LIBRARY, from requirements/native-LIBRARY.txt (every package pinned),
 # installed with the uv of memshift's environment. The adapter runs the library there as a
 # process of its own (src/memshift/native/bridges/). Does nothing when the same pins are installed.
-#   environments/native.sh memos|cognee
+# A library whose declared dependencies include one it does not need here has an overrides file,
+# requirements/native-LIBRARY-overrides.txt (uv's --override), saying why.
+#   environments/native.sh memos|cognee|amem
 set -euo pipefail
 cd "$(dirname "$0")/.."
-LIBRARY=${1:?usage: environments/native.sh memos|cognee}
+LIBRARY=${1:?usage: environments/native.sh memos|cognee|amem}
 case "$LIBRARY" in
-    memos|cognee) ;;
-    *) echo "environments/native.sh: no environment for $LIBRARY (memos, cognee)" >&2; exit 2 ;;
+    memos|cognee|amem) ;;
+    *) echo "environments/native.sh: no environment for $LIBRARY (memos, cognee, amem)" >&2; exit 2 ;;
 esac
 PYTHON=${PYTHON:-python3}
 UV=.venv/bin/uv
 VENV=.native/$LIBRARY
 PINS=requirements/native-$LIBRARY.txt
-STAMP="$VENV/.installed-$(cat "$PINS" "$0" | sha256sum | cut -c1-16)"
+OVERRIDES=requirements/native-$LIBRARY-overrides.txt
+OVERRIDE=()
+STAMPED=("$PINS" "$0")
+if [ -f "$OVERRIDES" ]; then
+    OVERRIDE=(--override "$OVERRIDES")
+    STAMPED+=("$OVERRIDES")
+fi
+STAMP="$VENV/.installed-$(cat "${STAMPED[@]}" | sha256sum | cut -c1-16)"
 if [ -f "$STAMP" ]; then
     exit 0
 fi
@@ -23,6 +32,6 @@ rm -rf "$VENV"
 echo "environments/native.sh: installing $LIBRARY into $VENV" >&2
 start=$(date +%s)
 "$UV" venv --quiet --python "$PYTHON" "$VENV"
-"$UV" pip install --quiet --compile-bytecode --python "$VENV/bin/python" -r "$PINS"
+"$UV" pip install --quiet --compile-bytecode --python "$VENV/bin/python" -r "$PINS" "${OVERRIDE[@]}"
 echo "environments/native.sh: $LIBRARY installed in $(( $(date +%s) - start )) s ($(du -sh "$VENV" | cut -f1))" >&2
 touch "$STAMP"

@@ -49,6 +49,7 @@ NATIVE_SYSTEMS: dict[str, str] = {
     "lightrag": "memshift.native.lightrag_memory:LightRAGMemory",
     "memos": "memshift.native.memos_memory:MemOSMemory",
     "cognee": "memshift.native.cognee_memory:CogneeMemory",
+    "amem": "memshift.native.amem_memory:AMemMemory",
 }
 
 # Model backends by the `backend` of a model profile (`config/models.yaml`).

@@ -40,6 +40,7 @@ STAND_INS: dict[str, Answer] = {
     "lightrag": stand_ins.lightrag,
     "memos": stand_ins.memos_extraction,
     "cognee": stand_ins.cognee,
+    "amem": stand_ins.amem,
     "any": stand_ins.any_library,
 }
 

@@ -136,11 +136,38 @@ def cognee(api: str, messages: list[dict[str, str]], schema: Any) -> str:
     raise KeyError("not one of Cognee's prompts (graph extraction, chunk summary)")
 
 
+AMEM_ANALYSIS = "Generate a structured analysis of the following content"
+AMEM_CONTENT = "Content for analysis:"
+AMEM_EVOLUTION = "You are an AI memory evolution agent"
+AMEM_KEYWORDS = 5
+
+
+def amem(api: str, messages: list[dict[str, str]], schema: Any) -> str:
+    """A-Mem's two prompts of `add_note` (a-mem 0.2.6): the content analysis (the note's first
+    five distinct words of four letters or more as keywords, its first sentence as context, the
+    first three keywords as tags) and the memory evolution (never evolve: no links, no new tags
+    or contexts for the neighbours)."""
+    prompt = messages[-1]["content"]
+    if AMEM_EVOLUTION in prompt:
+        return json.dumps(
+            {"should_evolve": False, "actions": [], "suggested_connections": [],
+             "tags_to_update": [], "new_context_neighborhood": [], "new_tags_neighborhood": []}
+        )  # fmt: skip
+    if prompt.lstrip().startswith(AMEM_ANALYSIS):
+        content = prompt.rpartition(AMEM_CONTENT)[2].strip()
+        words = list(dict.fromkeys(w.lower() for w in _WORD.findall(content)))[:AMEM_KEYWORDS]
+        tags = [*words, "note", "record", "personal"][:3]
+        return json.dumps({"keywords": words, "context": _first_sentence(content), "tags": tags})
+    raise KeyError("not one of A-Mem's prompts (content analysis, memory evolution)")
+
+
 def any_library(api: str, messages: list[dict[str, str]], schema: Any) -> str:
-    """Mem0's extraction, MemOS's, Cognee's or LightRAG's prompts, whichever the request is (one
-    server for a study with several)."""
+    """Mem0's extraction, MemOS's, Cognee's, A-Mem's or LightRAG's prompts, whichever the request
+    is (one server for a study with several)."""
     prompt = messages[-1]["content"]
     system = messages[0]["content"] if messages[0]["role"] == "system" else ""
+    if AMEM_EVOLUTION in prompt or prompt.lstrip().startswith(AMEM_ANALYSIS):
+        return amem(api, messages, schema)
     if "## New Messages" in prompt:
         return mem0_extraction(api, messages, schema)
     if prompt.startswith(MEMOS_EXTRACTION):

@@ -28,6 +28,7 @@ OWN_OPTIONS = {
     "lightrag": ("mode",),
     "memos": ("batch", "python", "reply_timeout_s"),
     "cognee": ("python", "reply_timeout_s"),
+    "amem": ("python", "reply_timeout_s"),
 }
 
 
@@ -43,10 +44,10 @@ class NativeSettings:
     batch: int = 20  # Mem0, MemOS: messages per add
     invalidate: str = "none"  # Mem0: none | source (MemShift Table 19)
     program_view: bool = False  # Mem0: the writer's program value first (MemShift Table 19)
-    # MemOS, Cognee: the python of the library's own environment (default: the one
+    # MemOS, Cognee, A-Mem: the python of the library's own environment (default: the one
     # environments/native.sh installs)
     python: str = ""
-    reply_timeout_s: int = REPLY_TIMEOUT_S  # MemOS, Cognee: a request unanswered this long hangs
+    reply_timeout_s: int = REPLY_TIMEOUT_S  # MemOS, Cognee, A-Mem: an unanswered request hangs
 
     @classmethod
     def from_config(cls, name: str, raw: dict[str, Any]) -> NativeSettings:
