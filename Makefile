@@ -87,6 +87,7 @@ native-envs: $(STAMP)
 	bash environments/native.sh memos
 	bash environments/native.sh cognee
 	bash environments/native.sh amem
+	bash environments/native.sh hipporag
 
 # The real memory libraries at full size (tests/native, docs/native.md): about half an hour
 test-native: compile native-envs

@@ -5,13 +5,13 @@
 # process of its own (src/memshift/native/bridges/). Does nothing when the same pins are installed.
 # A library whose declared dependencies include one it does not need here has an overrides file,
 # requirements/native-LIBRARY-overrides.txt (uv's --override), saying why.
-#   environments/native.sh memos|cognee|amem
+#   environments/native.sh memos|cognee|amem|hipporag
 set -euo pipefail
 cd "$(dirname "$0")/.."
-LIBRARY=${1:?usage: environments/native.sh memos|cognee|amem}
+LIBRARY=${1:?usage: environments/native.sh memos|cognee|amem|hipporag}
 case "$LIBRARY" in
-    memos|cognee|amem) ;;
-    *) echo "environments/native.sh: no environment for $LIBRARY (memos, cognee, amem)" >&2; exit 2 ;;
+    memos|cognee|amem|hipporag) ;;
+    *) echo "environments/native.sh: no environment for $LIBRARY (memos, cognee, amem, hipporag)" >&2; exit 2 ;;
 esac
 PYTHON=${PYTHON:-python3}
 UV=.venv/bin/uv

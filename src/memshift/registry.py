@@ -50,6 +50,7 @@ NATIVE_SYSTEMS: dict[str, str] = {
     "memos": "memshift.native.memos_memory:MemOSMemory",
     "cognee": "memshift.native.cognee_memory:CogneeMemory",
     "amem": "memshift.native.amem_memory:AMemMemory",
+    "hipporag": "memshift.native.hipporag_memory:HippoRAGMemory",
 }
 
 # Model backends by the `backend` of a model profile (`config/models.yaml`).

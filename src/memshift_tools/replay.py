@@ -41,6 +41,7 @@ STAND_INS: dict[str, Answer] = {
     "memos": stand_ins.memos_extraction,
     "cognee": stand_ins.cognee,
     "amem": stand_ins.amem,
+    "hipporag": stand_ins.hipporag,
     "any": stand_ins.any_library,
 }
 

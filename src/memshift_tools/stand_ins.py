@@ -161,13 +161,39 @@ def amem(api: str, messages: list[dict[str, str]], schema: Any) -> str:
     raise KeyError("not one of A-Mem's prompts (content analysis, memory evolution)")
 
 
+HIPPORAG_NER = "Your task is to extract named entities from the given paragraph."
+HIPPORAG_TRIPLES = "Your task is to construct an RDF (Resource Description Framework) graph"
+HIPPORAG_FILTER = "[[ ## fact_before_filter ## ]]"
+
+
+def hipporag(api: str, messages: list[dict[str, str]], schema: Any) -> str:
+    """HippoRAG 2's three prompts (hipporag 2.0.0a4): named entities (the passage's capitalised
+    names, up to five), triples (the first name `mentioned with` each other) and the recognition
+    of facts for a question (every fact kept)."""
+    system = messages[0]["content"] if messages[0]["role"] == "system" else ""
+    prompt = messages[-1]["content"]
+    if system.startswith(HIPPORAG_NER):
+        names = list(dict.fromkeys(_NAME.findall(prompt)))[:LIGHTRAG_ENTITIES]
+        return json.dumps({"named_entities": names})
+    if system.startswith(HIPPORAG_TRIPLES):
+        passage = _between(prompt, "Paragraph:\n```\n", "\n```")
+        names = list(dict.fromkeys(_NAME.findall(passage)))[:LIGHTRAG_ENTITIES]
+        return json.dumps({"triples": [[names[0], "mentioned with", n] for n in names[1:]]})
+    if HIPPORAG_FILTER in prompt:
+        facts = prompt.rpartition(HIPPORAG_FILTER)[2].split("\n\nRespond with", 1)[0].strip()
+        return f"[[ ## fact_after_filter ## ]]\n{facts}\n\n[[ ## completed ## ]]"
+    raise KeyError("not one of HippoRAG's prompts (entities, triples, fact recognition)")
+
+
 def any_library(api: str, messages: list[dict[str, str]], schema: Any) -> str:
-    """Mem0's extraction, MemOS's, Cognee's, A-Mem's or LightRAG's prompts, whichever the request
-    is (one server for a study with several)."""
+    """Mem0's extraction, MemOS's, Cognee's, A-Mem's, HippoRAG's or LightRAG's prompts, whichever
+    the request is (one server for a study with several)."""
     prompt = messages[-1]["content"]
     system = messages[0]["content"] if messages[0]["role"] == "system" else ""
     if AMEM_EVOLUTION in prompt or prompt.lstrip().startswith(AMEM_ANALYSIS):
         return amem(api, messages, schema)
+    if system.startswith((HIPPORAG_NER, HIPPORAG_TRIPLES)) or HIPPORAG_FILTER in prompt:
+        return hipporag(api, messages, schema)
     if "## New Messages" in prompt:
         return mem0_extraction(api, messages, schema)
     if prompt.startswith(MEMOS_EXTRACTION):

@@ -54,6 +54,15 @@ def environment():
     return sorted(os.environ)
 
 
+def interpreter():
+    return {
+        "hash_seeded": not sys.flags.hash_randomization,
+        "user_site": not sys.flags.no_user_site,
+        "working_folder_importable": "" in sys.path or os.getcwd() in sys.path,
+        "hash": hash("memshift"),
+    }
+
+
 def hang():
     sys.stderr.write("waiting for a server that never answers\\n")
     sys.stderr.flush()
@@ -84,14 +93,15 @@ CLOSE = hang if os.environ.get("HANG_ON_CLOSE") else (lambda: None)
 
 def main():
     STREAM.append(protocol_stream())
-    serve({"echo": echo, "fail": fail, "chatty": chatty, "environment": environment, "die": die,
-           "huge": huge, "garbage": garbage, "hang": hang, "close": CLOSE}, STREAM[0])
+    serve({"echo": echo, "fail": fail, "chatty": chatty, "environment": environment,
+           "interpreter": interpreter, "die": die, "huge": huge, "garbage": garbage,
+           "hang": hang, "close": CLOSE}, STREAM[0])
 """
 
 
 def fake_bridge(tmp_path: Path, **options: Any) -> Bridge:
     folder = tmp_path / "bridges"
-    folder.mkdir(exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     shutil.copy(BRIDGES / "__init__.py", folder)
     shutil.copy(BRIDGES / "loop.py", folder)
     (folder / "fake.py").write_text(textwrap.dedent(FAKE))
@@ -127,6 +137,17 @@ def test_nothing_of_the_callers_environment_reaches_the_library(bridge):
     found = bridge.call("environment")
     assert "MEMSHIFT_TEST_SECRET" not in found and "OPENAI_API_KEY" not in found
     assert {"HOME", "TMPDIR", "PATH"} <= set(found)
+
+
+def test_the_library_hashes_the_same_on_every_run_and_imports_nothing_of_the_user_or_cwd(tmp_path):
+    runs = []
+    for k in range(2):
+        made = fake_bridge(tmp_path / str(k))
+        runs.append(made.call("interpreter"))
+        made.close(timeout_s=10)
+    assert runs[0] == runs[1]
+    assert runs[0]["hash_seeded"] and not runs[0]["user_site"]
+    assert not runs[0]["working_folder_importable"]
 
 
 def test_a_process_that_dies_stops_the_job_with_its_last_words(bridge):

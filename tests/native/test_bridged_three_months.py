@@ -1,8 +1,9 @@
 """The libraries that run in environments of their own, each over a whole branch of a
-three-month world (`make test-native`): MemOS, Cognee and A-Mem follow the deletion branch
-through the replay server, recording the scripted stand-ins' replies, every probe is asked and
-read. Cognee takes about seven minutes, most of it its own bookkeeping of every item (SQLite
-through SQLAlchemy). It tests the plumbing at full size, never the libraries' quality."""
+three-month world (`make test-native`): MemOS, Cognee, A-Mem and HippoRAG follow the deletion
+branch through the replay server, recording the scripted stand-ins' replies, every probe is
+asked and read. Cognee takes about seven minutes, most of it its own bookkeeping of every item
+(SQLite through SQLAlchemy). It tests the plumbing at full size, never the libraries'
+quality."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from memshift.models.client import ModelClient
 from memshift.models.profiles import Profile
 from memshift.native.amem_memory import AMemMemory
 from memshift.native.cognee_memory import CogneeMemory
+from memshift.native.hipporag_memory import HippoRAGMemory
 from memshift.native.memos_memory import MemOSMemory
 from memshift.native.shared_text import RECORD_OPS, definition_text, event_text
 from memshift.probes.build import measured, probes_to_table
@@ -30,7 +32,12 @@ from memshift_tools.stand_ins import MEM0_FACT_CHARACTERS, any_library
 
 pytestmark = pytest.mark.native_full
 SEED, BRANCH = 1000, "del"
-ADAPTERS = {"memos": MemOSMemory, "cognee": CogneeMemory, "amem": AMemMemory}
+ADAPTERS = {
+    "memos": MemOSMemory,
+    "cognee": CogneeMemory,
+    "amem": AMemMemory,
+    "hipporag": HippoRAGMemory,
+}
 
 
 @pytest.mark.parametrize("library", sorted(ADAPTERS))
@@ -52,10 +59,16 @@ def test_a_bridged_library_follows_a_whole_three_month_branch(tmp_path, library)
     assert memory.failures == []
     assert len(asked) == probes.num_rows
     with_evidence = [a for a in asked if a.evidence]
-    if library == "amem":
-        # a note is the whole record: one longer than the reader's evidence budget (a newsletter)
-        # is never evidence, so a question whose notes found are all such has none
-        assert len(with_evidence) >= len(asked) // 2, (len(with_evidence), len(asked))
+    failed = [a.failure for a in asked if a.failure is not None]
+    if library == "hipporag":
+        # its retrieval's own assertion (tests/native/test_hipporag_adapter.py): counted
+        assert all(f.startswith("HippoRAG's search failed: AssertionError") for f in failed)
+    else:
+        assert failed == []
+    if library in ("amem", "hipporag"):
+        # a note or document is the whole record: one longer than the reader's evidence budget
+        # (a newsletter) is never evidence, so a question whose finds are all such has none
+        assert len(with_evidence) >= len(asked) // 2, (len(with_evidence), len(failed), len(asked))
     else:
         assert with_evidence == asked
     assert load(recording)
@@ -82,9 +95,12 @@ def test_a_bridged_library_follows_a_whole_three_month_branch(tmp_path, library)
         for e in shared:
             if e.op == "delete":
                 live.pop(e.object_id, None)
+            elif library == "hipporag":
+                live[e.object_id] = event_text(e)
             else:
                 live[e.object_id] = f"{e.object_id}@{e.revision}"
-        assert memory.documents == live and exported["items"] == sorted(live.values())
+        held = exported["documents" if library == "hipporag" else "items"]
+        assert memory.documents == live and held == sorted(set(live.values()))
     rows = answer(
         asked,
         ModelClient(Profile("rules", "rules")),

@@ -1,6 +1,6 @@
 """A study with the native libraries that run in environments of their own (MemOS, Cognee, A-Mem,
-`environments/native.sh`), run by Snakemake from the world to the report through the replay
-server recording the scripted stand-ins' replies (`make test-native`, which installs the
+HippoRAG; `environments/native.sh`), run by Snakemake from the world to the report through the
+replay server recording the scripted stand-ins' replies (`make test-native`, which installs the
 environments; a replay of a recording is tested on each adapter, tests/native). Each system is
 scored, reported, counted in the failures table with its library's own model calls, given a
 setting inferred from behaviour and its calls and tokens per event. It tests the plumbing, never
@@ -21,7 +21,7 @@ from memshift_tools.replay import Recorder, load
 from memshift_tools.stand_ins import STAND_IN_EMBEDDER, any_library, stand_in_profile
 
 pytestmark = pytest.mark.native_full
-LIBRARIES = ("memos", "cognee", "amem")
+LIBRARIES = ("memos", "cognee", "amem", "hipporag")
 BRANCHES = ("none", "del")
 
 

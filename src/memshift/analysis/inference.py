@@ -59,7 +59,7 @@ KNOWN_B = {
 # under the adapters' update contracts (docs/native.md): the fact memories only add (a deletion
 # reaches them as a tombstone sentence, which retires nothing), while the document memories
 # delete a source object's document when it is revised or deleted.
-DOCUMENTED_B = {"mem0": 0, "memos": 0, "amem": 0, "lightrag": 1, "cognee": 1}
+DOCUMENTED_B = {"mem0": 0, "memos": 0, "amem": 0, "lightrag": 1, "cognee": 1, "hipporag": 1}
 
 
 def native_libraries(con: duckdb.DuckDBPyConnection) -> dict[str, str]:

@@ -98,7 +98,10 @@ class Bridge:
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
         workdir.mkdir(parents=True, exist_ok=True)
         self.process = subprocess.Popen(
-            [str(python), "-I", "-c", BOOT, str(folder), module],
+            # not -I: its -E would drop the environment built here, which has no PYTHONPATH but
+            # holds the hash seed; -s keeps the user's site packages and -P the working folder
+            # out of the imports
+            [str(python), "-s", "-P", "-c", BOOT, str(folder), module],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -217,7 +220,9 @@ def searched(bridge: Bridge, shown: str, query: str, top_k: int) -> list[Any] | 
 
 def base_environment(workdir: Path) -> dict[str, str]:
     """What every library process is given: its own home and temporary folder under `workdir`,
-    UTF-8, no bytecode written into the environment, and nothing of the caller's."""
+    UTF-8, no bytecode written into the environment, a fixed hash seed (a library that iterates
+    a set of strings, as HippoRAG does when it lists facts in a prompt, then sends the same
+    prompts on every run), and nothing of the caller's."""
     home, tmp = workdir / "home", workdir / "tmp"
     home.mkdir(parents=True, exist_ok=True)
     tmp.mkdir(parents=True, exist_ok=True)
@@ -229,5 +234,6 @@ def base_environment(workdir: Path) -> dict[str, str]:
         "PYTHONIOENCODING": "utf-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONUNBUFFERED": "1",
+        "PYTHONHASHSEED": "0",
         "NO_PROXY": "127.0.0.1,localhost",
     }

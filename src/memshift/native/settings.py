@@ -29,6 +29,7 @@ OWN_OPTIONS = {
     "memos": ("batch", "python", "reply_timeout_s"),
     "cognee": ("python", "reply_timeout_s"),
     "amem": ("python", "reply_timeout_s"),
+    "hipporag": ("python", "reply_timeout_s"),
 }
 
 
@@ -44,10 +45,11 @@ class NativeSettings:
     batch: int = 20  # Mem0, MemOS: messages per add
     invalidate: str = "none"  # Mem0: none | source (MemShift Table 19)
     program_view: bool = False  # Mem0: the writer's program value first (MemShift Table 19)
-    # MemOS, Cognee, A-Mem: the python of the library's own environment (default: the one
-    # environments/native.sh installs)
+    # the libraries in an environment of their own (MemOS, Cognee, A-Mem, HippoRAG): the python
+    # of that environment (default: the one environments/native.sh installs), and how long a
+    # request may go unanswered before the library counts as hung
     python: str = ""
-    reply_timeout_s: int = REPLY_TIMEOUT_S  # MemOS, Cognee, A-Mem: an unanswered request hangs
+    reply_timeout_s: int = REPLY_TIMEOUT_S
 
     @classmethod
     def from_config(cls, name: str, raw: dict[str, Any]) -> NativeSettings:
