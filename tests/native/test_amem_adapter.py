@@ -11,11 +11,10 @@ import json
 
 import pytest
 from network_guard import no_network  # noqa: F401  (autouse)
-from served import on_server
+from served import followed, on_server
 from slices import revised_and_deleted
 
 from memshift.dataset import world_data
-from memshift.memory.reading import drive, questions
 from memshift.native.amem_memory import AMemMemory
 from memshift.native.shared_text import RECORD_OPS, event_text
 from memshift.probes.build import measured, probes_to_table
@@ -31,16 +30,6 @@ SEED = 1000
 BRANCH = "del"
 
 
-def follow(events, world, probes, server, workdir):
-    memory = on_server(AMemMemory, server, workdir)
-    try:
-        asked = drive(memory, events, world.timeline.checkpoints, questions(probes, world.items))
-        memory.export(workdir / "export.json")
-    finally:
-        memory.close()
-    return memory, asked, json.loads((workdir / "export.json").read_text())
-
-
 def test_amem_keeps_every_shared_event_as_a_note_and_replays_a_recorded_run(tmp_path):
     world = generate_world(SEED, Timeline(3))
     data = world_data(world, ("none", BRANCH))[BRANCH]
@@ -53,7 +42,7 @@ def test_amem_keeps_every_shared_event_as_a_note_and_replays_a_recorded_run(tmp_
         stats = server.stats()
     assert memory.failures == []
     # each note is one content analysis, and one evolution once A-Mem holds a neighbour
-    assert stats["paths"]["/v1/chat/completions"] == 2 * memory.adds - 1
+    assert stats["paths"]["/v1/chat/completions"] == 2 * memory.calls - 1
     # A-Mem never replaces or deletes a note: every record event up to the last checkpoint is a
     # note, a revision beside the text it revised and a deletion as its tombstone, in the order
     # they were shared, each with what A-Mem's analysis derived of it
@@ -91,8 +80,12 @@ def test_a_refused_analysis_leaves_the_note_without_what_the_model_would_derive(
         finally:
             memory.close()
     stored = json.loads((tmp_path / "export.json").read_text())
-    assert memory.adds == len(inserts) == len(stored) and memory.failures == []
+    assert memory.calls == len(inserts) == len(stored) and memory.failures == []
     assert len(replayer.misses) >= len(inserts)
     assert all(m["context"] == "General" and m["keywords"] in ("", "[]") for m in stored), stored[
         :2
     ]
+
+
+def follow(events, world, probes, server, workdir, **options):
+    return followed(AMemMemory, events, world, probes, server, workdir, **options)

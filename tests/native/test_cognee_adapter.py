@@ -7,15 +7,12 @@ environment and runs these tests; without it they fail naming the install."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from network_guard import no_network  # noqa: F401  (autouse)
-from served import on_server
+from served import followed, on_server
 from slices import revised_and_deleted
 
 from memshift.dataset import world_data
-from memshift.memory.reading import drive, questions
 from memshift.native.cognee_memory import CogneeMemory
 from memshift.native.shared_text import event_text
 from memshift.probes.build import measured, probes_to_table
@@ -30,16 +27,6 @@ from memshift_tools.stand_ins import cognee
 pytestmark = pytest.mark.native_full
 SEED = 1000
 BRANCH = "del"
-
-
-def follow(events, world, probes, server, workdir):
-    memory = on_server(CogneeMemory, server, workdir)
-    try:
-        asked = drive(memory, events, world.timeline.checkpoints, questions(probes, world.items))
-        memory.export(workdir / "export.json")
-    finally:
-        memory.close()
-    return memory, asked, json.loads((workdir / "export.json").read_text())["items"]
 
 
 def test_cognee_keeps_one_item_per_object_and_replays_a_recorded_run(tmp_path):
@@ -94,3 +81,8 @@ def test_an_item_whose_cognify_fails_is_a_counted_failure(tmp_path):
     assert memory.calls == len(inserts) == len(memory.failures)
     assert memory.documents == {}
     assert all(f.startswith("put ") for f in memory.failures), memory.failures
+
+
+def follow(events, world, probes, server, workdir):
+    memory, asked, stored = followed(CogneeMemory, events, world, probes, server, workdir)
+    return memory, asked, stored["items"]

@@ -12,11 +12,10 @@ import json
 
 import pytest
 from network_guard import no_network  # noqa: F401  (autouse)
-from served import on_server
+from served import followed, on_server
 from slices import revised_and_deleted
 
 from memshift.dataset import world_data
-from memshift.memory.reading import drive, questions
 from memshift.native.hipporag_memory import HippoRAGMemory
 from memshift.native.shared_text import event_text
 from memshift.probes.build import measured, probes_to_table
@@ -30,16 +29,6 @@ from memshift_tools.stand_ins import hipporag
 pytestmark = pytest.mark.native_full
 SEED = 1000
 BRANCH = "del"
-
-
-def follow(events, world, probes, server, workdir):
-    memory = on_server(HippoRAGMemory, server, workdir)
-    try:
-        asked = drive(memory, events, world.timeline.checkpoints, questions(probes, world.items))
-        memory.export(workdir / "export.json")
-    finally:
-        memory.close()
-    return memory, asked, json.loads((workdir / "export.json").read_text())["documents"]
 
 
 def live_texts(events, until):
@@ -105,3 +94,8 @@ def test_a_refused_openie_leaves_the_document_without_entities_or_triples(tmp_pa
     held = json.loads((tmp_path / "export.json").read_text())["documents"]
     assert memory.failures == [] and held == sorted({event_text(e) for e in inserts})
     assert len(replayer.misses) >= len(held)
+
+
+def follow(events, world, probes, server, workdir):
+    memory, asked, stored = followed(HippoRAGMemory, events, world, probes, server, workdir)
+    return memory, asked, stored["documents"]

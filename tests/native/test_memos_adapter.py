@@ -11,11 +11,10 @@ import json
 
 import pytest
 from network_guard import no_network  # noqa: F401  (autouse)
-from served import on_server
+from served import followed, on_server
 from slices import revised_and_deleted
 
 from memshift.dataset import world_data
-from memshift.memory.reading import drive, questions
 from memshift.native.memos_memory import MemOSMemory
 from memshift.native.shared_text import RECORD_OPS, event_text
 from memshift.probes.build import measured, probes_to_table
@@ -32,16 +31,6 @@ SEED = 1000
 BRANCH = "del"
 
 
-def follow(events, world, probes, server, workdir, **options):
-    memory = on_server(MemOSMemory, server, workdir, **options)
-    try:
-        asked = drive(memory, events, world.timeline.checkpoints, questions(probes, world.items))
-        memory.export(workdir / "export.json")
-    finally:
-        memory.close()
-    return memory, asked, json.loads((workdir / "export.json").read_text())
-
-
 def test_memos_keeps_every_shared_event_and_replays_a_recorded_run(tmp_path):
     world = generate_world(SEED, Timeline(3))
     data = world_data(world, ("none", BRANCH))[BRANCH]
@@ -56,7 +45,7 @@ def test_memos_keeps_every_shared_event_and_replays_a_recorded_run(tmp_path):
         stats = server.stats()
     assert memory.failures == []
     # one extraction call per add, each add at most `batch` events
-    assert stats["paths"]["/v1/chat/completions"] == memory.adds
+    assert stats["paths"]["/v1/chat/completions"] == memory.calls
     # MemOS never updates or deletes what it was told: every record event up to the last
     # checkpoint is a memory, a revision beside the text it revised and a deletion as its
     # tombstone beside the deleted text, in the order they were shared
@@ -92,6 +81,10 @@ def test_an_extraction_missing_from_the_recording_is_a_counted_failure(tmp_path)
         finally:
             memory.close()
     assert replayer.misses
-    assert memory.adds == len(inserts) == len(memory.failures)
+    assert memory.calls == len(inserts) == len(memory.failures)
     assert all("no recorded reply" in f for f in memory.failures), memory.failures
     assert json.loads((tmp_path / "export.json").read_text()) == []
+
+
+def follow(events, world, probes, server, workdir, **options):
+    return followed(MemOSMemory, events, world, probes, server, workdir, **options)

@@ -16,19 +16,13 @@ rows; a call to A-Mem that raises is counted and logged, not retried."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
+from typing import Any
 
-from memshift.errors import MemshiftError
-from memshift.memory.interface import Cost, Question
-from memshift.memory.under_test import QueryFailed
-from memshift.native.bridge import REPLY_TIMEOUT_S, LibraryFailure, searched, started
+from memshift.native.bridged import BridgedMemory, in_order_added
 from memshift.native.shared_text import RECORD_OPS, definition_text, event_text
 from memshift.world.records import PublicEvent
-
-LIBRARY = "amem"
 
 
 def note_time(t: datetime) -> str:
@@ -36,48 +30,14 @@ def note_time(t: datetime) -> str:
     return t.strftime("%Y%m%d%H%M")
 
 
-class AMemMemory:
+class AMemMemory(BridgedMemory):
     """A-Mem for one branch of one world, in a process of its own environment."""
 
-    def __init__(
-        self,
-        *,
-        base_url: str,
-        model: str,
-        embedder_model: str,
-        embedding_dims: int,
-        workdir: Path,
-        api_key: str = "local",
-        embedder_base_url: str = "",
-        top_k: int = 20,
-        python: str = "",
-        reply_timeout_s: int = REPLY_TIMEOUT_S,
-    ) -> None:
-        self.bridge = started(
-            LIBRARY,
-            "A-Mem",
-            workdir,
-            python,
-            {
-                "base_url": base_url,
-                "model": model,
-                "api_key": api_key,
-                "embedder_model": embedder_model,
-                "embedder_base_url": embedder_base_url or base_url,
-                "embedding_dims": embedding_dims,
-            },
-            reply_timeout_s=reply_timeout_s,
-        )
-        self.top_k = top_k
-        self.adds = 0
-        self.failures: list[str] = []
+    library = "amem"
+    shown = "A-Mem"
 
     def _add(self, content: str, time: datetime) -> None:
-        self.adds += 1
-        try:
-            self.bridge.call("add", content=content, time=note_time(time))
-        except LibraryFailure as exc:
-            self.failures.append(str(exc)[:300])
+        self._call("add", [note_time(time)], content=content, time=note_time(time))
 
     def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
         """Each record event and stated redefinition as a note, in the order of the events."""
@@ -91,28 +51,9 @@ class AMemMemory:
         """A stated redefinition is a note `ingest` adds at the event's time (A-Mem's notes
         carry their time)."""
 
-    def consent(self, agent: str, scope: str, allowed: bool) -> None:
-        """A-Mem keeps no agents or scopes: consent is not modelled."""
-
-    def set_writer(self, writer: object) -> None:
-        raise MemshiftError("A-Mem's LLM is fixed when it is built; a writer switch cannot run")
-
-    def query(self, question: Question) -> list[str] | QueryFailed:
+    def evidence(self, found: list[Any]) -> list[str]:
         """A-Mem's notes for the question, oldest first."""
-        found = searched(self.bridge, "A-Mem", question.question, self.top_k)
-        if isinstance(found, QueryFailed):
-            return found
-        return [str(m["memory"]) for m in sorted(found, key=lambda m: int(m["order"]))]
+        return in_order_added(found)
 
-    def export(self, path: Path) -> None:
-        memories = self.bridge.call("memories")
-        Path(path).write_text(json.dumps(memories, indent=2, sort_keys=True))
-
-    def import_(self, path: Path) -> None:
-        raise MemshiftError("A-Mem keeps its own store; an import cannot fill it")
-
-    def cost(self) -> Cost:
-        return Cost(calls=self.adds)
-
-    def close(self) -> None:
-        self.bridge.close()
+    def stored(self) -> Any:
+        return self.bridge.call("memories")

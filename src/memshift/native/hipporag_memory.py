@@ -17,74 +17,29 @@ about) and logged, not retried."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from memshift.errors import MemshiftError
-from memshift.memory.interface import Cost, Question
-from memshift.memory.under_test import QueryFailed
-from memshift.native.bridge import REPLY_TIMEOUT_S, LibraryFailure, searched, started
+from memshift.native.bridged import BridgedMemory
 from memshift.native.shared_text import definition_text, latest_documents
 from memshift.world.records import PublicEvent
 
-LIBRARY = "hipporag"
 
-
-class HippoRAGMemory:
+class HippoRAGMemory(BridgedMemory):
     """HippoRAG 2 for one branch of one world, in a process of its own environment."""
 
-    def __init__(
-        self,
-        *,
-        base_url: str,
-        model: str,
-        embedder_model: str,
-        embedding_dims: int,
-        workdir: Path,
-        api_key: str = "local",
-        embedder_base_url: str = "",
-        top_k: int = 20,
-        python: str = "",
-        reply_timeout_s: int = REPLY_TIMEOUT_S,
-    ) -> None:
-        self.bridge = started(
-            LIBRARY,
-            "HippoRAG",
-            workdir,
-            python,
-            {
-                "base_url": base_url,
-                "model": model,
-                "api_key": api_key,
-                "embedder_model": embedder_model,
-                "embedder_base_url": embedder_base_url or base_url,
-                "embedding_dims": embedding_dims,
-                "top_k": top_k,
-            },
-            reply_timeout_s=reply_timeout_s,
-        )
-        self.top_k = top_k
+    library = "hipporag"
+    shown = "HippoRAG"
+
+    def __init__(self, **common: Any) -> None:
+        super().__init__(**common)
         self.documents: dict[str, str] = {}  # object id -> the text of its live document
         self.holders: dict[str, set[str]] = {}  # document text -> the live objects with it
         self.indexed: dict[str, int] = {}  # document text -> when it was indexed (0, 1, ...)
-        self.calls = 0
-        self.failures: list[str] = []
 
-    def _call(self, op: str, texts: Sequence[str], **arguments: Any) -> bool:
-        """One request about the documents `texts`, each counted as a call (failed if it
-        raised)."""
-        if not texts:
-            return True
-        self.calls += len(texts)
-        try:
-            self.bridge.call(op, **arguments)
-        except LibraryFailure as exc:
-            self.failures += [f"{op} {text[:80]}: {exc}"[:300] for text in texts]
-            return False
-        return True
+    def init_settings(self) -> dict[str, Any]:
+        return {"top_k": self.top_k}
 
     def _release(self, object_id: str) -> str | None:
         """The object's document, if no other live object holds its text: to delete."""
@@ -102,7 +57,7 @@ class HippoRAGMemory:
         """Each object's document replaced by its latest text (None: deleted): the old
         documents deleted in one call, the new ones indexed in one."""
         gone = [old for object_id in latest if (old := self._release(object_id)) is not None]
-        self._call("delete", gone, documents=gone)
+        self._call("delete", [text[:80] for text in gone], documents=gone)
         new: list[str] = []
         for object_id, (text, _) in latest.items():
             if text is None:
@@ -111,7 +66,7 @@ class HippoRAGMemory:
                 new.append(text)
             self.holders.setdefault(text, set()).add(object_id)
             self.documents[object_id] = text
-        if self._call("index", new, documents=new):
+        if self._call("index", [text[:80] for text in new], documents=new):
             for text in new:
                 self.indexed[text] = len(self.indexed)
 
@@ -122,28 +77,10 @@ class HippoRAGMemory:
         key = f"definition:{item_id}"
         self._replace({key: (definition_text(item_id, text), f"{key}@{version}")})
 
-    def consent(self, agent: str, scope: str, allowed: bool) -> None:
-        """HippoRAG's documents carry no agents or scopes: consent is not modelled."""
-
-    def set_writer(self, writer: object) -> None:
-        raise MemshiftError("HippoRAG's LLM is fixed when it is built; a writer switch cannot run")
-
-    def query(self, question: Question) -> list[str] | QueryFailed:
-        """HippoRAG's documents for the question, oldest first."""
-        found = searched(self.bridge, "HippoRAG", question.question, self.top_k)
-        if isinstance(found, QueryFailed):
-            return found
-        # a document this adapter did not index (none should be) goes first
+    def evidence(self, found: list[Any]) -> list[str]:
+        """HippoRAG's documents for the question, oldest first; a document this adapter did not
+        index (none should be) goes first."""
         return sorted((str(d) for d in found), key=lambda d: (self.indexed.get(d, -1), d))
 
-    def export(self, path: Path) -> None:
-        Path(path).write_text(json.dumps({"documents": self.bridge.call("documents")}, indent=2))
-
-    def import_(self, path: Path) -> None:
-        raise MemshiftError("HippoRAG keeps its own store; an import cannot fill it")
-
-    def cost(self) -> Cost:
-        return Cost(calls=self.calls)
-
-    def close(self) -> None:
-        self.bridge.close()
+    def stored(self) -> Any:
+        return {"documents": self.bridge.call("documents")}

@@ -18,7 +18,7 @@ import types
 import uuid
 from typing import Any
 
-from .loop import protocol_stream, serve
+from .loop import installed_version, run
 
 # what A-Mem imports but never calls once its embedding function is replaced
 UNUSED_IMPORTS = {
@@ -83,7 +83,7 @@ class AMem:
             api_key=api_key,
             storage_path=os.path.join(workdir, "chroma"),
         )
-        return {"library": "a-mem", "version": _version()}
+        return {"library": "a-mem", "version": installed_version("a-mem")}
 
     def add(self, *, content: str, time: str) -> str:
         """One note, at `time` (YYYYMMDDHHMM, A-Mem's format); its id."""
@@ -121,22 +121,5 @@ class AMem:
         """Chroma writes as it goes; nothing is held open."""
 
 
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("a-mem")
-
-
 def main() -> None:
-    stream = protocol_stream()
-    amem = AMem()
-    serve(
-        {
-            "init": amem.init,
-            "add": amem.add,
-            "search": amem.search,
-            "memories": amem.memories,
-            "close": amem.close,
-        },
-        stream,
-    )
+    run(AMem, ("init", "add", "search", "memories", "close"))

@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .loop import protocol_stream, serve
+from .loop import installed_version, run
 
 DATASET = "memshift"
 # data ids are derived from our keys, so that a run's ids do not depend on Cognee's random ones
@@ -113,9 +113,7 @@ class Cognee:
         self.cognee = cognee
         self._run(setup())
         self.user = self._run(get_default_user())
-        from importlib.metadata import version
-
-        return {"library": "cognee", "version": version("cognee")}
+        return {"library": "cognee", "version": installed_version("cognee")}
 
     async def _dataset(self) -> Any:
         if self.dataset_id is None:
@@ -229,16 +227,4 @@ class Cognee:
 
 
 def main() -> None:
-    stream = protocol_stream()
-    cognee = Cognee()
-    serve(
-        {
-            "init": cognee.init,
-            "put": cognee.put,
-            "delete": cognee.delete,
-            "search": cognee.search,
-            "keys": cognee.keys,
-            "close": cognee.close,
-        },
-        stream,
-    )
+    run(Cognee, ("init", "put", "delete", "search", "keys", "close"))

@@ -17,7 +17,7 @@ import logging
 import os
 from typing import Any
 
-from .loop import protocol_stream, serve
+from .loop import installed_version, run
 
 # a name HippoRAG maps to its OpenAI-compatible embedding client (embedding_model/__init__.py)
 OPENAI_EMBEDDING = "text-embedding"
@@ -57,7 +57,7 @@ class Hippo:
         )
         self.rag = HippoRAG(global_config=config)
         self.rag.embedding_model.embedding_model_name = embedder_model
-        return {"library": "hipporag", "version": _version()}
+        return {"library": "hipporag", "version": installed_version("hipporag")}
 
     def index(self, *, documents: list[str]) -> int:
         """The documents indexed; how many."""
@@ -87,23 +87,5 @@ class Hippo:
         """HippoRAG writes its stores and graph as it goes; nothing is held open."""
 
 
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("hipporag")
-
-
 def main() -> None:
-    stream = protocol_stream()
-    hippo = Hippo()
-    serve(
-        {
-            "init": hippo.init,
-            "index": hippo.index,
-            "delete": hippo.delete,
-            "search": hippo.search,
-            "documents": hippo.documents,
-            "close": hippo.close,
-        },
-        stream,
-    )
+    run(Hippo, ("init", "index", "delete", "search", "documents", "close"))

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 Handler = Callable[..., Any]
@@ -51,3 +51,17 @@ def serve(handlers: dict[str, Handler], stream: TextIO) -> None:
         _reply(stream, {"ok": result})
         if op == "close":
             return
+
+
+def run(library: Callable[[], object], ops: Sequence[str]) -> None:
+    """A bridge module's `main`: the protocol stream taken, then the library's object made (so
+    nothing it prints on import reaches the protocol) and its methods `ops` served."""
+    stream = protocol_stream()
+    made = library()
+    serve({op: getattr(made, op) for op in ops}, stream)
+
+
+def installed_version(distribution: str) -> str:
+    from importlib.metadata import version
+
+    return version(distribution)

@@ -10,7 +10,7 @@ import os
 import uuid
 from typing import Any
 
-from .loop import protocol_stream, serve
+from .loop import installed_version, run
 
 COLLECTION = "memshift"
 
@@ -68,7 +68,7 @@ class MemOS:
             }
         )
         self.memory = GeneralTextMemory(config)
-        return {"library": "MemoryOS", "version": _version()}
+        return {"library": "MemoryOS", "version": installed_version("MemoryOS")}
 
     def add(self, *, messages: list[str]) -> int:
         """The memories MemOS extracts from the messages the person shares, added; how many."""
@@ -100,22 +100,5 @@ class MemOS:
             client.close()
 
 
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("MemoryOS")
-
-
 def main() -> None:
-    stream = protocol_stream()
-    memos = MemOS()
-    serve(
-        {
-            "init": memos.init,
-            "add": memos.add,
-            "search": memos.search,
-            "memories": memos.memories,
-            "close": memos.close,
-        },
-        stream,
-    )
+    run(MemOS, ("init", "add", "search", "memories", "close"))
