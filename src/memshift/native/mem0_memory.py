@@ -58,10 +58,12 @@ class Mem0Memory:
         programs: ProgramRunner | None = None,
     ) -> None:
         workdir.mkdir(parents=True, exist_ok=True)
-        if "mem0" in sys.modules and os.environ.get("MEM0_TELEMETRY") != "false":
+        # mem0 reads MEM0_TELEMETRY once, when it is imported: what counts is what it read
+        telemetry = sys.modules.get("mem0.memory.telemetry")
+        if telemetry is not None and getattr(telemetry, "MEM0_TELEMETRY", False):
             raise MemshiftError(
-                "mem0 was imported before its telemetry was switched off; set "
-                "MEM0_TELEMETRY=false before importing it, or let this adapter import it"
+                "mem0 was imported with its telemetry on; set MEM0_TELEMETRY=false before "
+                "importing it, or let this adapter import it"
             )
         # read by mem0 when it is imported: no telemetry, no files outside `workdir`
         os.environ["MEM0_TELEMETRY"] = "false"
