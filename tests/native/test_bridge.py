@@ -54,6 +54,14 @@ def environment():
     return sorted(os.environ)
 
 
+def unix_socket():
+    from multiprocessing.connection import Listener
+
+    listener = Listener(family="AF_UNIX")
+    listener.close()
+    return os.environ["TMPDIR"]
+
+
 def interpreter():
     return {
         "hash_seeded": not sys.flags.hash_randomization,
@@ -94,8 +102,8 @@ CLOSE = hang if os.environ.get("HANG_ON_CLOSE") else (lambda: None)
 def main():
     STREAM.append(protocol_stream())
     serve({"echo": echo, "fail": fail, "chatty": chatty, "environment": environment,
-           "interpreter": interpreter, "die": die, "huge": huge, "garbage": garbage,
-           "hang": hang, "close": CLOSE}, STREAM[0])
+           "interpreter": interpreter, "unix_socket": unix_socket, "die": die, "huge": huge,
+           "garbage": garbage, "hang": hang, "close": CLOSE}, STREAM[0])
 """
 
 
@@ -148,6 +156,27 @@ def test_the_library_hashes_the_same_on_every_run_and_imports_nothing_of_the_use
     assert runs[0] == runs[1]
     assert runs[0]["hash_seeded"] and not runs[0]["user_site"]
     assert not runs[0]["working_folder_importable"]
+
+
+def test_a_library_binds_a_unix_socket_however_long_the_scratch_folder(tmp_path):
+    """A Unix socket's path holds 107 bytes; a library that starts a multiprocessing manager
+    (HippoRAG, on import) binds one under TMPDIR, which a deep scratch folder would overflow."""
+    deep = tmp_path / ("scratch-" * 12)
+    made = fake_bridge(deep)
+    try:
+        tmp = made.call("unix_socket")
+        assert len(tmp) <= 64 and Path(tmp).is_dir()
+    finally:
+        made.close(timeout_s=10)
+    assert not Path(tmp).exists()
+    shallow = fake_bridge(tmp_path / "s")
+    try:
+        assert (
+            shallow.call("unix_socket") == str(tmp_path / "s" / "work" / "tmp")
+            or len(str(tmp_path / "s" / "work" / "tmp")) > 64
+        )
+    finally:
+        shallow.close(timeout_s=10)
 
 
 def test_a_process_that_dies_stops_the_job_with_its_last_words(bridge):

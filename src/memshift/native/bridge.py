@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 import queue
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections import deque
 from pathlib import Path
 from threading import Thread
@@ -33,6 +35,10 @@ BRIDGES = Path(__file__).parent / "bridges"
 ENVIRONMENTS = Path(memshift.__file__).resolve().parents[2] / ".native"
 MAX_REPLY = 64 * 1024 * 1024
 STDERR_LINES = 40
+# a Unix socket's path holds at most 107 bytes, and a library that starts a multiprocessing
+# manager (HippoRAG does, on import) binds one under TMPDIR/pymp-XXXXXXXX/: a longer TMPDIR
+# than this is swapped for a short one of the process's own
+SOCKET_ROOM = 64
 # a request (one add of a batch, one search) the library has not answered in this time is a hang:
 # generous, since a library retries a refused model call for minutes and a CPU model is slow
 REPLY_TIMEOUT_S = 1800
@@ -97,6 +103,10 @@ class Bridge:
         self.reply_timeout_s = reply_timeout_s
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
         workdir.mkdir(parents=True, exist_ok=True)
+        self.short_tmp: str | None = None
+        if len(env.get("TMPDIR", "")) > SOCKET_ROOM:
+            self.short_tmp = tempfile.mkdtemp(prefix="memshift-", dir=_short_root())
+            env = {**env, "TMPDIR": self.short_tmp}
         self.process = subprocess.Popen(
             # not -I: its -E would drop the environment built here, which has no PYTHONPATH but
             # holds the hash seed; -s keeps the user's site packages and -P the working folder
@@ -175,6 +185,14 @@ class Bridge:
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
                 stream.close()
+        if self.short_tmp is not None:
+            shutil.rmtree(self.short_tmp, ignore_errors=True)
+
+
+def _short_root() -> str:
+    """Where a short temporary folder goes: the system's, unless it is itself long."""
+    system = tempfile.gettempdir()
+    return system if len(system) <= SOCKET_ROOM // 2 else "/tmp"
 
 
 def request_line(op: str, arguments: dict[str, Any]) -> bytes:

@@ -7,7 +7,9 @@ agent's consent, a writer switch, an import)."""
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,9 +17,11 @@ from memshift.errors import MemshiftError
 from memshift.memory.interface import Cost, Question
 from memshift.memory.under_test import QueryFailed
 from memshift.native.bridge import REPLY_TIMEOUT_S, LibraryFailure, searched, started
+from memshift.native.shared_text import definition_text, latest_documents
+from memshift.world.records import PublicEvent
 
 
-class BridgedMemory:
+class BridgedMemory(ABC):
     """One library process for one branch of one world; a subclass names the library and says
     how it ingests, orders what its search finds, and exports."""
 
@@ -78,16 +82,18 @@ class BridgedMemory:
             return False
         return True
 
+    @abstractmethod
     def evidence(self, found: list[Any]) -> list[str]:
         """The texts of what the library's search found, in the order the reader reads them."""
-        raise NotImplementedError
 
+    @abstractmethod
     def stored(self) -> Any:
         """What the library holds, as the export writes it."""
-        raise NotImplementedError
 
     def consent(self, agent: str, scope: str, allowed: bool) -> None:
-        """The library keeps no agents or scopes: consent is not modelled."""
+        """The library keeps no agents or scopes: consent is not modelled (a deliberate no-op for
+        every bridged library, not a step left to subclasses)."""
+        return None
 
     def set_writer(self, writer: object) -> None:
         raise MemshiftError(
@@ -111,6 +117,23 @@ class BridgedMemory:
 
     def close(self) -> None:
         self.bridge.close()
+
+
+class BridgedDocuments(BridgedMemory):
+    """A document memory (MemShift C.5: Cognee, HippoRAG): one document per source object and
+    one per stated redefinition, each replaced by its latest text."""
+
+    @abstractmethod
+    def _replace(self, latest: dict[str, tuple[str | None, str]]) -> None:
+        """Each object's document replaced by its latest text (None: deleted); `latest` maps
+        an object to (its text, its key `<object>@<revision>`)."""
+
+    def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
+        self._replace(latest_documents(list(events)))
+
+    def define(self, item_id: str, version: int, text: str) -> None:
+        key = f"definition:{item_id}"
+        self._replace({key: (definition_text(item_id, text), f"{key}@{version}")})
 
 
 def in_order_added(found: list[dict[str, Any]]) -> list[str]:

@@ -16,16 +16,12 @@ call per item it was about) and logged, not retried."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
-from memshift.native.bridged import BridgedMemory
-from memshift.native.shared_text import definition_text, latest_documents
-from memshift.world.records import PublicEvent
+from memshift.native.bridged import BridgedDocuments
 
 
-class CogneeMemory(BridgedMemory):
+class CogneeMemory(BridgedDocuments):
     """Cognee for one branch of one world, in a process of its own environment."""
 
     library = "cognee"
@@ -49,13 +45,6 @@ class CogneeMemory(BridgedMemory):
             for object_id, (_, key) in live.items():
                 self.documents[object_id] = key
                 self.added[key] = len(self.added)
-
-    def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
-        self._replace(latest_documents(list(events)))
-
-    def define(self, item_id: str, version: int, text: str) -> None:
-        key = f"definition:{item_id}"
-        self._replace({key: (definition_text(item_id, text), f"{key}@{version}")})
 
     def evidence(self, found: list[Any]) -> list[str]:
         """Cognee's chunks for the question, oldest item first; a chunk of an item this adapter

@@ -17,16 +17,12 @@ about) and logged, not retried."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
-from memshift.native.bridged import BridgedMemory
-from memshift.native.shared_text import definition_text, latest_documents
-from memshift.world.records import PublicEvent
+from memshift.native.bridged import BridgedDocuments
 
 
-class HippoRAGMemory(BridgedMemory):
+class HippoRAGMemory(BridgedDocuments):
     """HippoRAG 2 for one branch of one world, in a process of its own environment."""
 
     library = "hipporag"
@@ -69,13 +65,6 @@ class HippoRAGMemory(BridgedMemory):
         if self._call("index", [text[:80] for text in new], documents=new):
             for text in new:
                 self.indexed[text] = len(self.indexed)
-
-    def ingest(self, events: Sequence[PublicEvent], now: datetime) -> None:
-        self._replace(latest_documents(list(events)))
-
-    def define(self, item_id: str, version: int, text: str) -> None:
-        key = f"definition:{item_id}"
-        self._replace({key: (definition_text(item_id, text), f"{key}@{version}")})
 
     def evidence(self, found: list[Any]) -> list[str]:
         """HippoRAG's documents for the question, oldest first; a document this adapter did not
