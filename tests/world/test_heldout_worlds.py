@@ -17,7 +17,7 @@ from memshift.models.requests import ProgramRequest
 from memshift.sandbox import check_program, run_programs
 from memshift.simulator.programs import item_program
 from memshift.timeutil import fmt
-from memshift.world.generate import generate_world
+from memshift.world.generate import World, generate_world
 from memshift.world.records import snapshots
 from memshift.world.tables import world_description, world_from_description
 
@@ -25,14 +25,19 @@ SEEDS = (1000, 1001, 1002)
 
 
 @cache
+def generated(seed: int, name: str) -> World:
+    return generate_world(seed, definitions=name)
+
+
+@cache
 def heldout_data(seed: int, name: str) -> dict[str, BranchData]:
     # world_data checks fidelity on every branch: a member the records do not state fails here
-    return world_data(generate_world(seed, definitions=name), ("none", "src", "def"))
+    return world_data(generated(seed, name), ("none", "src", "def"))
 
 
 @pytest.mark.parametrize("name", HELDOUT_SETS)
 def test_a_set_changes_the_definition_items_and_nothing_else(name: str) -> None:
-    fixed, held = generate_world(1000), generate_world(1000, definitions=name)
+    fixed, held = generated(1000, FIXED_SET), generated(1000, name)
     assert held.events == fixed.events
     assert [i for i in held.items if not i.is_definition] == [
         i for i in fixed.items if not i.is_definition
@@ -64,7 +69,7 @@ def test_the_shifts_move_and_revise_the_sets_definitions(name: str) -> None:
 
 @pytest.mark.parametrize("name", [FIXED_SET, *HELDOUT_SETS])
 def test_the_rule_based_programs_compute_gold_for_every_definition_and_version(name: str) -> None:
-    w = generate_world(1000, definitions=name)
+    w = generated(1000, name)
     none = (
         world_data(w, ("none",))["none"] if name == FIXED_SET else heldout_data(1000, name)["none"]
     )

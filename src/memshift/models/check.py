@@ -11,6 +11,7 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from urllib.parse import urlsplit
 
 from memshift.errors import MemshiftError
@@ -35,6 +36,13 @@ from memshift.world.records import Record, newest_within, state_at
 CHECK_SEED = 0
 
 
+@cache
+def _check_world() -> World:
+    """World 0, built once per process: a check builds its requests more than once (the
+    profile's own forms, then the others it tries), and a world takes a second to build."""
+    return generate_world(CHECK_SEED)
+
+
 def _item(world: World, item_id: str) -> Item:
     return next(i for i in world.items if i.item_id == item_id)
 
@@ -52,7 +60,7 @@ def check_requests(
     evidence a study would give the writer and the auditor on a profile with a context window,
     `retrieval.budgets.check_budgets`), their records cut to the newest that fit."""
     budgets = budgets or {}
-    world = world or generate_world(CHECK_SEED)
+    world = world or _check_world()
     fork = world.timeline.fork
     contacts = _item(world, "def.important_contacts")
     recent = tuple(r for r in _live(world, ("calendar",)) if r.kind == "meeting")[-40:]
@@ -98,7 +106,7 @@ def _newest_within(records: Sequence[Record], budget: int | None) -> tuple[Recor
 
 def reader_requests(n: int, world: World | None = None) -> list[ReaderRequest]:
     """`n` distinct, small reader requests (for load tests and benchmarks)."""
-    world = world or generate_world(CHECK_SEED)
+    world = world or _check_world()
     items = [i for i in world.items if not i.is_definition]
     fork = world.timeline.fork
     return [
