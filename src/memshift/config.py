@@ -215,15 +215,18 @@ def with_defaults(config: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[
     return filled
 
 
-def study_layout(study: Mapping[str, Any]) -> Study:
-    """Where a checked study's artifacts go (`layout.py`)."""
+def study_layout(study: Mapping[str, Any], **worlds: Any) -> Study:
+    """Where a checked study's artifacts go (`layout.py`); with `worlds`, those settings of its
+    worlds changed, as `snakemake --config horizon=`, `definition_set=` or `rewriter=` changes
+    them (where a side study finds each of its runs)."""
+    changed = {**study["worlds"], **worlds}
     return Study(
         Path(study["results"]),
         study["study"],
-        study["worlds"]["history_months"],
+        changed["history_months"],
         run_name(study["llm"], study["roles"]),
-        study["worlds"]["definitions"],
-        study["worlds"].get("rewriter"),
+        changed["definitions"],
+        changed.get("rewriter"),
     )
 
 
@@ -275,6 +278,14 @@ def study_config(
         merge(config, study)
     check_bounds(given or {})
     return merge(config, given or {})
+
+
+def checked_study(
+    configfile: Path | None, given: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The study a command's --configfile names (config/config.yaml alone without one), as the
+    Snakefile reads it, checked."""
+    return check_config(study_config(DEFAULT_CONFIG, [configfile] if configfile else [], given))
 
 
 def _default_under(default: Path, studies: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

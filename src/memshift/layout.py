@@ -464,16 +464,35 @@ def run_dir(
     return runs_of_study(results, study, history_months, definitions, rewriter) / run_name
 
 
+def validation_report_dir(results: Path) -> Path:
+    """The validation study's report, over its writers' runs."""
+    return results / "validation"
+
+
+def grid_report_dir(results: Path, study: str) -> Path:
+    """The validation grid's report (and the models file it writes for its writers)."""
+    return results / study
+
+
 # the reports over several runs of one study: at every horizon, with each held-out definition
 # set, on template and rewritten worlds
 RUNS_REPORTS = ("horizons", "heldout", "rewritten")
 
 
-def runs_report_dir(results: Path, study: str, report: str, run_name: str) -> Path:
-    """Where a report over several runs of one study goes (`RUNS_REPORTS`)."""
+def runs_report_dir(
+    results: Path,
+    study: str,
+    report: str,
+    run_name: str,
+    definitions: str = FIXED,
+    rewriter: str | None = None,
+) -> Path:
+    """Where a report over several runs of one study goes (`RUNS_REPORTS`); on worlds of another
+    definition set or rewritten worlds, a folder of its own (`horizons-heldout-1`)."""
     if report not in RUNS_REPORTS:
         raise ValueError(f"unknown report {report!r}; choose one of {RUNS_REPORTS}")
-    return results / "runs" / study / report / run_name
+    folder = f"{report}{_suffix(DEFAULT_HISTORY_MONTHS, definitions, rewriter)}"
+    return results / "runs" / study / folder / run_name
 
 
 def results_of_run(run: Path) -> Path:
@@ -508,15 +527,15 @@ class Study:
         return world_in(self.template_worlds, world)
 
     @cached_property
-    def runs(self) -> Path:
-        return run_dir(
-            self.results,
-            self.study,
-            self.history_months,
-            self.run_name,
-            self.definitions,
-            self.rewriter,
+    def profile_runs(self) -> Path:
+        """The runs of this study on these worlds, one folder per model profile (`run_name`)."""
+        return runs_of_study(
+            self.results, self.study, self.history_months, self.definitions, self.rewriter
         )
+
+    @cached_property
+    def runs(self) -> Path:
+        return self.profile_runs / self.run_name
 
     @property
     def llm_cache(self) -> Path:

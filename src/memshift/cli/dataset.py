@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-from memshift import layout
 from memshift.cli.group import cli
-from memshift.cli.options import BUNDLE_OUT, checked_study, exportable, profile_named, system_names
-from memshift.errors import MemshiftError
+from memshift.cli.options import BUNDLE_OUT, study_file, system_names
+from memshift.config import checked_study
 from memshift.vocabulary import (
     EXPORT_ARMS,
 )
 
 
 @cli.command("export-bundle")
-@click.option(
-    "--configfile",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default=None,
-    help="The study, as given to snakemake (default: config/config.yaml alone); it must have run.",
+@study_file(
+    None,
+    "The study, as given to snakemake (default: config/config.yaml alone); it must have run.",
 )
 @click.option("--world", "seed", type=int, required=True, help="The world's seed.")
 @click.option(
@@ -42,32 +38,9 @@ def export_bundle(configfile: Path | None, seed: int, cell: str, arm: str, out: 
     bundle validated by the format's reference package (`export` with the study's paths)."""
     from memshift.config import DEFAULT_CONFIG, study_layout
     from memshift.studies.export import stage
-    from memshift.vocabulary import cell_parts
 
-    study = checked_study(configfile)
-    named = configfile or DEFAULT_CONFIG
-    if seed not in study["seed_list"]:
-        raise MemshiftError(f"--world {seed}: the study {named} has no such world")
-    parts = cell_parts(cell)
-    cells = study["system_plan"]["cells"]
-    if cell not in cells or not exportable(parts):
-        movable = [c for c in cells if exportable(cell_parts(c))]
-        raise MemshiftError(
-            f"--cell {cell!r}: not an exportable HoldMem cell of the study {named}; "
-            f"choose one of {', '.join(movable) or '(none)'}"
-        )
-    paths = study_layout(study)
-    run_world = paths.run_world(seed)
-    if not run_world.is_dir():
-        raise MemshiftError(
-            f"world {seed} of the study {named} has not run ({run_world} is missing): run "
-            f"snakemake --configfile {named} first"
-        )
-    llm = study["role_profiles"]["writer"]  # the writer of the run's pre-fork store
-    episodes, manifest = stage.run(
-        paths.world(seed), run_world, parts[1], parts[0], arm,
-        profile_named(llm, Path(study["models"])), out,
-    )  # fmt: skip
+    study, named = checked_study(configfile), configfile or DEFAULT_CONFIG
+    episodes, manifest = stage.of_study(study, study_layout(study), named, seed, cell, arm, out)
     click.echo(f"w{seed}: {episodes} episodes -> {out} (digest {manifest.bundle_digest})", err=True)
 
 
@@ -88,11 +61,9 @@ def validate_bundle(bundle: Path) -> None:
 
 
 @cli.command("export-dataset")
-@click.option(
-    "--configfile",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default=None,
-    help="The study whose worlds to export (default: config/config.yaml alone); its worlds must "
+@study_file(
+    None,
+    "The study whose worlds to export (default: config/config.yaml alone); its worlds must "
     "be built.",
 )
 @click.option(
@@ -116,11 +87,9 @@ def export_dataset(configfile: Path | None, out: Path) -> None:
 
 @cli.command("score-predictions")
 @click.argument("path", type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option(
-    "--configfile",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default=None,
-    help="The study whose exported dataset the predictions answer, as given to snakemake "
+@study_file(
+    None,
+    "The study whose exported dataset the predictions answer, as given to snakemake "
     "(default: config/config.yaml alone); checked against the file before the study runs.",
 )
 @click.option(
@@ -134,74 +103,6 @@ def score_predictions(path: Path, configfile: Path | None, name: str, cores: str
     """Score a predictions file into the study's report, beside its own systems: the study runs
     again with `systems.predictions` naming it (finished jobs are not repeated), so the file is
     checked, its answers scored and the report written with the system in every table."""
-    import json
-    import subprocess
+    from memshift.stages import predictions_submitted
 
-    from memshift.config import DEFAULT_CONFIG, study_layout
-    from memshift.intake.predictions import read_predictions
-    from memshift.probes.public import not_given, unbuilt
-
-    configfile = configfile or DEFAULT_CONFIG
-    if not configfile.is_file():
-        raise MemshiftError(f"{configfile}: no such study file here; name one with --configfile")
-    predictions = read_predictions(path)
-    study = checked_study(configfile)
-    seeds = study["seed_list"]
-    outside = sorted(predictions.worlds() - set(seeds))
-    if outside:
-        raise MemshiftError(
-            f"{path}: predictions for world {outside[0]}, which the study {configfile} does not "
-            "hold"
-        )
-    unanswered = [seed for seed in seeds if seed not in predictions.worlds()]
-    if unanswered:
-        raise MemshiftError(
-            f"{path}: no prediction for {len(unanswered)} of the {len(seeds)} worlds of the study "
-            f"{configfile} (first: world {unanswered[0]}); is it the study you predicted? "
-            f"(predict the probes of memshift export-dataset --configfile {configfile})"
-        )
-    paths = study_layout(study)
-    if unbuilt(paths.worlds, seeds, study["branches"]):
-        # the probes are checked before the study runs: its worlds first, alone
-        click.echo(f"building the study's {len(seeds)} world(s) to check the predictions", err=True)
-        targets = [str(layout.manifest(paths.world(seed))) for seed in seeds]
-        built = subprocess.run(
-            # the targets before --quiet, whose values would swallow them
-            [sys.executable, "-m", "snakemake", *targets, "--configfile", str(configfile),
-             "--cores", cores, "--quiet", "rules"],
-            check=False,
-        )  # fmt: skip
-        if built.returncode != 0:
-            raise MemshiftError(
-                f"the worlds of the study {configfile} failed to build (snakemake exit "
-                f"{built.returncode})"
-            )
-    extra = not_given(predictions.by_probe, paths.worlds, seeds, study["branches"])
-    if extra:
-        raise MemshiftError(
-            f"{path}: {len(extra)} prediction(s) for probes the study's dataset does not give, "
-            f"first {extra[0]} (predict the probes of memshift export-dataset --configfile "
-            f"{configfile})"
-        )
-    overlay = layout.prediction_overlay(paths.runs, name)
-    overlay.parent.mkdir(parents=True, exist_ok=True)
-    overlay.write_text(
-        f"systems:\n  predictions:\n    {json.dumps(name)}: {json.dumps(str(path.resolve()))}\n"
-    )
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--configfile",
-        str(configfile),
-        str(overlay),
-        "--cores",
-        cores,
-    ]
-    click.echo(f"{name}: {len(predictions.by_probe)} predictions; running the study", err=True)
-    finished = subprocess.run(command, check=False)
-    if finished.returncode != 0:
-        raise MemshiftError(
-            f"the study failed with the predictions (snakemake exit {finished.returncode}); "
-            f"its configuration: {configfile} and {overlay}"
-        )
+    predictions_submitted.score(path, configfile, name, cores)

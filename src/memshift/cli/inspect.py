@@ -10,7 +10,8 @@ import click
 
 from memshift import layout
 from memshift.cli.group import cli
-from memshift.cli.options import MODELS, SEED, checked_study, scored_system_name
+from memshift.cli.options import MODELS, SEED, scored_system_name, study_file
+from memshift.config import checked_study
 from memshift.errors import ConfigError, MemshiftError
 from memshift.intake.reading import schema_default
 from memshift.vocabulary import (
@@ -50,11 +51,9 @@ def docs_tables(pages: tuple[Path, ...], check: bool) -> None:
 
 
 @cli.command()
-@click.option(
-    "--configfile",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default=None,
-    help="The study, as given to snakemake (default: config/config.yaml alone); its results "
+@study_file(
+    None,
+    "The study, as given to snakemake (default: config/config.yaml alone); its results "
     "directory, horizon and name say where its worlds and run are.",
 )
 @click.option("--llm", default=None, help="The run's model profile, if not the study's `llm`.")
@@ -124,11 +123,9 @@ def explain(
 
 
 @cli.command()
-@click.option(
-    "--configfile",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default=None,
-    help="The study, as given to snakemake (default: config/config.yaml alone).",
+@study_file(
+    None,
+    "The study, as given to snakemake (default: config/config.yaml alone).",
 )
 @click.option("--llm", default=None, help="The profile to plan for, if not the study's `llm`.")
 @click.option(

@@ -3,6 +3,7 @@ profiles, the study a --configfile names."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,6 @@ from memshift.intake.reading import schema_default
 from memshift.vocabulary import (
     BRANCHES,
     MAX_SEED,
-    MOVABLE,
-    REPAIRS,
 )
 from memshift.world.timeline import HISTORY_MONTHS
 
@@ -128,20 +127,15 @@ MODELS = click.option(
 )
 
 
-def profile_named(llm: str, models_file: Path):  # type: ignore[no-untyped-def]
-    from memshift.models.profiles import study_profile
-
-    return study_profile(llm, models_file)
-
-
-def checked_study(configfile: Path | None, given: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The study a command's --configfile names (config/config.yaml alone without one), as the
-    Snakefile reads it, checked."""
-    from memshift.config import DEFAULT_CONFIG, check_config, study_config
-
-    return check_config(study_config(DEFAULT_CONFIG, [configfile] if configfile else [], given))
-
-
-def exportable(parts: tuple[str, str] | None) -> bool:
-    """Whether a cell of these (repair, detection) parts can be exported (`export`'s choices)."""
-    return parts is not None and parts[0] in REPAIRS and parts[1] in MOVABLE
+def study_file(
+    default: str | None, help: str
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--configfile`: the study a command reads, runs or reports, as given to snakemake (with
+    no default, config/config.yaml alone); `help` says what the command needs of it."""
+    return click.option(
+        "--configfile",
+        type=click.Path(path_type=Path, dir_okay=False, exists=True),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )

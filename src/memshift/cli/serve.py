@@ -9,7 +9,7 @@ import click
 
 from memshift import layout
 from memshift.cli.group import cli
-from memshift.cli.options import MODELS
+from memshift.cli.options import MODELS, study_file
 from memshift.errors import MemshiftError
 
 
@@ -17,11 +17,9 @@ from memshift.errors import MemshiftError
     "serve-study", context_settings={"ignore_unknown_options": True, "allow_extra_args": True}
 )
 @click.argument("preset", required=False)
-@click.option(
-    "--configfile",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default=None,
-    help="The study (default: config/config.yaml's).",
+@study_file(
+    None,
+    "The study (default: config/config.yaml's).",
 )
 @click.option("--cores", default="all", show_default=True)
 @click.option(

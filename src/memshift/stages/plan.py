@@ -9,7 +9,6 @@ profile, where the report's calls table will later show what was spent.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -23,6 +22,7 @@ from memshift.artifacts import write_json, write_table
 from memshift.config import study_layout
 from memshift.errors import MemshiftError
 from memshift.models.profiles import Profile, study_profile
+from memshift.stages.snakemake_runs import snakemake
 from memshift.vocabulary import role_profiles
 
 RULES = "rules"
@@ -55,15 +55,13 @@ def run_rules_study(study: Mapping[str, Any], configfile: Path | None, cores: st
     given = [f"llm={RULES}"]
     if study["roles"]:
         given.append(f"roles={json.dumps(dict.fromkeys(study['roles'], RULES))}")
-    command = [sys.executable, "-m", "snakemake", "--cores", cores, "--config", *given]
-    if configfile is not None:
-        command[3:3] = ["--configfile", str(configfile)]
-    finished = subprocess.run(command, check=False, stdout=sys.stderr)
-    if finished.returncode != 0:
-        raise MemshiftError(
-            f"the rule-based run of the study failed (snakemake exit {finished.returncode}); "
-            "the plan needs its call logs"
-        )
+    named = ["--configfile", str(configfile)] if configfile is not None else []
+    snakemake(
+        [*named, "--cores", cores, "--config", *given],
+        "the rule-based run of the study failed",
+        "; the plan needs its call logs",
+        stdout=sys.stderr,
+    )
 
 
 def logged_calls(run: Path) -> list[Call]:

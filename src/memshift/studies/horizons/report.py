@@ -48,24 +48,8 @@ def render(study: str, tables: Mapping[str, Sequence[Row]]) -> str:
     sizes = tables["horizon_worlds"]
     months = sorted({r["horizon_months"] for r in sizes})
     costs = {(r["system"], r["part"], r["horizon_months"]): r for r in tables["horizon_costs"]}
-    size_rows = [
-        [
-            _months(r["horizon_months"]),
-            str(r["worlds"]),
-            f"{r['events_per_world']:,.0f}",
-            f"{r['tokens_per_world']:,.0f}",
-        ]
-        for r in sizes
-    ]
-    contrast_rows = [
-        [
-            _months(r["horizon_months"]),
-            r["contrast"],
-            beside(points(r), PAPER.get((r["contrast"], r["horizon_months"]))),
-            str(r["n"]),
-        ]
-        for r in tables["horizon_contrasts"]
-    ]
+    size_rows = _size_rows(sizes)
+    contrast_rows = _contrast_rows(tables["horizon_contrasts"])
     before_rows = _before_rows(tables["horizons"], months)
     cost_rows = _cost_rows(costs, months)
     floor_rows = _floor_rows(tables["horizon_diagnostics"])
@@ -131,6 +115,32 @@ def render(study: str, tables: Mapping[str, Sequence[Row]]) -> str:
             "",
         ]
     )
+
+
+def _size_rows(sizes: Sequence[Row]) -> list[list[str]]:
+    """Each horizon's worlds, events and tokens per world."""
+    return [
+        [
+            _months(r["horizon_months"]),
+            str(r["worlds"]),
+            f"{r['events_per_world']:,.0f}",
+            f"{r['tokens_per_world']:,.0f}",
+        ]
+        for r in sizes
+    ]
+
+
+def _contrast_rows(contrasts: Sequence[Row]) -> list[list[str]]:
+    """Each contrast at each horizon, beside the paper's where it gives one."""
+    return [
+        [
+            _months(r["horizon_months"]),
+            r["contrast"],
+            beside(points(r), PAPER.get((r["contrast"], r["horizon_months"]))),
+            str(r["n"]),
+        ]
+        for r in contrasts
+    ]
 
 
 def _floor_rows(diagnostics: Sequence[Row]) -> list[list[str]]:

@@ -27,6 +27,8 @@ from memshift.analysis.frame import (
     open_study,
 )
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
+from memshift.config import study_layout
+from memshift.stages.snakemake_runs import resampling
 from memshift.studies.horizons import report as text
 from memshift.vocabulary import UNSHIFTED
 
@@ -191,3 +193,24 @@ def run(horizons: Sequence[Horizon], out: Path, resampling: Resampling, study: s
     write_text(text.render(study, {n: t.to_pylist() for n, t in tables.items()}), report)
     _progress(f"wrote {report}")
     return report
+
+
+def of_study(study: Mapping[str, Any], months: Sequence[int]) -> Path:
+    """The horizons report of a checked study already run at each of `months` (on its worlds'
+    definition set and rewriter, if any), in <results>/runs/<study>/horizons/<run>/
+    (`horizons-<set>` on another definition set)."""
+    at = [study_layout(study, history_months=m) for m in months]
+    paths = study_layout(study)
+    return run(
+        [Horizon(m, p.runs, p.worlds) for m, p in zip(months, at, strict=True)],
+        layout.runs_report_dir(
+            paths.results,
+            paths.study,
+            "horizons",
+            paths.run_name,
+            paths.definitions,
+            paths.rewriter,
+        ),
+        resampling(study),
+        study["study"],
+    )

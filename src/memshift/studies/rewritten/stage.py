@@ -11,7 +11,7 @@ enter the analysis as `<system>@rw`, its logs under the same names.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,8 @@ from memshift.analysis.bootstrap import Resampling, register_weights
 from memshift.analysis.contrasts import CONTRAST_MEASURES, Contrast, paired
 from memshift.analysis.frame import open_study
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
+from memshift.config import study_layout
+from memshift.stages.snakemake_runs import resampling
 from memshift.studies.horizons.stage import run_logs
 from memshift.studies.rewritten import report as text
 from memshift.vocabulary import cell_system, detection_system
@@ -208,3 +210,23 @@ def _maintenance(path: Path) -> layout.RunLog | None:
     """`path` as a detection's maintenance log, None if it is another file."""
     log = layout.run_log(path)
     return log if log is not None and log.kind == layout.MAINTENANCE else None
+
+
+def of_study(study: Mapping[str, Any]) -> Path:
+    """Rewritten worlds against their templates, from a checked study's two finished runs, in
+    <results>/runs/<study>/rewritten/<run>/."""
+    template, rewritten = study_layout(study, rewriter=None), study_layout(study)
+    return run(
+        template.runs,
+        rewritten.runs,
+        rewritten.worlds,
+        layout.runs_report_dir(
+            rewritten.results,
+            rewritten.study,
+            "rewritten",
+            rewritten.run_name,
+            rewritten.definitions,
+        ),
+        resampling(study),
+        study["study"],
+    )

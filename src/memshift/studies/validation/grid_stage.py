@@ -18,6 +18,7 @@ from memshift.artifacts import write_table, write_text
 from memshift.errors import ConfigError
 from memshift.intake.reading import load_yaml
 from memshift.models.profiles import load_profile
+from memshift.stages.snakemake_runs import resampling
 from memshift.studies.validation.grid_analysis import GridCheck, GridRun, grid_checks
 from memshift.studies.validation.grid_design_analysis import (
     GridPlan,
@@ -32,6 +33,7 @@ from memshift.studies.validation.grid_identity_analysis import identity_terms, i
 from memshift.studies.validation.grid_outcomes_analysis import load_item_times
 from memshift.studies.validation.grid_report import render
 from memshift.studies.validation.grid_report_figure import write_figures
+from memshift.studies.validation.stage import study_runs
 from memshift.world.items import ITEM_GROUPS
 
 # the lattice of (error, overlook) rates over which B×D is predicted for the figure
@@ -145,3 +147,15 @@ def run(plan: GridPlan, runs_dir: Path, out: Path, resampling: Resampling) -> Pa
     write_text(render(plan, found, terms, resampling, shown), report)
     print(f"validation grid: {len(found)} checks -> {report}", file=sys.stderr, flush=True)
     return report
+
+
+def plan_of_study(study: Mapping[str, Any]) -> tuple[GridPlan, Path]:
+    """A checked grid study's writers and its report folder, <results>/<study>/."""
+    plan = grid_plan(study["validation"], Path(study["models"]))
+    return plan, layout.grid_report_dir(Path(study["results"]), study["study"])
+
+
+def of_study(study: Mapping[str, Any]) -> Path:
+    """The grid's report from the finished runs of a checked grid study's writers."""
+    plan, out = plan_of_study(study)
+    return run(plan, study_runs(study), out, resampling(study))

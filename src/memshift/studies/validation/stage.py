@@ -4,15 +4,18 @@ recover, from the runs of its writers (one run per writer, over the same worlds)
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
 from memshift import layout, schemas
 from memshift.analysis.bootstrap import Resampling
 from memshift.artifacts import write_table, write_text
+from memshift.config import study_layout
 from memshift.models.profiles import Profile, load_profile
+from memshift.stages.snakemake_runs import resampling
 from memshift.studies.validation.analysis import Check, Writer, checks
 from memshift.studies.validation.report import Described, render
 
@@ -63,3 +66,21 @@ def run(
     write_text(render(described, found, resampling), report)
     print(f"validation: {len(found)} checks -> {report}", file=sys.stderr, flush=True)
     return report
+
+
+def study_runs(study: Mapping[str, Any]) -> Path:
+    """Where a checked study's runs live, one per writer (on its worlds' definition set and
+    rewriter, if any)."""
+    return study_layout(study).profile_runs
+
+
+def of_study(study: Mapping[str, Any]) -> Path:
+    """Known against recovered, from the finished runs of a checked validation study's writers,
+    in <results>/validation/."""
+    return run(
+        study["validation"]["writers"],
+        study_runs(study),
+        Path(study["models"]),
+        layout.validation_report_dir(Path(study["results"])),
+        resampling(study),
+    )
