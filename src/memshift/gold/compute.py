@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memshift.gold.evaluator import Gold, evaluate
+from memshift.definitions.catalog import definition
+from memshift.gold.evaluator import Gold, evaluate_pool
 from memshift.world.items import Item
 from memshift.world.records import Event, LiveState, Record, snapshots
 
@@ -32,19 +33,34 @@ class GoldPoint:
 Outcomes = Mapping[tuple[str, int], tuple[str, object]]
 
 
-def _by_source(state: LiveState) -> dict[str, list[Record]]:
-    grouped: dict[str, list[Record]] = {}
+@dataclass(frozen=True)
+class Pools:
+    """A live state's records by source, and by source and kind, each in the state's order:
+    an item's pool is cut from these once per checkpoint instead of from every record."""
+
+    by_source: dict[str, list[Record]]
+    by_kind: dict[tuple[str, str], list[Record]]
+
+
+def pools(state: LiveState) -> Pools:
+    by_source: dict[str, list[Record]] = {}
+    by_kind: dict[tuple[str, str], list[Record]] = {}
     for record in state.records.values():
-        grouped.setdefault(record.source, []).append(record)
-    return grouped
+        by_source.setdefault(record.source, []).append(record)
+        by_kind.setdefault((record.source, record.kind), []).append(record)
+    return Pools(by_source, by_kind)
 
 
-def evaluate_at(
-    item: Item, state: LiveState, grouped: dict[str, list[Record]], t: datetime
-) -> Gold:
-    pool = [r for source in item.gold_sources for r in grouped.get(source, ())]
+def evaluate_at(item: Item, state: LiveState, grouped: Pools, t: datetime) -> Gold:
+    """`evaluate` on the state's records; a definition reads only its own source's records of
+    its kind, the ones its scope can hold."""
     version = state.definition_versions.get(item.item_id, 1)
-    return evaluate(item, pool, t, version=version, revoked=state.revoked)
+    if item.item_class == "definition":
+        d = definition(item.item_id, version)
+        pool = grouped.by_kind.get((d.source, d.kind), []) if d.source in item.gold_sources else []
+    else:
+        pool = [r for source in item.gold_sources for r in grouped.by_source.get(source, ())]
+    return evaluate_pool(item, pool, t, version=version, revoked=state.revoked)
 
 
 def gold_grid(
@@ -53,7 +69,7 @@ def gold_grid(
     states = list(snapshots(events, list(checkpoints)))
     grid: dict[tuple[str, int], Gold] = {}
     for k, (state, t) in enumerate(zip(states, checkpoints, strict=True)):
-        grouped = _by_source(state)
+        grouped = pools(state)
         for item in items:
             grid[(item.item_id, k)] = evaluate_at(item, state, grouped, t)
     return states, grid

@@ -57,6 +57,18 @@ def evaluate(
 ) -> Gold:
     sources = item.gold_sources
     pool = [r for r in records if r.source in sources]
+    return evaluate_pool(item, pool, now, version=version, revoked=revoked)
+
+
+def evaluate_pool(
+    item: Item,
+    pool: list[Record],
+    now: datetime,
+    *,
+    version: int = 1,
+    revoked: frozenset[tuple[str, str]] | set[tuple[str, str]] = frozenset(),
+) -> Gold:
+    """`evaluate` on records already of the item's gold sources (`gold.compute.pools`)."""
     gold = _unrevoked(item, pool, now, version)
     if revoked and touches_revoked(item, gold.deps, pool, revoked):
         return Gold(BLOCKED, None, (), (), gold.version)

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from memshift.gold.compute import GoldPoint, evaluate_at
+from memshift.gold.compute import GoldPoint, evaluate_at, pools
 from memshift.gold.evaluator import Gold
 from memshift.rng import stream
 from memshift.world.items import Item
-from memshift.world.records import Event, LiveState, Record, snapshots
+from memshift.world.records import Event, LiveState, snapshots
 from memshift.world.timeline import Timeline
 
 RECORD_OPS = ("insert", "update", "delete")
@@ -33,20 +33,13 @@ class SyncProbe:
         return GoldPoint(self.item, 0, self.time, self.gold, False, False, False, 0)
 
 
-def _grouped(state: LiveState) -> dict[str, list[Record]]:
-    grouped: dict[str, list[Record]] = {}
-    for record in state.records.values():
-        grouped.setdefault(record.source, []).append(record)
-    return grouped
-
-
 def touched_items(
     items: Sequence[Item], event: Event, before: LiveState, after: LiveState
 ) -> list[Item]:
     """The items the event touched: its object is in their dependency set just before or just
     after it, or their value or status changed with it."""
     out = []
-    grouped_before, grouped_after = _grouped(before), _grouped(after)
+    grouped_before, grouped_after = pools(before), pools(after)
     for item in items:
         if event.source not in item.gold_sources:
             continue
@@ -104,7 +97,7 @@ def sync_probes(
     probes = []
     for event, item, touches in chosen:
         t = event.time + delay
-        gold = evaluate_at(item, states[t], _grouped(states[t]), t)
+        gold = evaluate_at(item, states[t], pools(states[t]), t)
         probe_id = f"w{seed}-sync-{event.event_id}-{item.item_id}"
         probes.append(SyncProbe(probe_id, event.source, event.time, item, touches, t, gold))
     return sorted(probes, key=lambda p: (p.time, p.probe_id))
