@@ -16,15 +16,7 @@ import json
 from typing import Any
 
 from memshift.models import envelope, prompts
-from memshift.models.backends import (
-    Completion,
-    Messages,
-    api_key,
-    key_secrets,
-    response_json,
-    sent_parameters,
-)
-from memshift.models.http import HttpTransport
+from memshift.models.backends import Completion, JsonOverHttp, Messages
 from memshift.models.openai_backend import merged
 from memshift.models.profiles import Profile
 from memshift.models.replies import Usage
@@ -81,31 +73,22 @@ def request_body(
     return merged(body, profile.extra_body)
 
 
-class AnthropicBackend:
+class AnthropicBackend(JsonOverHttp):
     name = "anthropic"
+    path = "/v1/messages"
 
-    def __init__(self, profile: Profile) -> None:
-        self.profile = profile
-        self.url = profile.base_url.rstrip("/") + "/v1/messages"
-        key = api_key(profile, "not-needed")
-        self.secrets = key_secrets(profile, key)
-        self.sent = sent_parameters(profile)
-        self.headers = {
+    def headers_for(self, key: str) -> dict[str, str]:
+        return {
             "x-api-key": key,
             "anthropic-version": API_VERSION,
             "content-type": "application/json",
         }
-        self.transport = HttpTransport(profile.timeout_s, profile.max_reply_bytes)
 
     def body(self, role: str, messages: Messages, schema: dict[str, Any]) -> dict[str, Any]:
         return request_body(self.profile, role, messages, schema, self.profile.structured_for(role))
 
-    async def complete(self, data: bytes) -> Completion:
-        reply = await self.transport.post(self.url, data, self.headers)
-        return completion(response_json(reply, self.secrets, self.sent))
-
-    async def aclose(self) -> None:
-        await self.transport.aclose()
+    def read(self, reply: dict[str, Any]) -> Completion:
+        return completion(reply)
 
 
 def completion(reply: dict[str, Any]) -> Completion:

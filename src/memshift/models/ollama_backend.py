@@ -10,15 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from memshift.models import envelope
-from memshift.models.backends import (
-    Completion,
-    Messages,
-    api_key,
-    key_secrets,
-    response_json,
-    sent_parameters,
-)
-from memshift.models.http import HttpTransport
+from memshift.models.backends import Completion, JsonOverHttp, Messages
 from memshift.models.openai_backend import merged
 from memshift.models.profiles import Profile, ollama_options
 from memshift.models.structured import asking_in_text
@@ -41,30 +33,23 @@ def request_body(
     return merged(body, profile.extra_body)
 
 
-class OllamaBackend:
+class OllamaBackend(JsonOverHttp):
     name = "ollama"
+    path = CHAT_PATH
+    keyless = ""  # Ollama itself takes no key; a proxy in front of it may want one
+    own_parameters = frozenset({"format", "options"})
 
-    def __init__(self, profile: Profile) -> None:
-        self.profile = profile
-        self.url = profile.base_url.rstrip("/") + CHAT_PATH
-        # Ollama itself takes no key; a proxy in front of it may want one.
-        key = api_key(profile, "")
-        self.secrets = key_secrets(profile, key)
-        self.sent = sent_parameters(profile) | {"format", "options"}
-        self.headers = {"Content-Type": "application/json"}
+    def headers_for(self, key: str) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"}
         if key:
-            self.headers["Authorization"] = f"Bearer {key}"
-        self.transport = HttpTransport(profile.timeout_s, profile.max_reply_bytes)
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
 
     def body(self, role: str, messages: Messages, schema: dict[str, Any]) -> dict[str, Any]:
         return request_body(self.profile, role, messages, schema)
 
-    async def complete(self, data: bytes) -> Completion:
-        reply = await self.transport.post(self.url, data, self.headers)
-        return completion(response_json(reply, self.secrets, self.sent))
-
-    async def aclose(self) -> None:
-        await self.transport.aclose()
+    def read(self, reply: dict[str, Any]) -> Completion:
+        return completion(reply)
 
 
 def completion(reply: dict[str, Any]) -> Completion:

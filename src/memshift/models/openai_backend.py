@@ -12,15 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from memshift.models import envelope, structured
-from memshift.models.backends import (
-    Completion,
-    Messages,
-    api_key,
-    key_secrets,
-    response_json,
-    sent_parameters,
-)
-from memshift.models.http import HttpTransport
+from memshift.models.backends import Completion, JsonOverHttp, Messages
 from memshift.models.profiles import Profile
 
 
@@ -51,27 +43,18 @@ def merged(body: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class OpenAIBackend:
+class OpenAIBackend(JsonOverHttp):
     name = "openai"
+    path = "/chat/completions"
 
-    def __init__(self, profile: Profile) -> None:
-        self.profile = profile
-        self.url = profile.base_url.rstrip("/") + "/chat/completions"
-        key = api_key(profile, "not-needed")
-        self.secrets = key_secrets(profile, key)
-        self.sent = sent_parameters(profile)
-        self.headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-        self.transport = HttpTransport(profile.timeout_s, profile.max_reply_bytes)
+    def headers_for(self, key: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
 
     def body(self, role: str, messages: Messages, schema: dict[str, Any]) -> dict[str, Any]:
         return request_body(self.profile, role, messages, schema)
 
-    async def complete(self, data: bytes) -> Completion:
-        reply = await self.transport.post(self.url, data, self.headers)
-        return completion(response_json(reply, self.secrets, self.sent))
-
-    async def aclose(self) -> None:
-        await self.transport.aclose()
+    def read(self, reply: dict[str, Any]) -> Completion:
+        return completion(reply)
 
 
 def completion(reply: dict[str, Any]) -> Completion:
