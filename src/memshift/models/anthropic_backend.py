@@ -16,7 +16,8 @@ import json
 from typing import Any
 
 from memshift.models import envelope, prompts
-from memshift.models.backends import Completion, JsonOverHttp, Messages
+from memshift.models.backends import Completion, Messages
+from memshift.models.json_http import JsonOverHttp
 from memshift.models.openai_backend import merged
 from memshift.models.profiles import Profile
 from memshift.models.replies import Usage

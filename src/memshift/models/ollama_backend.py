@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from memshift.models import envelope
-from memshift.models.backends import Completion, JsonOverHttp, Messages
+from memshift.models.backends import Completion, Messages
+from memshift.models.json_http import JsonOverHttp
 from memshift.models.openai_backend import merged
 from memshift.models.profiles import Profile, ollama_options
 from memshift.models.structured import asking_in_text

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from memshift.models import envelope, structured
-from memshift.models.backends import Completion, JsonOverHttp, Messages
+from memshift.models.backends import Completion, Messages
+from memshift.models.json_http import JsonOverHttp
 from memshift.models.profiles import Profile
 
 
