@@ -139,12 +139,16 @@ def _evaluate(
     (Σ failures, Σ failures·x). Done in place, as this is where the fits spend their time."""
     t = np.multiply.outer(-theta[:, 1], x)
     t -= theta[:, :1]
-    # keeps e^-η finite; it changes only the likelihood of steps that run η below -700, which
-    # may misjudge a step halving but never moves the maximum, where the gradient is exact
+    # beyond it e^-η overflows, and log(1 + e^-η) is -η itself to double precision: a step that
+    # runs η far below must cost its whole likelihood, or a step halving takes it
+    beyond = t > EXPONENT
+    far = t[beyond]
     np.minimum(t, EXPONENT, out=t)
     np.exp(t, out=t)
     t += 1.0
-    logs = np.broadcast_to(np.log(t), trials.shape)
+    logs = np.log(t)
+    logs[beyond] = far
+    logs = np.broadcast_to(logs, trials.shape)
     at = np.broadcast_to(theta, failed.shape)
     loglik = -np.einsum("ij,ij->i", trials, logs) - np.einsum("ij,ij->i", at, failed)
     return loglik, np.reciprocal(t, out=t)
