@@ -537,6 +537,12 @@ class Study:
     def runs(self) -> Path:
         return self.profile_runs / self.run_name
 
+    def runs_report(self, report: str) -> Path:
+        """Where a report over several runs of this study goes (`runs_report_dir`)."""
+        return runs_report_dir(
+            self.results, self.study, report, self.run_name, self.definitions, self.rewriter
+        )
+
     @property
     def llm_cache(self) -> Path:
         return llm_cache(self.results)

@@ -17,9 +17,9 @@ estimate but no interval and no p-value.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import duckdb
 import numpy as np
@@ -39,6 +39,11 @@ class Resampling:
     level: float = 0.95
     seed: int = 0
     interval: Interval = "studentized"  # "percentile": what it replaced, for the benchmark
+
+    @classmethod
+    def of_report(cls, report: Mapping[str, Any]) -> Resampling:
+        """The world bootstrap a study's `report:` section asks for (its draws and seed)."""
+        return cls(draws=report["draws"], seed=report["seed"])
 
     def __post_init__(self) -> None:
         if self.interval not in INTERVALS:

@@ -87,9 +87,11 @@ def study_runs(default: str, needs: str) -> Callable[[Callable[..., None]], clic
 
 def study_needing(configfile: Path, key: str) -> dict:
     """The checked study, refused in one line if it does not set `key`."""
-    from memshift.stages.snakemake_runs import needing
-
-    return needing(checked_study(configfile), configfile, key)
+    study = checked_study(configfile)
+    if key not in study:
+        needs = "`validation.writers`" if key == "validation" else f"a `{key}` list"
+        raise ConfigError(f"{configfile}: this command needs {needs} in the study")
+    return study
 
 
 VALIDATION_STUDY = str(layout.study_config("validation"))
@@ -103,9 +105,7 @@ def validate(configfile: Path, cores: str, snakemake_args: tuple[str, ...]) -> N
     from memshift.stages.snakemake_runs import run_each
     from memshift.studies.validation import stage
 
-    study = checked_study(configfile)
-    if "validation" not in study:
-        raise ConfigError(f"{configfile}: a validation study needs `validation.writers`")
+    study = study_needing(configfile, "validation")
     run_each(configfile, cores, "llm", study["validation"]["writers"], snakemake_args)
     stage.of_study(study)
 

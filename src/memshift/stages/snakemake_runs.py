@@ -1,17 +1,15 @@
 """A command that runs a study through Snakemake: once, or once per value of a config key (the
-side studies that run one study several times), with the settings those studies' reports take
-from the study."""
+side studies that run one study several times)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from memshift.analysis.bootstrap import Resampling
-from memshift.errors import ConfigError, MemshiftError
+from memshift.errors import MemshiftError
 
 
 def snakemake(
@@ -24,18 +22,6 @@ def snakemake(
     )
     if finished.returncode != 0:
         raise MemshiftError(f"{failed} (snakemake exit {finished.returncode}){then}")
-
-
-def resampling(study: Mapping[str, Any]) -> Resampling:
-    """The world bootstrap a study's `report:` asks for."""
-    return Resampling(draws=study["report"]["draws"], seed=study["report"]["seed"])
-
-
-def needing(study: dict[str, Any], configfile: Path, key: str) -> dict[str, Any]:
-    """The study, refused in one line if it does not set `key` (a list the command runs over)."""
-    if key not in study:
-        raise ConfigError(f"{configfile}: this command needs a `{key}` list in the study")
-    return study
 
 
 def run_each(

@@ -25,7 +25,6 @@ from memshift.analysis.frame import open_study
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
 from memshift.config import study_layout
 from memshift.definitions.catalog import definition
-from memshift.stages.snakemake_runs import resampling
 from memshift.studies.heldout import report as text
 from memshift.studies.horizons.stage import run_logs
 
@@ -155,12 +154,9 @@ def run(runs: Mapping[str, Path], out: Path, resampling: Resampling, study: str)
 def of_study(study: Mapping[str, Any]) -> Path:
     """The pooled report of a checked study already run with each of its `definition_sets`, in
     <results>/runs/<study>/heldout/<run>/ (`heldout-rw-<rewriter>` on rewritten worlds)."""
-    paths = study_layout(study)
     return run(
         {s: study_layout(study, definitions=s).runs for s in study["definition_sets"]},
-        layout.runs_report_dir(
-            paths.results, paths.study, "heldout", paths.run_name, rewriter=paths.rewriter
-        ),
-        resampling(study),
+        study_layout(study, definitions=layout.FIXED).runs_report("heldout"),
+        Resampling.of_report(study["report"]),
         study["study"],
     )

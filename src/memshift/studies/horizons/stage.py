@@ -28,7 +28,6 @@ from memshift.analysis.frame import (
 )
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
 from memshift.config import study_layout
-from memshift.stages.snakemake_runs import resampling
 from memshift.studies.horizons import report as text
 from memshift.vocabulary import UNSHIFTED
 
@@ -200,17 +199,9 @@ def of_study(study: Mapping[str, Any], months: Sequence[int]) -> Path:
     definition set and rewriter, if any), in <results>/runs/<study>/horizons/<run>/
     (`horizons-<set>` on another definition set)."""
     at = [study_layout(study, history_months=m) for m in months]
-    paths = study_layout(study)
     return run(
         [Horizon(m, p.runs, p.worlds) for m, p in zip(months, at, strict=True)],
-        layout.runs_report_dir(
-            paths.results,
-            paths.study,
-            "horizons",
-            paths.run_name,
-            paths.definitions,
-            paths.rewriter,
-        ),
-        resampling(study),
+        study_layout(study).runs_report("horizons"),
+        Resampling.of_report(study["report"]),
         study["study"],
     )

@@ -25,7 +25,6 @@ from memshift.analysis.contrasts import CONTRAST_MEASURES, Contrast, paired
 from memshift.analysis.frame import open_study
 from memshift.artifacts import ArtifactError, read_table, write_table, write_text
 from memshift.config import study_layout
-from memshift.stages.snakemake_runs import resampling
 from memshift.studies.horizons.stage import run_logs
 from memshift.studies.rewritten import report as text
 from memshift.vocabulary import cell_system, detection_system
@@ -220,13 +219,7 @@ def of_study(study: Mapping[str, Any]) -> Path:
         template.runs,
         rewritten.runs,
         rewritten.worlds,
-        layout.runs_report_dir(
-            rewritten.results,
-            rewritten.study,
-            "rewritten",
-            rewritten.run_name,
-            rewritten.definitions,
-        ),
-        resampling(study),
+        template.runs_report("rewritten"),
+        Resampling.of_report(study["report"]),
         study["study"],
     )

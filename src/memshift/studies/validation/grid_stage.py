@@ -18,7 +18,6 @@ from memshift.artifacts import write_table, write_text
 from memshift.errors import ConfigError
 from memshift.intake.reading import load_yaml
 from memshift.models.profiles import load_profile
-from memshift.stages.snakemake_runs import resampling
 from memshift.studies.validation.grid_analysis import GridCheck, GridRun, grid_checks
 from memshift.studies.validation.grid_design_analysis import (
     GridPlan,
@@ -158,4 +157,4 @@ def plan_of_study(study: Mapping[str, Any]) -> tuple[GridPlan, Path]:
 def of_study(study: Mapping[str, Any]) -> Path:
     """The grid's report from the finished runs of a checked grid study's writers."""
     plan, out = plan_of_study(study)
-    return run(plan, study_runs(study), out, resampling(study))
+    return run(plan, study_runs(study), out, Resampling.of_report(study["report"]))

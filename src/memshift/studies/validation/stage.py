@@ -15,7 +15,6 @@ from memshift.analysis.bootstrap import Resampling
 from memshift.artifacts import write_table, write_text
 from memshift.config import study_layout
 from memshift.models.profiles import Profile, load_profile
-from memshift.stages.snakemake_runs import resampling
 from memshift.studies.validation.analysis import Check, Writer, checks
 from memshift.studies.validation.report import Described, render
 
@@ -82,5 +81,5 @@ def of_study(study: Mapping[str, Any]) -> Path:
         study_runs(study),
         Path(study["models"]),
         layout.validation_report_dir(Path(study["results"])),
-        resampling(study),
+        Resampling.of_report(study["report"]),
     )
